@@ -1,0 +1,120 @@
+/**
+ * Loads Envoy's API protos with protobufjs reflection.
+ *
+ * The .proto files come from the `@grpc/grpc-js-xds` package's `deps/` folders (Envoy API,
+ * googleapis, protoc-gen-validate, cncf/xds) at install time; none are copied into this
+ * repository. The project's own protos (`proto/`) are searched too.
+ */
+import { accessSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+const require = createRequire(import.meta.url);
+
+/** Root of this package (works from `src/` under tsx and from `dist/src/` once compiled). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      accessSync(join(dir, 'package.json'));
+      return dir;
+    } catch {
+      const parent = dirname(dir);
+      if (parent === dir) throw new Error('mock-istiod: cannot find package.json above ' + dir);
+      dir = parent;
+    }
+  }
+}
+
+function includeDirs(): string[] {
+  const xdsPackage = dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
+  const deps = ['envoy-api', 'googleapis', 'protoc-gen-validate', 'xds'].map((d) =>
+    join(xdsPackage, 'deps', d),
+  );
+  return [join(packageRoot(), 'proto'), ...deps];
+}
+
+/**
+ * The Envoy messages loaded at start. Every type reachable from these files can be packed
+ * into an `Any`; an `@type` outside them is reported as unknown rather than silently encoded
+ * as an empty message.
+ */
+export const ENVOY_PROTO_FILES = [
+  'envoy/service/discovery/v3/ads.proto',
+  'envoy/config/cluster/v3/cluster.proto',
+  'envoy/config/listener/v3/listener.proto',
+  'envoy/config/route/v3/route.proto',
+  'envoy/config/endpoint/v3/endpoint.proto',
+  'envoy/config/bootstrap/v3/bootstrap.proto',
+  'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
+  'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
+  'envoy/extensions/filters/http/router/v3/router.proto',
+  'envoy/extensions/filters/http/fault/v3/fault.proto',
+  'envoy/extensions/filters/http/health_check/v3/health_check.proto',
+  'envoy/extensions/filters/listener/original_dst/v3/original_dst.proto',
+  'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
+  'envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto',
+  'envoy/extensions/transport_sockets/tls/v3/tls.proto',
+  'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
+  'envoy/extensions/access_loggers/file/v3/file.proto',
+  'envoy/extensions/access_loggers/stream/v3/stream.proto',
+];
+
+let cached: protobuf.Root | undefined;
+
+/** The shared, fully resolved protobufjs root (loaded once per process, about a second). */
+export function envoyRoot(): protobuf.Root {
+  cached ??= loadRoot(ENVOY_PROTO_FILES);
+  return cached;
+}
+
+/** Loads the given files (paths relative to the include dirs) into a new resolved root. */
+export function loadRoot(files: readonly string[]): protobuf.Root {
+  registerDescriptorProtos();
+  const dirs = includeDirs();
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => {
+    for (const dir of dirs) {
+      const candidate = join(dir, target);
+      try {
+        accessSync(candidate);
+        return candidate;
+      } catch {
+        // Not in this include dir: try the next one.
+      }
+    }
+    // protobufjs serves google/protobuf/*.proto itself (see registerDescriptorProtos).
+    return target;
+  };
+  root.loadSync([...files], { keepCase: true });
+  root.resolveAll();
+  return root;
+}
+
+let descriptorsRegistered = false;
+
+/** protobufjs knows `any.proto`, `duration.proto`, …; `descriptor.proto` must be added. */
+function registerDescriptorProtos(): void {
+  if (descriptorsRegistered) return;
+  descriptorsRegistered = true;
+  for (const name of ['descriptor', 'api', 'source_context', 'type']) {
+    const json = require(`protobufjs/google/protobuf/${name}.json`) as {
+      nested: { google: { nested: { protobuf: { nested: protobuf.INamespace['nested'] } } } };
+    };
+    protobuf.common(name, json.nested.google.nested.protobuf.nested ?? {});
+  }
+}
+
+/** Looks up a message type by full name (`envoy.config.cluster.v3.Cluster`), or undefined. */
+export function findMessageType(
+  name: string,
+  root: protobuf.Root = envoyRoot(),
+): protobuf.Type | undefined {
+  try {
+    return root.lookupType(name);
+  } catch {
+    return undefined;
+  }
+}

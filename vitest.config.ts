@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects, as the style guide asks: unit (pure code), integration (the server driven
+// in-process over real gRPC) and e2e (real Envoy processes). e2e files run one at a time:
+// each starts Envoy, and this project's machines have two cores.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+          globalSetup: ['test/e2e/global-setup.ts'],
+        },
+      },
+    ],
+  },
+});

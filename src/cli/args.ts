@@ -1,0 +1,32 @@
+/**
+ * Small helpers for validating command-line values once, at the boundary, with messages
+ * that name the flag and what was expected.
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function parsePort(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new UsageError(`${flag}: expected a port number 0-65535, got "${value}"`);
+  }
+  return port;
+}
+
+export function parseChoice<T extends string>(
+  flag: string,
+  value: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined || value === '') return fallback;
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag}: expected one of ${choices.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}

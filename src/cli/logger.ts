@@ -1,0 +1,25 @@
+/**
+ * The CLI's root logger: human-readable lines in a terminal, JSON lines otherwise (for
+ * files and log collectors). Libraries never create one; they are handed this.
+ */
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function createCliLogger(
+  level: LogLevel,
+  format: 'pretty' | 'json' | 'auto' = 'auto',
+): Logger {
+  const usePretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+  if (!usePretty) return pino({ level });
+  const stream = pretty({
+    colorize: process.stdout.isTTY === true,
+    sync: true,
+    translateTime: 'HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    singleLine: true,
+  });
+  return pino({ level }, stream);
+}

@@ -1,0 +1,117 @@
+/**
+ * `mock-istiod serve`: runs the mock on istiod's ports (15012 xDS, 15014 control) with the
+ * lab's resources, until SIGINT/SIGTERM.
+ */
+import { parseArgs } from 'node:util';
+import { makeLabResources, LAB_DEFAULTS } from '../resources/lab.js';
+import { createMockIstiod } from '../server/mock-istiod.js';
+import { DEFAULT_HOST } from '../server/options.js';
+import { parseChoice, parsePort } from './args.js';
+import { createCliLogger, LOG_LEVELS } from './logger.js';
+
+export const SERVE_USAGE = `Usage: mock-istiod serve [options]
+
+Serves xDS (ADS over gRPC) like istiod, with the sidecar lab's listeners and clusters.
+
+Options (environment variable in brackets):
+  --host <addr>            xDS listen address [MOCK_ISTIOD_HOST] (default ${DEFAULT_HOST})
+  --port <port>            xDS listen port [MOCK_ISTIOD_PORT] (default 15012)
+  --control-host <addr>    control API address [MOCK_ISTIOD_CONTROL_HOST] (default ${DEFAULT_HOST})
+  --control-port <port>    control API port [MOCK_ISTIOD_CONTROL_PORT] (default 15014)
+  --withhold-first         accept streams but send nothing until POST /control/release
+  --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
+  --inbound-port <port>    virtualInbound port (default ${LAB_DEFAULTS.inboundPort})
+  --outbound-port <port>   virtualOutbound port (default ${LAB_DEFAULTS.outboundPort})
+  --app-address <addr>     the app behind inbound|<port>|| (default ${LAB_DEFAULTS.appAddress})
+  --app-port <port>        the app's port (default ${LAB_DEFAULTS.appPort})
+  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
+  --log-format <format>    pretty|json|auto (default auto: pretty in a terminal)
+  -h, --help               show this help
+`;
+
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'control-host': { type: 'string' },
+  'control-port': { type: 'string' },
+  'withhold-first': { type: 'boolean', default: false },
+  'listener-address': { type: 'string' },
+  'inbound-port': { type: 'string' },
+  'outbound-port': { type: 'string' },
+  'app-address': { type: 'string' },
+  'app-port': { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
+  }
+  const log = createCliLogger(
+    parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),
+  );
+  const resources = makeLabResources({
+    listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
+    inboundPort: parsePort('--inbound-port', values['inbound-port'], LAB_DEFAULTS.inboundPort),
+    outboundPort: parsePort('--outbound-port', values['outbound-port'], LAB_DEFAULTS.outboundPort),
+    appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
+    appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
+  });
+  const server = createMockIstiod({
+    xds: {
+      host: values.host ?? env.MOCK_ISTIOD_HOST ?? DEFAULT_HOST,
+      port: parsePort('--port', values.port ?? env.MOCK_ISTIOD_PORT, 15012),
+    },
+    control: {
+      host: values['control-host'] ?? env.MOCK_ISTIOD_CONTROL_HOST ?? DEFAULT_HOST,
+      port: parsePort(
+        '--control-port',
+        values['control-port'] ?? env.MOCK_ISTIOD_CONTROL_PORT,
+        15014,
+      ),
+    },
+    resources,
+    withholdFirst: values['withhold-first'],
+    logger: log,
+  });
+  const started = await server.start();
+  if (values['withhold-first']) {
+    log.warn(
+      `withholding every response: release with curl -X POST http://${started.control?.host}:${started.control?.port}/control/release`,
+    );
+  }
+  return waitForSignal(() => server.close(), log);
+}
+
+function waitForSignal(
+  close: () => Promise<void>,
+  log: { info(msg: string): void },
+): Promise<number> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        log.info(`${signal} again: exiting now`);
+        process.exit(1);
+      }
+      stopping = true;
+      log.info(`${signal}: shutting down`);
+      close().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}

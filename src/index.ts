@@ -1,0 +1,21 @@
+/**
+ * mock-istiod's public API. Anything not exported here is internal.
+ */
+export { createMockIstiod, type MockIstiod, type StartedAddresses } from './server/mock-istiod.js';
+export type { MockIstiodOptions, Endpoint } from './server/options.js';
+export { MockIstiodError, type MockIstiodErrorCode } from './server/errors.js';
+export type { ServerEvents, StreamView, ResponseEvent } from './server/events.js';
+export { DELTA_UNIMPLEMENTED_MESSAGE } from './server/ads-server.js';
+export {
+  makeLabResources,
+  LAB_DEFAULTS,
+  inboundClusterName,
+  type LabOptions,
+} from './resources/lab.js';
+export { makeStaticCluster, makeSocketAddress } from './resources/cluster.js';
+export { makeHttpListener, makeRouteToCluster } from './resources/listener.js';
+export * from './xds/type-urls.js';
+export type { Problem, Result } from './xds/problems.js';
+export { startMockIstiod, type TestMockIstiod } from './testing/start.js';
+export { waitFor, WaitTimeoutError } from './testing/wait.js';
+export { AdsTestClient, AdsTestStream } from './testing/ads-client.js';

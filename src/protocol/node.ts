@@ -1,0 +1,82 @@
+/**
+ * Who is on the other end of a stream: the proxy's identity parsed from `node.id` the way
+ * istiod parses it (`type~ip~pod.namespace~namespace.svc.cluster.local`), with istiod's
+ * error texts, which end the stream with INVALID_ARGUMENT.
+ */
+import { isIP } from 'node:net';
+import type { DecodedNode } from '../xds/wire.js';
+
+export const NODE_TYPES = ['sidecar', 'router', 'waypoint', 'ztunnel'] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+export interface ProxyIdentity {
+  /** The full node id as sent. */
+  nodeId: string;
+  type: NodeType;
+  /** Addresses from `INSTANCE_IPS` metadata, else the id's IP part. */
+  ipAddresses: string[];
+  /** The third part of the id, `<pod>.<namespace>`; istiod calls it the proxy ID. */
+  id: string;
+  /** The fourth part, `<namespace>.svc.cluster.local`. */
+  dnsDomain: string;
+  /** `node.cluster` (`<workload>.<namespace>` for a sidecar). */
+  cluster: string;
+  metadata: Record<string, unknown>;
+  /** `CLUSTER_ID` from metadata (istiod's default is `Kubernetes`). */
+  clusterId: string;
+  /** `ISTIO_VERSION` from metadata, when present. */
+  istioVersion: string;
+}
+
+export type ParsedNode = { ok: true; proxy: ProxyIdentity } | { ok: false; message: string };
+
+/** Go's `%q` for the ASCII strings node ids are. */
+function quote(value: string): string {
+  return JSON.stringify(value);
+}
+
+function instanceIps(metadata: Record<string, unknown>): string[] {
+  const raw = metadata.INSTANCE_IPS;
+  if (typeof raw !== 'string' || raw === '') return [];
+  const ips = raw.split(',').map((ip) => ip.trim());
+  return ips.every((ip) => isIP(ip) !== 0) ? ips : [];
+}
+
+function metadataString(metadata: Record<string, unknown>, key: string): string {
+  const value = metadata[key];
+  return typeof value === 'string' ? value : '';
+}
+
+export function parseNode(node: DecodedNode | undefined): ParsedNode {
+  if (!node || node.id === '') return { ok: false, message: 'missing node information' };
+  const parts = node.id.split('~');
+  if (parts.length !== 4) {
+    return { ok: false, message: `missing parts in the service node ${quote(node.id)}` };
+  }
+  const [type, ip, id, dnsDomain] = parts as [string, string, string, string];
+  if (!(NODE_TYPES as readonly string[]).includes(type)) {
+    return {
+      ok: false,
+      message: `invalid node type (valid types: [${NODE_TYPES.join(' ')}]) in the service node ${quote(node.id)}`,
+    };
+  }
+  let ipAddresses = instanceIps(node.metadata);
+  if (ipAddresses.length === 0 && isIP(ip) !== 0) ipAddresses = [ip];
+  if (ipAddresses.length === 0) {
+    return { ok: false, message: 'no valid IP address in the service node id or metadata' };
+  }
+  return {
+    ok: true,
+    proxy: {
+      nodeId: node.id,
+      type: type as NodeType,
+      ipAddresses,
+      id,
+      dnsDomain,
+      cluster: node.cluster,
+      metadata: node.metadata,
+      clusterId: metadataString(node.metadata, 'CLUSTER_ID') || 'Kubernetes',
+      istioVersion: metadataString(node.metadata, 'ISTIO_VERSION'),
+    },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * The state-of-the-world session of one ADS stream: a small, explicit state machine that
+ * classifies each request (new subscription, reconnect, ACK, NACK, stale) and tracks which
+ * types are owed a response. It never touches gRPC and never builds resources; the stream
+ * glue (src/server/sotw-stream.ts) asks it what to send and tells it what was sent.
+ *
+ * Protocol rules: https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol
+ * (sections "ACK/NACK and resource type instance version", "When to send an update",
+ * "Resource hints" and "Knowing when a requested resource does not exist").
+ */
+import { SERVED_TYPES, isWildcardType } from '../xds/type-urls.js';
+import type { DiscoveryRequest } from '../xds/wire.js';
+import { parseNode, type ProxyIdentity } from './node.js';
+
+/** The stream's lifecycle. */
+export type SessionState =
+  /** Open, no request yet: the first request must carry the node. */
+  | { t: 'awaiting-node' }
+  /** The node was accepted; requests are classified per type. */
+  | { t: 'serving'; proxy: ProxyIdentity }
+  /** Ended by a protocol violation (the stream is closed with `message`). */
+  | { t: 'rejected'; message: string };
+
+export interface Sent {
+  version: string;
+  nonce: string;
+  at: Date;
+  count: number;
+}
+
+export interface Nack {
+  /** The version Envoy rejected (the one we had sent). */
+  version: string;
+  nonce: string;
+  /** The version Envoy says it still runs (`version_info` of the NACK). */
+  keptVersion: string;
+  code: number;
+  message: string;
+  at: Date;
+}
+
+/** What the session knows about one subscribed type. */
+export interface TypeState {
+  typeUrl: string;
+  /** `'*'` for a wildcard subscription, else the names asked for. */
+  names: '*' | readonly string[];
+  sent: Sent | undefined;
+  acked: { version: string; nonce: string; at: Date } | undefined;
+  /** The last NACK, cleared by the next ACK. */
+  nack: Nack | undefined;
+}
+
+/** What a request meant. The stream glue logs and reports each; only some need a response. */
+export type RequestOutcome =
+  | { kind: 'rejected'; message: string }
+  | { kind: 'subscribe'; typeUrl: string }
+  | { kind: 'reconnect'; typeUrl: string; version: string }
+  | { kind: 'resubscribe'; typeUrl: string }
+  | { kind: 'ack'; typeUrl: string; version: string; nonce: string }
+  | { kind: 'nack'; typeUrl: string; nack: Nack }
+  | { kind: 'stale'; typeUrl: string; nonce: string; expected: string | undefined };
+
+function sameNames(a: TypeState['names'], b: TypeState['names']): boolean {
+  if (a === '*' || b === '*') return a === b;
+  return a.length === b.length && a.every((name, i) => name === b[i]);
+}
+
+function requestedNames(typeUrl: string, names: readonly string[]): TypeState['names'] {
+  if (names.includes('*')) return '*';
+  if (names.length === 0 && isWildcardType(typeUrl)) return '*';
+  return [...names].sort();
+}
+
+export class SotwSession {
+  state: SessionState = { t: 'awaiting-node' };
+  readonly types = new Map<string, TypeState>();
+  /** Types owed a response, answered in ADS order (CDS → EDS → LDS → RDS, then others). */
+  private readonly owed = new Set<string>();
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  get proxy(): ProxyIdentity | undefined {
+    return this.state.t === 'serving' ? this.state.proxy : undefined;
+  }
+
+  onRequest(request: DiscoveryRequest): RequestOutcome {
+    if (this.state.t === 'awaiting-node') {
+      const parsed = parseNode(request.node);
+      if (!parsed.ok) {
+        this.state = { t: 'rejected', message: parsed.message };
+        return { kind: 'rejected', message: parsed.message };
+      }
+      this.state = { t: 'serving', proxy: parsed.proxy };
+    }
+    const typeUrl = request.type_url;
+    const names = requestedNames(typeUrl, request.resource_names);
+    const current = this.types.get(typeUrl);
+    if (request.response_nonce === '') return this.subscribe(typeUrl, names, request.version_info);
+    if (!current?.sent || current.sent.nonce !== request.response_nonce) {
+      // A nonce other than the last one sent answers an older response: ignore it
+      // (xDS protocol, "ACK/NACK and resource type instance version").
+      return {
+        kind: 'stale',
+        typeUrl,
+        nonce: request.response_nonce,
+        expected: current?.sent?.nonce,
+      };
+    }
+    if (request.error_detail) return this.recordNack(current, request);
+    if (!sameNames(current.names, names)) {
+      current.names = names;
+      this.owed.add(typeUrl);
+      return { kind: 'resubscribe', typeUrl };
+    }
+    current.acked = { version: current.sent.version, nonce: current.sent.nonce, at: this.now() };
+    current.nack = undefined;
+    return { kind: 'ack', typeUrl, version: current.sent.version, nonce: current.sent.nonce };
+  }
+
+  private subscribe(typeUrl: string, names: TypeState['names'], version: string): RequestOutcome {
+    const existing = this.types.get(typeUrl);
+    if (existing) existing.names = names;
+    else
+      this.types.set(typeUrl, {
+        typeUrl,
+        names,
+        sent: undefined,
+        acked: undefined,
+        nack: undefined,
+      });
+    this.owed.add(typeUrl);
+    // Envoy keeps `version_info` across reconnects and clears nonces: a nonce-less request
+    // with a version is a proxy that already runs that version from an earlier stream.
+    if (version !== '') return { kind: 'reconnect', typeUrl, version };
+    return { kind: 'subscribe', typeUrl };
+  }
+
+  private recordNack(state: TypeState, request: DiscoveryRequest): RequestOutcome {
+    const sent = state.sent as Sent;
+    const nack: Nack = {
+      version: sent.version,
+      nonce: sent.nonce,
+      keptVersion: request.version_info,
+      code: request.error_detail?.code ?? 0,
+      message: request.error_detail?.message ?? '',
+      at: this.now(),
+    };
+    state.nack = nack;
+    // The rejected push is not sent again: only a new version of this type is.
+    return { kind: 'nack', typeUrl: state.typeUrl, nack };
+  }
+
+  /** Marks subscribed types whose version differs from what was last sent as owed. */
+  onSnapshot(versionOf: (typeUrl: string) => string): void {
+    for (const state of this.types.values()) {
+      if (state.sent && state.sent.version !== versionOf(state.typeUrl))
+        this.owed.add(state.typeUrl);
+    }
+  }
+
+  /** The next type owed a response, in ADS order, or undefined. */
+  nextOwed(allowed: (typeUrl: string) => boolean = () => true): TypeState | undefined {
+    for (const typeUrl of SERVED_TYPES) {
+      if (this.owed.has(typeUrl) && allowed(typeUrl)) return this.types.get(typeUrl);
+    }
+    for (const typeUrl of this.owed) {
+      if (allowed(typeUrl)) return this.types.get(typeUrl);
+    }
+    return undefined;
+  }
+
+  hasOwed(): boolean {
+    return this.owed.size > 0;
+  }
+
+  recordSent(typeUrl: string, version: string, nonce: string, count: number): void {
+    const state = this.types.get(typeUrl);
+    if (!state) return;
+    state.sent = { version, nonce, at: this.now(), count };
+    this.owed.delete(typeUrl);
+  }
+}

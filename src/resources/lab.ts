@@ -1,0 +1,64 @@
+/**
+ * The default resource set: the sidecar lab of the course material (shared/seeds), served
+ * over ADS instead of written into a static bootstrap.
+ *
+ * - `virtualInbound`  127.0.0.1:15006, INBOUND, every path → `inbound|8101||` (the app);
+ * - `virtualOutbound` 127.0.0.1:10081, OUTBOUND, every path → `BlackHoleCluster`;
+ * - `BlackHoleCluster` STATIC with no endpoints (so: 503 `no healthy upstream`);
+ * - `inbound|8101||` STATIC, one endpoint 127.0.0.1:8101.
+ */
+import { makeStaticCluster } from './cluster.js';
+import { makeHttpListener } from './listener.js';
+
+export interface LabOptions {
+  /** Address the two listeners bind (default 127.0.0.1). */
+  listenerAddress: string;
+  inboundPort: number;
+  outboundPort: number;
+  /** Where the app (the lab upstream) listens. */
+  appAddress: string;
+  appPort: number;
+}
+
+export const LAB_DEFAULTS: Readonly<LabOptions> = Object.freeze({
+  listenerAddress: '127.0.0.1',
+  inboundPort: 15006,
+  outboundPort: 10081,
+  appAddress: '127.0.0.1',
+  appPort: 8101,
+});
+
+/** Istio's name for the inbound cluster of a port: `inbound|<port>||`. */
+export function inboundClusterName(port: number): string {
+  return `inbound|${port}||`;
+}
+
+export const BLACK_HOLE_CLUSTER = 'BlackHoleCluster';
+
+export function makeLabResources(overrides: Partial<LabOptions> = {}) {
+  const options = { ...LAB_DEFAULTS, ...overrides };
+  const inboundCluster = inboundClusterName(options.appPort);
+  return [
+    makeStaticCluster({ name: BLACK_HOLE_CLUSTER, endpoints: [] }),
+    makeStaticCluster({
+      name: inboundCluster,
+      endpoints: [{ address: options.appAddress, port: options.appPort }],
+    }),
+    makeHttpListener({
+      name: 'virtualInbound',
+      address: options.listenerAddress,
+      port: options.inboundPort,
+      direction: 'INBOUND',
+      cluster: inboundCluster,
+      statPrefix: `inbound_0.0.0.0_${options.inboundPort}`,
+    }),
+    makeHttpListener({
+      name: 'virtualOutbound',
+      address: options.listenerAddress,
+      port: options.outboundPort,
+      direction: 'OUTBOUND',
+      cluster: BLACK_HOLE_CLUSTER,
+      statPrefix: `outbound_0.0.0.0_${options.outboundPort}`,
+    }),
+  ];
+}

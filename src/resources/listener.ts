@@ -1,0 +1,65 @@
+/**
+ * Pure builders for listeners: an HTTP listener whose HTTP connection manager routes every
+ * path to one cluster through an inline route configuration.
+ */
+import { LISTENER_TYPE } from '../xds/type-urls.js';
+import { makeSocketAddress, type SocketAddress } from './cluster.js';
+
+const HCM_TYPE =
+  'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+const ROUTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
+
+export type TrafficDirection = 'INBOUND' | 'OUTBOUND' | 'UNSPECIFIED';
+
+export interface HttpListenerOptions extends SocketAddress {
+  name: string;
+  direction: TrafficDirection;
+  /** Every request, whatever its path, goes to this cluster. */
+  cluster: string;
+  statPrefix?: string;
+  routeConfigName?: string;
+}
+
+/** The inline route configuration: one virtual host matching every domain and path. */
+export function makeRouteToCluster(name: string, cluster: string) {
+  return {
+    name,
+    virtual_hosts: [
+      {
+        name: `${name}-all`,
+        domains: ['*'],
+        routes: [{ match: { prefix: '/' }, route: { cluster } }],
+      },
+    ],
+  };
+}
+
+export function makeHttpListener(options: HttpListenerOptions) {
+  const statPrefix = options.statPrefix ?? options.name;
+  return {
+    '@type': LISTENER_TYPE,
+    name: options.name,
+    address: makeSocketAddress(options),
+    traffic_direction: options.direction,
+    filter_chains: [
+      {
+        filters: [
+          {
+            name: 'envoy.filters.network.http_connection_manager',
+            typed_config: {
+              '@type': HCM_TYPE,
+              stat_prefix: statPrefix,
+              route_config: makeRouteToCluster(
+                options.routeConfigName ?? options.name,
+                options.cluster,
+              ),
+              http_filters: [
+                { name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER_TYPE } },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * A mock istiod, assembled: snapshot store → per-stream sessions → gate → wire, plus the
+ * HTTP control API. `createMockIstiod()` builds it without listening; `start()` binds (port
+ * 0 picks free ports); `close()` is idempotent and closes in reverse order.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { createControlServer, type ControlServer } from '../control/control-server.js';
+import { createSnapshotStore, type SnapshotChange, type SnapshotStore } from '../snapshot/store.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import type { Result } from '../xds/problems.js';
+import { createAdsServer, type AdsServer } from './ads-server.js';
+import { MockIstiodError } from './errors.js';
+import { ServerEventEmitter, type StreamView } from './events.js';
+import { createWithholdGate, type WithholdGate } from './gate.js';
+import { resolveOptions, type Endpoint, type MockIstiodOptions } from './options.js';
+import type { SotwStream } from './sotw-stream.js';
+
+export interface StartedAddresses {
+  xds: Endpoint;
+  control: Endpoint | undefined;
+}
+
+export interface MockIstiod {
+  start(): Promise<StartedAddresses>;
+  /** `host:port` of the ADS server (after start). */
+  readonly xdsAddress: string;
+  readonly addresses: StartedAddresses;
+  readonly events: ServerEventEmitter;
+  /** Replaces the resource set; on problems nothing changes and the last good set keeps serving. */
+  setResources(resources: readonly unknown[]): Result<SnapshotChange>;
+  snapshot(): Snapshot;
+  /** Holds every response until `release()`. */
+  withhold(): void;
+  /** Lets held responses go (each stream gets the current version); true if something was held. */
+  release(): boolean;
+  readonly withheld: boolean;
+  streams(): StreamView[];
+  close(): Promise<void>;
+}
+
+export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): MockIstiod {
+  const resolved = resolveOptions(partial);
+  if (!resolved.ok)
+    throw MockIstiodError.fromProblems('INVALID_OPTIONS', 'invalid options', resolved.problems);
+  const options = resolved.value;
+  const created = createSnapshotStore(options.resources, {
+    clock: options.clock,
+    controlPlaneId: options.controlPlaneId,
+  });
+  if (!created.ok) {
+    throw MockIstiodError.fromProblems('INVALID_RESOURCES', 'invalid resources', created.problems);
+  }
+  return new MockIstiodImpl(options, created.value, createWithholdGate(options.withholdFirst));
+}
+
+class MockIstiodImpl implements MockIstiod {
+  readonly events = new ServerEventEmitter();
+  private readonly streamsById = new Map<string, SotwStream>();
+  private readonly ads: AdsServer;
+  private control: ControlServer | undefined;
+  private started: StartedAddresses | undefined;
+  private state: 'new' | 'starting' | 'running' | 'closed' = 'new';
+  private counter = 0;
+
+  constructor(
+    private readonly options: MockIstiodOptions,
+    private readonly store: SnapshotStore,
+    private readonly gate: WithholdGate,
+  ) {
+    const log = options.logger;
+    this.ads = createAdsServer(
+      {
+        store,
+        gate,
+        events: this.events,
+        log,
+        connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
+        register: (stream) => this.streamsById.set(stream.connectionId, stream),
+        unregister: (stream) => this.streamsById.delete(stream.connectionId),
+      },
+      () => this.streamsById.values(),
+    );
+    store.onChange((change) => {
+      log.info(
+        { version: change.snapshot.version, changed: change.changed },
+        'resources changed: pushing',
+      );
+      const versionOf = (typeUrl: string) => change.snapshot.get(typeUrl).version;
+      for (const stream of this.streamsById.values()) {
+        stream.session.onSnapshot(versionOf);
+        stream.flush();
+      }
+    });
+    gate.onOpen(() => {
+      for (const stream of this.streamsById.values()) stream.flush();
+    });
+  }
+
+  get addresses(): StartedAddresses {
+    if (!this.started) throw new MockIstiodError('NOT_STARTED', 'mock istiod is not started');
+    return this.started;
+  }
+
+  get xdsAddress(): string {
+    const { host, port } = this.addresses.xds;
+    return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  }
+
+  get withheld(): boolean {
+    return this.gate.withheld;
+  }
+
+  async start(): Promise<StartedAddresses> {
+    if (this.state !== 'new')
+      throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
+    this.state = 'starting';
+    try {
+      const xdsPort = await this.ads.listen(this.options.xds);
+      let control: Endpoint | undefined;
+      if (this.options.control) {
+        this.control = createControlServer(this, this.options.logger);
+        control = {
+          host: this.options.control.host,
+          port: await this.control.listen(this.options.control),
+        };
+      }
+      this.started = { xds: { host: this.options.xds.host, port: xdsPort }, control };
+      this.state = 'running';
+      this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
+      return this.started;
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+
+  setResources(resources: readonly unknown[]): Result<SnapshotChange> {
+    return this.store.set(resources);
+  }
+
+  snapshot(): Snapshot {
+    return this.store.current();
+  }
+
+  withhold(): void {
+    this.gate.withhold();
+  }
+
+  release(): boolean {
+    return this.gate.release();
+  }
+
+  streams(): StreamView[] {
+    return [...this.streamsById.values()].flatMap((s) => s.view() ?? []);
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    await this.control?.close();
+    await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
+    this.options.logger.info('mock istiod closed');
+  }
+}

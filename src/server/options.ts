@@ -1,0 +1,69 @@
+/**
+ * Options of a mock istiod: they come in partial and leave complete and validated, with
+ * named defaults (library defaults use port 0; the CLI passes istiod's ports).
+ */
+import pino, { type Logger } from 'pino';
+import { makeLabResources } from '../resources/lab.js';
+import type { Problem, Result } from '../xds/problems.js';
+import type { Clock } from '../snapshot/version.js';
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+export interface MockIstiodOptions {
+  /** Where the ADS gRPC server listens (istiod: 15012). */
+  xds: Endpoint;
+  /** Where the HTTP control API listens (istiod's monitoring port is 15014); false: none. */
+  control: Endpoint | false;
+  /** The resource set served, Envoy resources in canonical JSON with `@type`. */
+  resources: readonly unknown[];
+  /** Accept streams but send nothing until `release()`. */
+  withholdFirst: boolean;
+  /** A pino logger; silent by default. */
+  logger: Logger;
+  clock: Clock;
+  /** Written into every response's `control_plane.identifier`. */
+  controlPlaneId: string;
+}
+
+export const DEFAULT_HOST = '127.0.0.1';
+
+export function defaultOptions(): MockIstiodOptions {
+  return {
+    xds: { host: DEFAULT_HOST, port: 0 },
+    control: { host: DEFAULT_HOST, port: 0 },
+    resources: makeLabResources(),
+    withholdFirst: false,
+    logger: pino({ level: 'silent' }),
+    clock: () => new Date(),
+    controlPlaneId: 'mock-istiod',
+  };
+}
+
+function checkEndpoint(path: string, endpoint: Endpoint, problems: Problem[]): void {
+  if (typeof endpoint.host !== 'string' || endpoint.host === '') {
+    problems.push({ path: `${path}.host`, message: 'expected a host name or IP address' });
+  }
+  const port = endpoint.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    problems.push({
+      path: `${path}.port`,
+      message: `expected a port 0-65535, found ${String(port)}`,
+    });
+  }
+}
+
+export function resolveOptions(
+  partial: Partial<MockIstiodOptions> = {},
+): Result<MockIstiodOptions> {
+  const options = { ...defaultOptions(), ...partial };
+  const problems: Problem[] = [];
+  checkEndpoint('xds', options.xds, problems);
+  if (options.control) checkEndpoint('control', options.control, problems);
+  if (!Array.isArray(options.resources)) {
+    problems.push({ path: 'resources', message: 'expected an array of resources' });
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: options };
+}

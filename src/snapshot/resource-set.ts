@@ -1,0 +1,66 @@
+/**
+ * Turning user input (Envoy resources in canonical proto3 JSON, each with an `@type`) into
+ * packed resources grouped by type, with every problem reported by its path.
+ */
+import { packAnyJson } from '../xds/json.js';
+import type { Problem, Result } from '../xds/problems.js';
+import { ENDPOINT_TYPE } from '../xds/type-urls.js';
+import type { PackedResource } from '../xds/wire.js';
+
+export interface NamedResource extends PackedResource {
+  name: string;
+}
+
+/** Packed resources by type URL, then by name. */
+export type PackedSet = Map<string, Map<string, NamedResource>>;
+
+/** A `ClusterLoadAssignment` is named by `cluster_name`; every other type by `name`. */
+function resourceName(typeUrl: string, value: Record<string, unknown>): unknown {
+  if (typeUrl === ENDPOINT_TYPE) return value.cluster_name ?? value.clusterName;
+  return value.name;
+}
+
+export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
+  const problems: Problem[] = [];
+  const set: PackedSet = new Map();
+  inputs.forEach((input, index) => {
+    const path = `resources[${index}]`;
+    const packed = packAnyJson(input);
+    if (!packed.ok) {
+      for (const p of packed.problems) {
+        problems.push({ path: p.path ? `${path}.${p.path}` : path, message: p.message });
+      }
+      return;
+    }
+    const { typeUrl, bytes } = packed.value;
+    const name = resourceName(typeUrl, input as Record<string, unknown>);
+    if (typeof name !== 'string' || name === '') {
+      const field = typeUrl === ENDPOINT_TYPE ? 'cluster_name' : 'name';
+      problems.push({ path: `${path}.${field}`, message: 'a resource needs a non-empty name' });
+      return;
+    }
+    let byName = set.get(typeUrl);
+    if (!byName) set.set(typeUrl, (byName = new Map()));
+    if (byName.has(name)) {
+      problems.push({ path: `${path}.name`, message: `duplicate ${typeUrl} named "${name}"` });
+      return;
+    }
+    byName.set(name, { name, typeUrl, value: bytes });
+  });
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: set };
+}
+
+/** True when both maps hold the same names with byte-identical encodings. */
+export function sameResources(
+  a: ReadonlyMap<string, NamedResource> | undefined,
+  b: ReadonlyMap<string, NamedResource> | undefined,
+): boolean {
+  const left = a ?? new Map<string, NamedResource>();
+  const right = b ?? new Map<string, NamedResource>();
+  if (left.size !== right.size) return false;
+  for (const [name, resource] of left) {
+    const other = right.get(name);
+    if (!other || !Buffer.from(other.value).equals(resource.value)) return false;
+  }
+  return true;
+}

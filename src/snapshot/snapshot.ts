@@ -1,0 +1,106 @@
+/**
+ * Immutable, versioned snapshots of the resource set, with the encode-once cache.
+ *
+ * Each type has its own version, bumped only when that type's resources change. The
+ * response body for a type (everything but the nonce) is encoded once per version and shared
+ * by every stream; a subset of names (non-wildcard subscriptions) is cached the same way.
+ */
+import { encodeResponseBody } from '../xds/wire.js';
+import type { NamedResource, PackedSet } from './resource-set.js';
+
+const MAX_CACHED_SUBSETS = 64;
+
+export class TypeSnapshot {
+  private wholeBody: Buffer | undefined;
+  private readonly subsetBodies = new Map<string, Buffer>();
+
+  constructor(
+    readonly typeUrl: string,
+    readonly version: string,
+    readonly resources: ReadonlyMap<string, NamedResource>,
+    private readonly controlPlaneId: string,
+  ) {}
+
+  /**
+   * The encoded response body: all resources when `names` is undefined (wildcard), else
+   * those of the named resources that exist, in the order asked.
+   */
+  body(names?: readonly string[]): Buffer {
+    if (!names) {
+      this.wholeBody ??= this.encode([...this.resources.values()]);
+      return this.wholeBody;
+    }
+    const key = names.join('\0');
+    let body = this.subsetBodies.get(key);
+    if (!body) {
+      const chosen = names.flatMap((n) => this.resources.get(n) ?? []);
+      body = this.encode(chosen);
+      if (this.subsetBodies.size >= MAX_CACHED_SUBSETS) this.subsetBodies.clear();
+      this.subsetBodies.set(key, body);
+    }
+    return body;
+  }
+
+  /** How many resources a response for `names` carries. */
+  count(names?: readonly string[]): number {
+    if (!names) return this.resources.size;
+    return names.filter((n) => this.resources.has(n)).length;
+  }
+
+  private encode(resources: readonly NamedResource[]): Buffer {
+    return encodeResponseBody(this.version, this.typeUrl, resources, this.controlPlaneId);
+  }
+}
+
+export class Snapshot {
+  constructor(
+    /** The version of the latest push (the newest of the type versions). */
+    readonly version: string,
+    /** The version of the very first snapshot: types never seen answer with it. */
+    readonly baseVersion: string,
+    private readonly types: ReadonlyMap<string, TypeSnapshot>,
+    private readonly controlPlaneId: string,
+  ) {}
+
+  /** The snapshot of one type; an empty one (at the base version) for types never set. */
+  get(typeUrl: string): TypeSnapshot {
+    return (
+      this.types.get(typeUrl) ??
+      new TypeSnapshot(typeUrl, this.baseVersion, new Map(), this.controlPlaneId)
+    );
+  }
+
+  has(typeUrl: string): boolean {
+    return this.types.has(typeUrl);
+  }
+
+  typeUrls(): string[] {
+    return [...this.types.keys()];
+  }
+
+  /** Builds the next snapshot: types whose resources changed get `version`, others keep theirs. */
+  static next(
+    previous: Snapshot | undefined,
+    set: PackedSet,
+    version: string,
+    controlPlaneId: string,
+    same: (a: ReadonlyMap<string, NamedResource>, b: ReadonlyMap<string, NamedResource>) => boolean,
+  ): { snapshot: Snapshot; changed: string[] } {
+    const types = new Map<string, TypeSnapshot>();
+    const changed: string[] = [];
+    const typeUrls = new Set([...(previous?.typeUrls() ?? []), ...set.keys()]);
+    for (const typeUrl of typeUrls) {
+      const resources = set.get(typeUrl) ?? new Map<string, NamedResource>();
+      const before = previous?.types.get(typeUrl);
+      if (before && same(before.resources, resources)) {
+        types.set(typeUrl, before);
+      } else {
+        types.set(typeUrl, new TypeSnapshot(typeUrl, version, resources, controlPlaneId));
+        changed.push(typeUrl);
+      }
+    }
+    const pushVersion = changed.length > 0 || !previous ? version : previous.version;
+    const base = previous?.baseVersion ?? version;
+    return { snapshot: new Snapshot(pushVersion, base, types, controlPlaneId), changed };
+  }
+}

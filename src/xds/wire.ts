@@ -1,0 +1,178 @@
+/**
+ * The bytes on the ADS wire: decoding `DiscoveryRequest`s and assembling
+ * `DiscoveryResponse`s from parts encoded once.
+ *
+ * A response is the concatenation of protobuf fields, so the part every stream shares
+ * (version, resources, type URL, control plane) is encoded once per version and only the
+ * nonce field is appended per response. Protobuf decoders accept fields in any order.
+ */
+import protobuf from 'protobufjs';
+import structPb from 'google-protobuf/google/protobuf/struct_pb.js';
+import { envoyRoot } from './protos.js';
+
+/** The fields of a `DiscoveryRequest` the server uses, decoded. */
+export interface DiscoveryRequest {
+  version_info: string;
+  node: DecodedNode | undefined;
+  resource_names: string[];
+  type_url: string;
+  response_nonce: string;
+  error_detail: { code: number; message: string } | undefined;
+}
+
+export interface DecodedNode {
+  id: string;
+  cluster: string;
+  /** `node.metadata` as plain JSON (a protobuf `Struct`). */
+  metadata: Record<string, unknown>;
+  user_agent_name: string;
+  user_agent_version: string;
+}
+
+interface Types {
+  request: protobuf.Type;
+  response: protobuf.Type;
+  struct: protobuf.Type;
+}
+
+let types: Types | undefined;
+
+function wireTypes(): Types {
+  if (!types) {
+    const root = envoyRoot();
+    types = {
+      request: root.lookupType('envoy.service.discovery.v3.DiscoveryRequest'),
+      response: root.lookupType('envoy.service.discovery.v3.DiscoveryResponse'),
+      struct: root.lookupType('google.protobuf.Struct'),
+    };
+  }
+  return types;
+}
+
+type RawRequest = {
+  version_info?: string;
+  node?: {
+    id?: string;
+    cluster?: string;
+    metadata?: protobuf.Message;
+    user_agent_name?: string;
+    user_agent_version?: string;
+  };
+  resource_names?: string[];
+  type_url?: string;
+  response_nonce?: string;
+  error_detail?: { code?: number; message?: string };
+};
+
+/** Decodes a request; throws protobufjs's error on malformed bytes (the caller maps it). */
+export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
+  const { request } = wireTypes();
+  const raw = request.decode(bytes) as unknown as RawRequest;
+  return {
+    version_info: raw.version_info ?? '',
+    node: raw.node ? decodeNode(raw.node) : undefined,
+    resource_names: raw.resource_names ?? [],
+    type_url: raw.type_url ?? '',
+    response_nonce: raw.response_nonce ?? '',
+    error_detail: raw.error_detail
+      ? { code: raw.error_detail.code ?? 0, message: raw.error_detail.message ?? '' }
+      : undefined,
+  };
+}
+
+function decodeNode(node: NonNullable<RawRequest['node']>): DecodedNode {
+  return {
+    id: node.id ?? '',
+    cluster: node.cluster ?? '',
+    metadata: node.metadata ? structToJson(node.metadata) : {},
+    user_agent_name: node.user_agent_name ?? '',
+    user_agent_version: node.user_agent_version ?? '',
+  };
+}
+
+/** `Struct` → plain JSON, through google-protobuf's well-known-type support. */
+function structToJson(struct: protobuf.Message): Record<string, unknown> {
+  const bytes = wireTypes().struct.encode(struct).finish();
+  return structPb.Struct.deserializeBinary(bytes).toJavaScript() as Record<string, unknown>;
+}
+
+/** Encodes a request (used by tests and the load generator playing Envoy's part). */
+export function encodeDiscoveryRequest(request: Partial<DiscoveryRequest>): Uint8Array {
+  const { request: type, struct } = wireTypes();
+  const node = request.node
+    ? {
+        ...request.node,
+        metadata: struct.decode(
+          structPb.Struct.fromJavaScript(
+            request.node.metadata as Record<string, structPb.JavaScriptValue>,
+          ).serializeBinary(),
+        ),
+      }
+    : undefined;
+  return type.encode(type.create({ ...request, node })).finish();
+}
+
+/** One resource, already packed: the `Any` fields of a response entry. */
+export interface PackedResource {
+  typeUrl: string;
+  /** The encoded resource message (the `Any`'s `value`). */
+  value: Uint8Array;
+}
+
+/** Counts of encoding work done, for tests and metrics: bodies should be encoded once per version. */
+export const encodeStats = { responseBodies: 0 };
+
+/**
+ * Encodes the shared part of a `DiscoveryResponse`: `version_info`, `resources`, `type_url`
+ * and `control_plane`. Append {@link encodeNonceField} to make a complete response.
+ */
+export function encodeResponseBody(
+  version: string,
+  typeUrl: string,
+  resources: readonly PackedResource[],
+  controlPlaneId: string,
+): Buffer {
+  const { response } = wireTypes();
+  const message = response.create({
+    version_info: version,
+    type_url: typeUrl,
+    resources: resources.map((r) => ({ type_url: r.typeUrl, value: r.value })),
+    control_plane: { identifier: controlPlaneId },
+  });
+  const bytes = response.encode(message).finish();
+  encodeStats.responseBodies += 1;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Field 5 (`nonce`) of `DiscoveryResponse`, as bytes. */
+export function encodeNonceField(nonce: string): Buffer {
+  const bytes = protobuf.Writer.create()
+    .uint32((5 << 3) | 2)
+    .string(nonce)
+    .finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Decodes a response (tests and the load generator) into plain fields. */
+export function decodeDiscoveryResponse(bytes: Uint8Array): {
+  version_info: string;
+  type_url: string;
+  nonce: string;
+  resources: PackedResource[];
+} {
+  const raw = wireTypes().response.decode(bytes) as unknown as {
+    version_info?: string;
+    type_url?: string;
+    nonce?: string;
+    resources?: { type_url?: string; value?: Uint8Array }[];
+  };
+  return {
+    version_info: raw.version_info ?? '',
+    type_url: raw.type_url ?? '',
+    nonce: raw.nonce ?? '',
+    resources: (raw.resources ?? []).map((r) => ({
+      typeUrl: r.type_url ?? '',
+      value: r.value ?? new Uint8Array(),
+    })),
+  };
+}

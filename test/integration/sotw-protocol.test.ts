@@ -1,0 +1,215 @@
+import * as grpc from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { AdsTestClient } from '../../src/testing/ads-client.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { envoyRoot } from '../../src/xds/protos.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { encodeStats } from '../../src/xds/wire.js';
+import { sidecarNode } from '../support/nodes.js';
+
+const VERSION_PATTERN = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\/\d+$/;
+const clusterType = envoyRoot().lookupType('envoy.config.cluster.v3.Cluster');
+
+function clusterNames(resources: { value: Buffer }[]): string[] {
+  return resources
+    .map((r) => (clusterType.decode(r.value) as unknown as { name: string }).name)
+    .sort();
+}
+
+let server: TestMockIstiod | undefined;
+let client: AdsTestClient | undefined;
+
+async function setup(options: Parameters<typeof startMockIstiod>[0] = {}) {
+  server = await startMockIstiod(options);
+  client = new AdsTestClient(server.xdsAddress);
+  return { server, client };
+}
+
+afterEach(async () => {
+  client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+describe('the first request of a stream', () => {
+  it('without a node ends the stream with INVALID_ARGUMENT "missing node information"', async () => {
+    const { client } = await setup();
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE });
+    const end = await stream.done;
+    expect(end).toEqual({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: 'missing node information',
+    });
+  });
+
+  it.each([
+    ['a~b~c', 'missing parts in the service node "a~b~c"'],
+    [
+      'gateway~10.0.0.1~p.ns~ns.svc.cluster.local',
+      'invalid node type (valid types: [sidecar router waypoint ztunnel]) in the service node "gateway~10.0.0.1~p.ns~ns.svc.cluster.local"',
+    ],
+    [
+      'sidecar~not-an-ip~p.ns~ns.svc.cluster.local',
+      'no valid IP address in the service node id or metadata',
+    ],
+  ])('with node id %s is refused as istiod refuses it', async (id, details) => {
+    const { client } = await setup();
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: { id } });
+    expect(await stream.done).toEqual({ code: grpc.status.INVALID_ARGUMENT, details });
+  });
+});
+
+describe('state-of-the-world ADS', () => {
+  it('answers a wildcard CDS request with every cluster, an istiod-style version and a nonce', async () => {
+    const { client } = await setup();
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const response = await stream.next();
+    expect(response.type_url).toBe(CLUSTER_TYPE);
+    expect(response.version_info).toMatch(VERSION_PATTERN);
+    expect(response.nonce).not.toBe('');
+    expect(clusterNames(response.resources)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+  });
+
+  it('does not answer an ACK, and records it', async () => {
+    const { server, client } = await setup();
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const cds = await stream.next();
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      version_info: cds.version_info,
+      response_nonce: cds.nonce,
+    });
+    // Requests on one stream are handled in order: had the ACK been answered, that answer
+    // would arrive before the LDS response.
+    stream.send({ type_url: LISTENER_TYPE });
+    expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
+    const acked = await server.waitForAck(CLUSTER_TYPE);
+    expect(acked.version).toBe(cds.version_info);
+  });
+
+  it('ignores a request with a stale nonce', async () => {
+    const { server, client } = await setup();
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const cds = await stream.next();
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      version_info: cds.version_info,
+      response_nonce: 'not-a-nonce-we-sent',
+    });
+    stream.send({ type_url: LISTENER_TYPE });
+    expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
+    const state = server.streams()[0]?.types.get(CLUSTER_TYPE);
+    expect(state?.acked).toBeUndefined();
+    expect(state?.sent?.nonce).toBe(cds.nonce);
+  });
+
+  it("records a NACK with Envoy's message and does not send the rejected version again", async () => {
+    const { server, client } = await setup();
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const cds = await stream.next();
+    const message =
+      "Proto constraint validation failed: connect_timeout: value must be greater than '0s'";
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      response_nonce: cds.nonce,
+      error_detail: { code: 13, message },
+    });
+    stream.send({ type_url: LISTENER_TYPE });
+    expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
+    const { nack } = await server.waitForNack(CLUSTER_TYPE);
+    expect(nack).toMatchObject({ version: cds.version_info, nonce: cds.nonce, code: 13, message });
+  });
+
+  it('answers a reconnecting proxy (version set, no nonce) and reports the version it runs', async () => {
+    const { server, client } = await setup();
+    const reconnects: string[] = [];
+    server.events.on('request', (_s, outcome) => {
+      if (outcome.kind === 'reconnect') reconnects.push(outcome.version);
+    });
+    const stream = client.sotw();
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      node: sidecarNode(),
+      version_info: 'an-older-version/3',
+    });
+    const response = await stream.next();
+    expect(response.version_info).toBe(server.snapshot().get(CLUSTER_TYPE).version);
+    expect(reconnects).toEqual(['an-older-version/3']);
+  });
+
+  it('answers an unknown type URL with an empty response of that type', async () => {
+    const { client } = await setup();
+    const stream = client.sotw();
+    const typeUrl = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret';
+    stream.send({ type_url: typeUrl, node: sidecarNode() });
+    const response = await stream.next();
+    expect(response.type_url).toBe(typeUrl);
+    expect(response.resources).toEqual([]);
+    expect(response.nonce).not.toBe('');
+  });
+
+  it('pushes a change to every open stream, encoding the response once for all of them', async () => {
+    const { server, client } = await setup();
+    const streams = [client.sotw(), client.sotw()];
+    streams.forEach((s, i) =>
+      s.send({ type_url: CLUSTER_TYPE, node: sidecarNode(`orders-v1-${i}`) }),
+    );
+    const first = await Promise.all(streams.map((s) => s.next()));
+    const before = encodeStats.responseBodies;
+    const result = server.setResources(makeLabResources({ appPort: 8102 }));
+    expect(result.ok && result.value.changed).toEqual([CLUSTER_TYPE, LISTENER_TYPE]);
+    const pushed = await Promise.all(streams.map((s) => s.next()));
+    expect(encodeStats.responseBodies - before).toBe(1);
+    for (const [i, response] of pushed.entries()) {
+      expect(response.version_info).not.toBe(first[i]?.version_info);
+      expect(clusterNames(response.resources)).toEqual(['BlackHoleCluster', 'inbound|8102||']);
+    }
+    expect(pushed[0]?.nonce).not.toBe(pushed[1]?.nonce);
+  });
+
+  it('keeps serving the last good set when new resources are invalid', async () => {
+    const { server } = await setup();
+    const version = server.snapshot().get(CLUSTER_TYPE).version;
+    const result = server.setResources([
+      { '@type': CLUSTER_TYPE, name: 'x', connect_timeout: 'soon' },
+    ]);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.problems[0]?.path).toBe('resources[0].connect_timeout');
+    expect(server.snapshot().get(CLUSTER_TYPE).version).toBe(version);
+  });
+
+  it('refuses delta xDS with UNIMPLEMENTED and says what to do', async () => {
+    const { client } = await setup();
+    const stream = client.delta();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const end = await stream.done;
+    expect(end.code).toBe(grpc.status.UNIMPLEMENTED);
+    expect(end.details).toContain('ads_config.api_type: GRPC');
+  });
+});
+
+describe('withholding', () => {
+  it('accepts the stream, sends nothing until released, then sends the current version', async () => {
+    const { server, client } = await setup({ withholdFirst: true });
+    const stream = client.sotw();
+    const requested = new Promise((resolve) => server.events.once('request', resolve));
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    await requested;
+    expect(server.streams()[0]?.types.get(CLUSTER_TYPE)?.sent).toBeUndefined();
+    const control = server.addresses.control;
+    const res = await fetch(`http://127.0.0.1:${control?.port}/control/release`, {
+      method: 'POST',
+    });
+    expect(await res.json()).toEqual({ released: true, withheld: false });
+    const response = await stream.next();
+    expect(response.version_info).toBe(server.snapshot().get(CLUSTER_TYPE).version);
+  });
+});

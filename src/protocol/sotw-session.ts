@@ -57,6 +57,9 @@ export type RequestOutcome =
   | { kind: 'reconnect'; typeUrl: string; version: string }
   | { kind: 'resubscribe'; typeUrl: string }
   | { kind: 'ack'; typeUrl: string; version: string; nonce: string }
+  /** The last nonce again, without an error, but still on an older version: after a NACK,
+   * Envoy repeats its request this way (error_detail cleared once sent). Not an ACK. */
+  | { kind: 'repeat'; typeUrl: string; version: string }
   | { kind: 'nack'; typeUrl: string; nack: Nack }
   | { kind: 'stale'; typeUrl: string; nonce: string; expected: string | undefined };
 
@@ -111,6 +114,9 @@ export class SotwSession {
       current.names = names;
       this.owed.add(typeUrl);
       return { kind: 'resubscribe', typeUrl };
+    }
+    if (request.version_info !== current.sent.version) {
+      return { kind: 'repeat', typeUrl, version: request.version_info };
     }
     current.acked = { version: current.sent.version, nonce: current.sent.nonce, at: this.now() };
     current.nack = undefined;

@@ -121,7 +121,7 @@ export class SotwStream {
         );
         break;
       case 'ack':
-        log.debug({ conId, type, version: outcome.version }, `ADS:${type}: ACK`);
+        log.info({ conId, type, version: outcome.version }, `ADS:${type}: ACK ${conId} ${outcome.version}`);
         break;
       case 'reconnect':
         log.info({ conId, type, version: outcome.version }, `ADS:${type}: RECONNECT`);

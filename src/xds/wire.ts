@@ -93,7 +93,7 @@ function decodeNode(node: NonNullable<RawRequest['node']>): DecodedNode {
 /** `Struct` → plain JSON, through google-protobuf's well-known-type support. */
 function structToJson(struct: protobuf.Message): Record<string, unknown> {
   const bytes = wireTypes().struct.encode(struct).finish();
-  return structPb.Struct.deserializeBinary(bytes).toJavaScript() as Record<string, unknown>;
+  return structPb.Struct.deserializeBinary(bytes).toJavaScript();
 }
 
 /** Encodes a request (used by tests and the load generator playing Envoy's part). */

@@ -138,6 +138,15 @@ export class AdsTestStream {
     });
   }
 
+  /** Stops reading from the network (HTTP/2 flow control then holds the server back). */
+  pause(): void {
+    this.call.pause();
+  }
+
+  resume(): void {
+    this.call.resume();
+  }
+
   close(): void {
     this.call.end();
     this.call.cancel();

@@ -121,7 +121,10 @@ export class SotwStream {
         );
         break;
       case 'ack':
-        log.info({ conId, type, version: outcome.version }, `ADS:${type}: ACK ${conId} ${outcome.version}`);
+        log.info(
+          { conId, type, version: outcome.version },
+          `ADS:${type}: ACK ${conId} ${outcome.version}`,
+        );
         break;
       case 'reconnect':
         log.info({ conId, type, version: outcome.version }, `ADS:${type}: RECONNECT`);

@@ -40,7 +40,7 @@ export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
       return;
     }
     let byName = set.get(typeUrl);
-    if (!byName) set.set(typeUrl, (byName = new Map()));
+    if (!byName) set.set(typeUrl, (byName = new Map<string, NamedResource>()));
     if (byName.has(name)) {
       problems.push({ path: `${path}.name`, message: `duplicate ${typeUrl} named "${name}"` });
       return;

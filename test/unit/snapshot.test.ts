@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { makeStaticCluster } from '../../src/resources/cluster.js';
+import { createSnapshotStore } from '../../src/snapshot/store.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+
+const clock = () => new Date('2026-08-22T20:00:00.123Z');
+
+function store(resources: readonly unknown[] = makeLabResources()) {
+  const created = createSnapshotStore(resources, { clock });
+  if (!created.ok) throw new Error('invalid');
+  return created.value;
+}
+
+describe('snapshot store', () => {
+  it('versions like istiod: RFC 3339 seconds and a push counter', () => {
+    expect(store().current().get(CLUSTER_TYPE).version).toBe('2026-08-22T20:00:00Z/1');
+  });
+
+  it('bumps only the types whose resources changed', () => {
+    const s = store();
+    const before = s.current();
+    const lab = makeLabResources();
+    const result = s.set([...lab, makeStaticCluster({ name: 'extra', endpoints: [] })]);
+    expect(result.ok && result.value.changed).toEqual([CLUSTER_TYPE]);
+    expect(s.current().get(LISTENER_TYPE)).toBe(before.get(LISTENER_TYPE));
+    expect(s.current().get(CLUSTER_TYPE).version).not.toBe(before.get(CLUSTER_TYPE).version);
+  });
+
+  it('treats an identical set as no change: no new version, no listener call', () => {
+    const s = store();
+    let calls = 0;
+    s.onChange(() => (calls += 1));
+    const result = s.set(makeLabResources());
+    expect(result.ok && result.value.changed).toEqual([]);
+    expect(calls).toBe(0);
+  });
+
+  it('reports every problem with its path and keeps the previous snapshot', () => {
+    const s = store();
+    const before = s.current();
+    const result = s.set([
+      { '@type': CLUSTER_TYPE, name: 'a', connect_timeout: 5 },
+      makeStaticCluster({ name: 'b', endpoints: [] }),
+      makeStaticCluster({ name: 'b', endpoints: [] }),
+      { '@type': CLUSTER_TYPE },
+      { name: 'no-type' },
+    ]);
+    expect(result.ok).toBe(false);
+    const paths = result.ok ? [] : result.problems.map((p) => p.path);
+    expect(paths).toEqual([
+      'resources[0].connect_timeout',
+      'resources[2].name',
+      'resources[3].name',
+      'resources[4].@type',
+    ]);
+    expect(s.current()).toBe(before);
+  });
+
+  it('encodes a body once per version and serves the same bytes to every caller', () => {
+    const snap = store().current().get(CLUSTER_TYPE);
+    expect(snap.body()).toBe(snap.body());
+    expect(snap.body(['BlackHoleCluster'])).toBe(snap.body(['BlackHoleCluster']));
+    expect(snap.count(['BlackHoleCluster', 'missing'])).toBe(1);
+  });
+});

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { SotwSession } from '../../src/protocol/sotw-session.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import type { DiscoveryRequest } from '../../src/xds/wire.js';
+
+const node = {
+  id: 'sidecar~10.0.0.1~orders-v1-0.default~default.svc.cluster.local',
+  cluster: 'orders.default',
+  metadata: { CLUSTER_ID: 'east' },
+  user_agent_name: 'envoy',
+  user_agent_version: '',
+};
+
+function request(fields: Partial<DiscoveryRequest>): DiscoveryRequest {
+  return {
+    version_info: '',
+    node: undefined,
+    resource_names: [],
+    type_url: CLUSTER_TYPE,
+    response_nonce: '',
+    error_detail: undefined,
+    ...fields,
+  };
+}
+
+function servingSession(): SotwSession {
+  const session = new SotwSession();
+  session.onRequest(request({ node }));
+  session.recordSent(CLUSTER_TYPE, 'v1', 'n1', 2);
+  return session;
+}
+
+describe('SotwSession', () => {
+  it('parses the node once and keeps it for the stream', () => {
+    const session = servingSession();
+    expect(session.proxy).toMatchObject({
+      id: 'orders-v1-0.default',
+      clusterId: 'east',
+      ipAddresses: ['10.0.0.1'],
+    });
+    expect(session.onRequest(request({ type_url: LISTENER_TYPE })).kind).toBe('subscribe');
+  });
+
+  it('owes CDS before LDS whatever order they were asked in (ADS order)', () => {
+    const session = new SotwSession();
+    session.onRequest(request({ node, type_url: LISTENER_TYPE }));
+    session.onRequest(request({ type_url: CLUSTER_TYPE }));
+    expect(session.nextOwed()?.typeUrl).toBe(CLUSTER_TYPE);
+  });
+
+  it('classifies ACK, NACK, stale and the post-NACK repeat', () => {
+    const session = servingSession();
+    expect(session.onRequest(request({ response_nonce: 'old', version_info: 'v1' })).kind).toBe(
+      'stale',
+    );
+    const nack = session.onRequest(
+      request({
+        response_nonce: 'n1',
+        version_info: 'v0',
+        error_detail: { code: 13, message: 'bad' },
+      }),
+    );
+    expect(nack).toMatchObject({
+      kind: 'nack',
+      nack: { version: 'v1', keptVersion: 'v0', message: 'bad' },
+    });
+    // Envoy sends its request again without error_detail, still on v0: not an ACK of v1.
+    expect(session.onRequest(request({ response_nonce: 'n1', version_info: 'v0' })).kind).toBe(
+      'repeat',
+    );
+    expect(session.types.get(CLUSTER_TYPE)?.nack?.message).toBe('bad');
+    expect(session.types.get(CLUSTER_TYPE)?.acked).toBeUndefined();
+    expect(session.hasOwed()).toBe(false);
+
+    session.recordSent(CLUSTER_TYPE, 'v2', 'n2', 2);
+    expect(session.onRequest(request({ response_nonce: 'n2', version_info: 'v2' }))).toMatchObject({
+      kind: 'ack',
+      version: 'v2',
+    });
+    expect(session.types.get(CLUSTER_TYPE)?.nack).toBeUndefined();
+  });
+
+  it('owes a type again only when its version moved', () => {
+    const session = servingSession();
+    session.onSnapshot(() => 'v1');
+    expect(session.hasOwed()).toBe(false);
+    session.onSnapshot(() => 'v2');
+    expect(session.nextOwed()?.typeUrl).toBe(CLUSTER_TYPE);
+  });
+
+  it('answers a changed name list on a non-wildcard type, and treats "*" as wildcard', () => {
+    const session = servingSession();
+    session.onRequest(request({ type_url: ENDPOINT_TYPE, resource_names: ['b', 'a'] }));
+    expect(session.types.get(ENDPOINT_TYPE)?.names).toEqual(['a', 'b']);
+    session.recordSent(ENDPOINT_TYPE, 'v1', 'e1', 2);
+    const changed = session.onRequest(
+      request({
+        type_url: ENDPOINT_TYPE,
+        response_nonce: 'e1',
+        version_info: 'v1',
+        resource_names: ['a'],
+      }),
+    );
+    expect(changed.kind).toBe('resubscribe');
+    expect(session.nextOwed()?.typeUrl).toBe(ENDPOINT_TYPE);
+    session.onRequest(request({ type_url: LISTENER_TYPE, resource_names: ['*'] }));
+    expect(session.types.get(LISTENER_TYPE)?.names).toBe('*');
+  });
+});

@@ -8,25 +8,10 @@
 import { accessSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { packageRoot } from '../util/package-root.js';
 
 const require = createRequire(import.meta.url);
-
-/** Root of this package (works from `src/` under tsx and from `dist/src/` once compiled). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    try {
-      accessSync(join(dir, 'package.json'));
-      return dir;
-    } catch {
-      const parent = dirname(dir);
-      if (parent === dir) throw new Error('mock-istiod: cannot find package.json above ' + dir);
-      dir = parent;
-    }
-  }
-}
 
 function includeDirs(): string[] {
   const xdsPackage = dirname(require.resolve('@grpc/grpc-js-xds/package.json'));

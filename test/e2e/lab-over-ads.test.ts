@@ -1,0 +1,136 @@
+/**
+ * The core acceptance: a real Envoy, bootstrapped like a sidecar, gets the lab's listeners
+ * and clusters over ADS from the mock, serves real traffic with them, and behaves as the
+ * course material says when the control plane withholds, goes away, comes back and pushes.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startLabUpstream } from '../../scripts/lab-upstream.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { makeStaticCluster } from '../../src/resources/cluster.js';
+import { makeHttpListener } from '../../src/resources/listener.js';
+import { waitFor } from '../../src/testing/wait.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { get, startLab, type Lab } from '../support/lab.js';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+describe('a sidecar Envoy fed by mock-istiod', () => {
+  it('reaches LIVE with the lab listeners and clusters and serves the lab traffic', async () => {
+    lab = await startLab();
+    await lab.envoy.waitForLive({ timeoutMs: 20_000 });
+    expect((await lab.envoy.ready()).status).toBe(200);
+    expect(await lab.envoy.stat('listener_manager.workers_started')).toBe(1);
+    const listeners = await lab.envoy.dynamicListeners();
+    expect(listeners.map((l) => `${l.name} ${l.direction} ${l.port}`).sort()).toEqual([
+      `virtualInbound INBOUND ${lab.ports.inboundPort}`,
+      `virtualOutbound OUTBOUND ${lab.ports.outboundPort}`,
+    ]);
+    expect((await lab.envoy.dynamicActiveClusters()).sort()).toEqual([
+      'BlackHoleCluster',
+      `inbound|${lab.ports.appPort}||`,
+    ]);
+    expect(await get(lab.inboundUrl('/orders'))).toEqual({
+      status: 200,
+      body: `ok:${lab.ports.appPort} /orders`,
+    });
+    expect(await get(lab.outboundUrl('/'))).toEqual({ status: 503, body: 'no healthy upstream' });
+    await lab.istiod.waitForAck(CLUSTER_TYPE);
+    await lab.istiod.waitForAck(LISTENER_TYPE);
+  });
+
+  it('while withheld stays PRE_INITIALIZING and connected, then goes LIVE on release', async () => {
+    lab = await startLab({ withholdFirst: true });
+    const { envoy, istiod } = lab;
+    await waitFor(async () => (await envoy.stat('control_plane.connected_state')) === 1, {
+      description: 'control_plane.connected_state 1',
+    });
+    expect(istiod.streams()).toHaveLength(1);
+    expect(await envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
+    expect(await envoy.stat('cluster_manager.cds.update_success')).toBe(0);
+    expect(await get(lab.inboundUrl('/orders'))).toEqual({ error: 'ECONNREFUSED' });
+
+    expect(istiod.release()).toBe(true);
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    expect(await get(lab.inboundUrl('/orders'))).toMatchObject({ status: 200 });
+  });
+
+  it('keeps serving the last config when the mock goes away, and reconnects with its version', async () => {
+    lab = await startLab();
+    const { envoy } = lab;
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    const acked = await lab.istiod.waitForAck(LISTENER_TYPE);
+
+    await lab.istiod.close();
+    await waitFor(async () => (await envoy.stat('control_plane.connected_state')) === 0, {
+      description: 'control_plane.connected_state 0 after the mock stopped',
+    });
+    expect(await get(lab.inboundUrl('/orders'))).toMatchObject({ status: 200 });
+
+    const reconnects: { typeUrl: string; version: string }[] = [];
+    const istiod = await lab.restartIstiod();
+    istiod.events.on('request', (_stream, outcome) => {
+      if (outcome.kind === 'reconnect') reconnects.push(outcome);
+    });
+    await waitFor(() => reconnects.find((r) => r.typeUrl === CLUSTER_TYPE), {
+      timeoutMs: 15_000,
+      description: 'a CDS reconnect request',
+    });
+    expect(reconnects[0]?.version).toBe(acked.version);
+    await waitFor(async () => (await envoy.stat('control_plane.connected_state')) === 1);
+    await istiod.waitForAck(LISTENER_TYPE);
+  });
+
+  it('applies a pushed change (traffic follows it) and records a push Envoy rejects as a NACK', async () => {
+    lab = await startLab();
+    const { envoy, istiod, ports } = lab;
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    const second = await startLabUpstream({ mode: 'ok', port: 0 });
+    try {
+      expect(istiod.setResources(makeLabResources({ ...ports, appPort: second.port })).ok).toBe(
+        true,
+      );
+      await istiod.waitForAck(CLUSTER_TYPE);
+      await istiod.waitForAck(LISTENER_TYPE);
+      await waitFor(
+        async () => {
+          const res = await get(lab!.inboundUrl('/orders'));
+          return 'body' in res && res.body === `ok:${second.port} /orders`;
+        },
+        { description: 'traffic to follow the new inbound cluster' },
+      );
+    } finally {
+      await second.close();
+    }
+
+    const goodListeners = await envoy.dynamicListeners();
+    const bad = makeHttpListener({
+      name: 'virtualInbound',
+      address: '127.0.0.1',
+      port: ports.inboundPort,
+      direction: 'INBOUND',
+      cluster: 'no-such-cluster',
+    });
+    // The whole lab set with virtualInbound replaced: an LDS response missing a listener
+    // would remove that listener even though Envoy NACKs the response.
+    const lab2 = makeLabResources({ ...ports, appPort: second.port });
+    const clusters = lab2.filter((r) => r['@type'] === CLUSTER_TYPE);
+    const outbound = lab2.filter((r) => r.name === 'virtualOutbound');
+    expect(istiod.setResources([...clusters, ...outbound, bad]).ok).toBe(true);
+    const { nack } = await istiod.waitForNack(LISTENER_TYPE);
+    expect(nack.message).toContain("unknown cluster 'no-such-cluster'");
+    await waitFor(async () => (await envoy.stat('listener_manager.lds.update_rejected')) === 1);
+    expect(await envoy.dynamicListeners()).toEqual(goodListeners);
+
+    // A later CDS change is pushed and ACKed; the rejected LDS version is not sent again.
+    const ldsNonce = istiod.streams()[0]?.types.get(LISTENER_TYPE)?.sent?.nonce;
+    const extra = makeStaticCluster({ name: 'extra', endpoints: [] });
+    expect(istiod.setResources([...clusters, extra, ...outbound, bad]).ok).toBe(true);
+    await istiod.waitForAck(CLUSTER_TYPE);
+    expect(istiod.streams()[0]?.types.get(LISTENER_TYPE)?.sent?.nonce).toBe(ldsNonce);
+    expect(await envoy.stat('listener_manager.lds.update_rejected')).toBe(1);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The sidecar lab on free ports: the lab upstream (the app), a mock istiod serving the lab's
+ * listeners and clusters, and a real Envoy bootstrapped like a sidecar pointing at the mock.
+ * `close()` stops everything it started, Envoy first, and is safe to call twice.
+ */
+import { startLabUpstream, type LabUpstream } from '../../scripts/lab-upstream.js';
+import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
+import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
+import { makeLabResources, type LabOptions } from '../../src/resources/lab.js';
+import type { MockIstiodOptions } from '../../src/server/options.js';
+import { freePorts } from '../../src/testing/ports.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+
+export interface Lab {
+  istiod: TestMockIstiod;
+  envoy: EnvoyProcess;
+  upstream: LabUpstream;
+  ports: LabOptions;
+  /** `http://127.0.0.1:<inbound port><path>` */
+  inboundUrl(path: string): string;
+  outboundUrl(path: string): string;
+  /** Starts a new mock istiod on the same xDS port (after `istiod.close()`). */
+  restartIstiod(options?: Partial<MockIstiodOptions>): Promise<TestMockIstiod>;
+  close(): Promise<void>;
+}
+
+export async function startLab(options: Partial<MockIstiodOptions> = {}): Promise<Lab> {
+  const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const upstream = await startLabUpstream({ mode: 'ok', port: 0 });
+    cleanups.push(() => upstream.close());
+    const ports: LabOptions = {
+      listenerAddress: '127.0.0.1',
+      inboundPort,
+      outboundPort,
+      appAddress: '127.0.0.1',
+      appPort: upstream.port,
+    };
+    const resources = makeLabResources(ports);
+    let istiod = await startMockIstiod({ resources, ...options });
+    cleanups.push(() => istiod.close());
+    const xdsPort = istiod.addresses.xds.port;
+    const envoy = await startEnvoy({
+      bootstrap: makeSidecarBootstrap({ discoveryPort: xdsPort, adminPort: 0 }),
+    });
+    cleanups.push(() => envoy.stop());
+    const lab: Lab = {
+      get istiod() {
+        return istiod;
+      },
+      envoy,
+      upstream,
+      ports,
+      inboundUrl: (path) => `http://127.0.0.1:${inboundPort}${path}`,
+      outboundUrl: (path) => `http://127.0.0.1:${outboundPort}${path}`,
+      async restartIstiod(restartOptions = {}) {
+        istiod = await startMockIstiod({
+          resources,
+          ...restartOptions,
+          xds: { host: '127.0.0.1', port: xdsPort },
+        });
+        cleanups.splice(1, 0, () => istiod.close());
+        return istiod;
+      },
+      close,
+    };
+    return lab;
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** One HTTP GET with a deadline; connection errors come back as `{ error }`. */
+export async function get(
+  url: string,
+  timeoutMs = 5_000,
+): Promise<{ status: number; body: string } | { error: string }> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    return { status: res.status, body: await res.text() };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause;
+    return { error: cause?.code ?? (err instanceof Error ? err.message : String(err)) };
+  }
+}

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BoundedLog } from '../../src/envoy/bounded-log.js';
+import { EnvoyNotFoundError, defaultEnvoyPath, findEnvoy } from '../../src/envoy/find-envoy.js';
+import { packageRoot } from '../../src/util/package-root.js';
+
+describe('findEnvoy', () => {
+  it('uses ENVOY_BIN when it is an executable file', () => {
+    expect(findEnvoy({ ENVOY_BIN: process.execPath })).toBe(process.execPath);
+  });
+
+  it('says how to fix a missing or unusable binary', () => {
+    const missing = '/nonexistent/envoy';
+    expect(() => findEnvoy({ ENVOY_BIN: missing })).toThrow(EnvoyNotFoundError);
+    expect(() => findEnvoy({ ENVOY_BIN: missing })).toThrow(
+      'Envoy binary not found at /nonexistent/envoy: run `npm run install-envoy` ' +
+        '(scripts/install-envoy.sh) or set ENVOY_BIN',
+    );
+    const notExecutable = join(packageRoot(), 'package.json');
+    expect(() => findEnvoy({ ENVOY_BIN: notExecutable })).toThrow(EnvoyNotFoundError);
+  });
+
+  it('defaults to <package root>/.venv/bin/envoy', () => {
+    expect(defaultEnvoyPath()).toBe(join(packageRoot(), '.venv', 'bin', 'envoy'));
+    const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
+      name: string;
+    };
+    expect(pkg.name).toBe('mock-istiod');
+  });
+});
+
+describe('BoundedLog', () => {
+  it('keeps only the most recent output and marks the cut', () => {
+    const log = new BoundedLog(10);
+    log.append('0123456789');
+    expect(log.text()).toBe('0123456789');
+    log.append('abcd');
+    expect(log.text()).toBe('[earlier output dropped]\n456789abcd');
+  });
+
+  it('tails the last non-empty lines, each cut to a readable length', () => {
+    const log = new BoundedLog(1000);
+    log.append('one\ntwo\n\nthree\n');
+    log.append(`${'x'.repeat(50)}\n`);
+    expect(log.tail(2, 10)).toBe(`three\n${'x'.repeat(10)}…`);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { MockIstiodError } from '../server/errors.js';
 import { UsageError } from './args.js';
-import { serve, SERVE_USAGE } from './serve.js';
+import { serve } from './serve.js';
 
 const USAGE = `Usage: mock-istiod <command> [options]
 
@@ -40,8 +40,8 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     if (isUserError(err)) {
-      process.stderr.write(`mock-istiod: ${err.message}\n`);
-      if (err instanceof UsageError) process.stderr.write(`\n${SERVE_USAGE}`);
+      const hint = err instanceof MockIstiodError ? '' : ' (see: mock-istiod --help)';
+      process.stderr.write(`mock-istiod: ${err.message}${hint}\n`);
       process.exit(2);
     }
     process.stderr.write(`mock-istiod: unexpected error\n`);

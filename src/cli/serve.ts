@@ -3,6 +3,7 @@
  * lab's resources, until SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
 import { makeLabResources, LAB_DEFAULTS } from '../resources/lab.js';
 import { createMockIstiod } from '../server/mock-istiod.js';
 import { DEFAULT_HOST } from '../server/options.js';
@@ -56,6 +57,8 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
+  // grpc-js writes its own errors to stderr; ours say the same thing in one clear line.
+  if (env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const log = createCliLogger(
     parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
     parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),

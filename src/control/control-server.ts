@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { MockIstiodError } from '../server/errors.js';
 import type { Endpoint } from '../server/options.js';
 import type { StreamView } from '../server/events.js';
 
@@ -99,9 +100,22 @@ export function createControlServer(target: Controllable, log: Logger): ControlS
   return {
     listen: ({ host, port }) =>
       new Promise((resolve, reject) => {
-        server.once('error', reject);
+        server.once('error', (err: NodeJS.ErrnoException) => {
+          const hint =
+            err.code === 'EADDRINUSE'
+              ? ': the port is in use; choose another with --control-port'
+              : '';
+          reject(
+            new MockIstiodError(
+              'LISTEN_FAILED',
+              `cannot listen for the control API on ${host}:${port} (${err.code ?? err.message})${hint}`,
+              [],
+              { cause: err },
+            ),
+          );
+        });
         server.listen(port, host, () => {
-          server.off('error', reject);
+          server.removeAllListeners('error');
           resolve((server.address() as AddressInfo).port);
         });
       }),

@@ -60,7 +60,7 @@ export function createAdsServer(
             reject(
               new MockIstiodError(
                 'LISTEN_FAILED',
-                `cannot listen for xDS on ${address}: ${err.message}`,
+                `cannot listen for xDS on ${address} (${err.message}): is the port in use? choose another with --port`,
                 [],
                 {
                   cause: err,

@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // each starts Envoy, and this project's machines have two cores.
 export default defineConfig({
   test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
         extends: true,

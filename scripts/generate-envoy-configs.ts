@@ -5,9 +5,9 @@
  *   npx tsx scripts/generate-envoy-configs.ts           # write
  *   npx tsx scripts/generate-envoy-configs.ts --check   # exit 1 if a committed file differs
  */
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { isMainModule } from '../src/util/is-main.js';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderBootstrap } from '../src/bootstrap/render.js';
 import { makeSidecarBootstrap } from '../src/bootstrap/sidecar.js';
@@ -82,14 +82,4 @@ function readOrEmpty(path: string): string {
   }
 }
 
-function isMainModule(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMainModule()) main();
+if (isMainModule(import.meta.url)) main();

@@ -10,10 +10,9 @@
  *   npx tsx scripts/lab-upstream.ts 8101 ok          (the lab's positional form)
  */
 import { createServer } from 'node:http';
+import { isMainModule } from '../src/util/is-main.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 export type LabUpstreamMode = 'ok' | 'fail' | 'slow';
@@ -129,14 +128,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-function isMainModule(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMainModule()) await main();
+if (isMainModule(import.meta.url)) await main();

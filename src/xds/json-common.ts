@@ -106,3 +106,16 @@ export function ownValue(message: object, name: string): unknown {
     ? (message as Record<string, unknown>)[name]
     : undefined;
 }
+
+/** The `google.protobuf` wrapper messages, written in JSON as bare values. */
+export const WRAPPER_TYPES = [
+  'DoubleValue',
+  'FloatValue',
+  'Int64Value',
+  'UInt64Value',
+  'Int32Value',
+  'UInt32Value',
+  'BoolValue',
+  'StringValue',
+  'BytesValue',
+] as const;

@@ -5,24 +5,13 @@
  * @internal
  */
 import type protobuf from 'protobufjs';
+import { WRAPPER_TYPES as WRAPPERS } from './json-common.js';
 import { ownValue, setEntry } from './json-common.js';
 import { fullNameOf, messageTypeOf, requireField } from './json-schema.js';
 import { defaultScalarJson, longToString, scalarToJson } from './json-scalars-to.js';
 import { formatDuration, formatTimestamp } from './json-time.js';
 
 export type WellKnownToJson = (type: protobuf.Type, message: object) => unknown;
-
-const WRAPPERS = [
-  'DoubleValue',
-  'FloatValue',
-  'Int64Value',
-  'UInt64Value',
-  'Int32Value',
-  'UInt32Value',
-  'BoolValue',
-  'StringValue',
-  'BytesValue',
-];
 
 const TO_JSON = new Map<string, WellKnownToJson>([
   ['.google.protobuf.Duration', (t, m) => formatDuration(...secondsAndNanos(t, m))],

@@ -9,6 +9,7 @@
  * @internal
  */
 import type protobuf from 'protobufjs';
+import { WRAPPER_TYPES as WRAPPERS } from './json-common.js';
 import {
   ANY_TYPE,
   type FromContext,
@@ -37,18 +38,6 @@ export type WellKnownFromJson = (
   path: string,
   ctx: FromContext,
 ) => protobuf.Message | undefined;
-
-const WRAPPERS = [
-  'DoubleValue',
-  'FloatValue',
-  'Int64Value',
-  'UInt64Value',
-  'Int32Value',
-  'UInt32Value',
-  'BoolValue',
-  'StringValue',
-  'BytesValue',
-];
 
 const FROM_JSON = new Map<string, WellKnownFromJson>([
   ['.google.protobuf.Duration', timeFromJson(parseDuration, `a duration string ${DURATION_FORM}`)],

@@ -5,13 +5,15 @@
  */
 import { MockIstiodError } from '../server/errors.js';
 import { UsageError } from './args.js';
-import { serve } from './serve.js';
+import { COMMANDS } from './commands.js';
 
-const USAGE = `Usage: mock-istiod <command> [options]
-
-Commands:
-  serve     serve xDS like istiod, with the sidecar lab's resources (see: mock-istiod serve --help)
-`;
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(
+    ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`,
+  );
+  return `Usage: mock-istiod <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nSee: mock-istiod <command> --help\n`;
+}
 
 function isUserError(err: unknown): err is Error {
   if (err instanceof UsageError || err instanceof MockIstiodError) return true;
@@ -21,19 +23,14 @@ function isUserError(err: unknown): err is Error {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'serve':
-      return serve(rest, process.env);
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return command === undefined ? 2 : 0;
-    default:
-      throw new UsageError(`unknown command "${command}"; try: mock-istiod --help`);
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(usage());
+    return name === undefined ? 2 : 0;
   }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) throw new UsageError(`unknown command "${name}"`);
+  return command.run(rest, process.env);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,101 +1,96 @@
 /**
- * The HTTP control API on istiod's monitoring port (15014): JSON in, JSON out. A minimal
- * start: release / withhold the responses and read the state; later issues add faults,
- * resources and istiod's debug endpoints.
+ * The HTTP control API on istiod's monitoring port (15014): JSON in, JSON out. Unknown
+ * paths answer 404 with the list of endpoints; a known path with the wrong method answers
+ * 405 naming the allowed ones; a bad body answers 400 saying what is wrong.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { MockIstiodError } from '../server/errors.js';
 import type { Endpoint } from '../server/options.js';
-import type { StreamView } from '../server/events.js';
-
-/** What the control API needs from the server (kept narrow so it is easy to test). */
-export interface Controllable {
-  release(): boolean;
-  withhold(): void;
-  readonly withheld: boolean;
-  streams(): StreamView[];
-}
+import {
+  HttpError,
+  matchRoute,
+  readJsonBody,
+  type ControlResponse,
+  type Method,
+  type Route,
+} from './router.js';
 
 export interface ControlServer {
   listen(endpoint: Endpoint): Promise<number>;
   close(): Promise<void>;
 }
 
-type Handler = (target: Controllable) => { status: number; body: unknown };
-
-const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
-  '/control/release': {
-    POST: (t) => ({ status: 200, body: { released: t.release(), withheld: t.withheld } }),
-  },
-  '/control/withhold': {
-    POST: (t) => {
-      t.withhold();
-      return { status: 200, body: { withheld: t.withheld } };
-    },
-  },
-  '/control/state': {
-    GET: (t) => ({
-      status: 200,
-      body: { withheld: t.withheld, streams: t.streams().map(describeStream) },
-    }),
-  },
-  '/ready': { GET: () => ({ status: 200, body: { ready: true } }) },
-};
-
-function describeStream(stream: StreamView) {
-  return {
-    connectionId: stream.connectionId,
-    nodeId: stream.proxy.nodeId,
-    peer: stream.peer,
-    connectedAt: stream.connectedAt.toISOString(),
-    types: [...stream.types.values()].map((t) => ({
-      typeUrl: t.typeUrl,
-      sent: t.sent?.version,
-      acked: t.acked?.version,
-      nack: t.nack ? { version: t.nack.version, message: t.nack.message } : undefined,
-    })),
-  };
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body, null, 2) + '\n';
-  res.writeHead(status, {
-    'content-type': 'application/json',
+function send(res: ServerResponse, response: ControlResponse, pretty: boolean): void {
+  const text =
+    response.contentType && typeof response.body === 'string'
+      ? response.body
+      : JSON.stringify(response.body, null, pretty ? 2 : undefined) + '\n';
+  res.writeHead(response.status, {
+    'content-type': response.contentType ?? 'application/json',
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
 }
 
-export function route(
-  target: Controllable,
+export async function handle(
+  routes: readonly Route[],
   req: IncomingMessage,
-): { status: number; body: unknown } {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-  const methods = ROUTES[path];
-  if (!methods)
+): Promise<ControlResponse> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const method = req.method ?? 'GET';
+  const match = matchRoute(routes, method, url.pathname);
+  if (!match) {
+    req.resume();
+    const endpoints = routes.map((r) => `${r.method} ${r.path} — ${r.summary}`);
     return {
       status: 404,
-      body: { error: `no such endpoint: ${path}`, endpoints: Object.keys(ROUTES) },
-    };
-  const handler = methods[req.method ?? 'GET'];
-  if (!handler) {
-    const allowed = Object.keys(methods).join(', ');
-    return {
-      status: 405,
-      body: { error: `${req.method ?? ''} is not allowed on ${path}; use ${allowed}` },
+      body: { error: `no such endpoint: ${method} ${url.pathname}`, endpoints },
     };
   }
-  return handler(target);
+  if ('allowed' in match) {
+    req.resume();
+    const allowed = match.allowed.join(', ');
+    return {
+      status: 405,
+      body: { error: `${method} is not allowed on ${url.pathname}; use ${allowed}` },
+    };
+  }
+  try {
+    const body = await readJsonBody(req);
+    return await match.route.handle({
+      method: method as Method,
+      path: url.pathname,
+      query: url.searchParams,
+      params: match.params,
+      body,
+    });
+  } catch (err) {
+    if (err instanceof HttpError) {
+      return { status: err.status, body: { error: err.message, details: err.details } };
+    }
+    throw err;
+  }
 }
 
-export function createControlServer(target: Controllable, log: Logger): ControlServer {
+export function createControlServer(routes: readonly Route[], log: Logger): ControlServer {
   const server = createServer((req, res) => {
-    req.resume();
-    const { status, body } = route(target, req);
-    log.info({ method: req.method, url: req.url, status }, 'control API request');
-    send(res, status, body);
+    const pretty = new URL(req.url ?? '/', 'http://localhost').searchParams.has('pretty');
+    handle(routes, req).then(
+      (response) => {
+        log.debug({ method: req.method, url: req.url, status: response.status }, 'control API');
+        send(res, response, pretty);
+      },
+      (err: unknown) => {
+        log.error({ err, method: req.method, url: req.url }, 'control API: unexpected error');
+        send(
+          res,
+          { status: 500, body: { error: 'internal error; see the mock-istiod log' } },
+          pretty,
+        );
+      },
+    );
   });
   return {
     listen: ({ host, port }) =>

@@ -1,17 +1,23 @@
 /**
- * A mock istiod, assembled: snapshot store → per-stream sessions → gate → wire, plus the
+ * A mock istiod, assembled: snapshot store → per-stream sessions → response policy → wire, plus the
  * HTTP control API. `createMockIstiod()` builds it without listening; `start()` binds (port
  * 0 picks free ports); `close()` is idempotent and closes in reverse order.
  */
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
+import { allRoutes } from '../control/routes.js';
 import { createSnapshotStore, type SnapshotChange, type SnapshotStore } from '../snapshot/store.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { Result } from '../xds/problems.js';
 import { createAdsServer, type AdsServer } from './ads-server.js';
 import { MockIstiodError } from './errors.js';
 import { ServerEventEmitter, type StreamView } from './events.js';
-import { createWithholdGate, type WithholdGate } from './gate.js';
+import {
+  combinePolicies,
+  createWithholdSwitch,
+  type ResponsePolicy,
+  type WithholdSwitch,
+} from './policy.js';
 import { resolveOptions, type Endpoint, type MockIstiodOptions } from './options.js';
 import type { SotwStream } from './sotw-stream.js';
 
@@ -50,13 +56,14 @@ export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): Mock
   if (!created.ok) {
     throw MockIstiodError.fromProblems('INVALID_RESOURCES', 'invalid resources', created.problems);
   }
-  return new MockIstiodImpl(options, created.value, createWithholdGate(options.withholdFirst));
+  return new MockIstiodImpl(options, created.value, createWithholdSwitch(options.withholdFirst));
 }
 
 class MockIstiodImpl implements MockIstiod {
   readonly events = new ServerEventEmitter();
   private readonly streamsById = new Map<string, SotwStream>();
   private readonly ads: AdsServer;
+  private readonly policy: ResponsePolicy;
   private control: ControlServer | undefined;
   private started: StartedAddresses | undefined;
   private state: 'new' | 'starting' | 'running' | 'closed' = 'new';
@@ -65,13 +72,14 @@ class MockIstiodImpl implements MockIstiod {
   constructor(
     private readonly options: MockIstiodOptions,
     private readonly store: SnapshotStore,
-    private readonly gate: WithholdGate,
+    private readonly withholdSwitch: WithholdSwitch,
   ) {
     const log = options.logger;
+    this.policy = combinePolicies(withholdSwitch, ...options.policies);
     this.ads = createAdsServer(
       {
         store,
-        gate,
+        policy: this.policy,
         events: this.events,
         log,
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
@@ -91,7 +99,7 @@ class MockIstiodImpl implements MockIstiod {
         stream.flush();
       }
     });
-    gate.onOpen(() => {
+    this.policy.onChange(() => {
       for (const stream of this.streamsById.values()) stream.flush();
     });
   }
@@ -107,7 +115,7 @@ class MockIstiodImpl implements MockIstiod {
   }
 
   get withheld(): boolean {
-    return this.gate.withheld;
+    return this.withholdSwitch.withheld;
   }
 
   async start(): Promise<StartedAddresses> {
@@ -118,7 +126,7 @@ class MockIstiodImpl implements MockIstiod {
       const xdsPort = await this.ads.listen(this.options.xds);
       let control: Endpoint | undefined;
       if (this.options.control) {
-        this.control = createControlServer(this, this.options.logger);
+        this.control = createControlServer(allRoutes(this), this.options.logger);
         control = {
           host: this.options.control.host,
           port: await this.control.listen(this.options.control),
@@ -143,11 +151,11 @@ class MockIstiodImpl implements MockIstiod {
   }
 
   withhold(): void {
-    this.gate.withhold();
+    this.withholdSwitch.withhold();
   }
 
   release(): boolean {
-    return this.gate.release();
+    return this.withholdSwitch.release();
   }
 
   streams(): StreamView[] {

@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../xds/problems.js';
 import type { Clock } from '../snapshot/version.js';
+import type { ResponsePolicy } from './policy.js';
 
 export interface Endpoint {
   host: string;
@@ -26,6 +27,8 @@ export interface MockIstiodOptions {
   clock: Clock;
   /** Written into every response's `control_plane.identifier`. */
   controlPlaneId: string;
+  /** Extra response policies (faults), consulted after the withhold switch, in order. */
+  policies: readonly ResponsePolicy[];
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -39,6 +42,7 @@ export function defaultOptions(): MockIstiodOptions {
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
     controlPlaneId: 'mock-istiod',
+    policies: [],
   };
 }
 

@@ -8,17 +8,18 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { SotwSession, type RequestOutcome } from '../protocol/sotw-session.js';
+import { SotwSession, type RequestOutcome, type TypeState } from '../protocol/sotw-session.js';
+import type { TypeSnapshot } from '../snapshot/snapshot.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import { shortTypeName } from '../xds/type-urls.js';
 import { decodeDiscoveryRequest, encodeNonceField, type DiscoveryRequest } from '../xds/wire.js';
 import type { AdsCall } from './ads-service.js';
 import type { ServerEventEmitter, StreamView } from './events.js';
-import type { ResponseGate } from './gate.js';
+import type { ResponseDecision, ResponsePolicy } from './policy.js';
 
 export interface StreamContext {
   store: SnapshotStore;
-  gate: ResponseGate;
+  policy: ResponsePolicy;
   events: ServerEventEmitter;
   log: Logger;
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */
@@ -34,6 +35,11 @@ export class SotwStream {
   connectionId = '';
   private flushing = false;
   private closed = false;
+  private responsesSent = 0;
+  /** Types whose response waits out a delay decided by the policy. */
+  private readonly delays = new Map<string, NodeJS.Timeout>();
+  /** Types whose delay has run out: sent next without asking the policy again. */
+  private readonly bypass = new Set<string>();
 
   constructor(
     private readonly call: AdsCall,
@@ -157,25 +163,63 @@ export class SotwStream {
   }
 
   private async drainOwed(): Promise<void> {
-    const proxy = this.session.proxy;
-    if (!proxy) return;
-    const allowed = (typeUrl: string) =>
-      this.ctx.gate.allows({ connectionId: this.connectionId, nodeId: proxy.nodeId, typeUrl });
+    const skipped = new Set<string>();
+    const allowed = (typeUrl: string) => !skipped.has(typeUrl) && !this.delays.has(typeUrl);
     for (;;) {
       if (this.closed) return;
       const state = this.session.nextOwed(allowed);
-      if (!state) return;
-      const typeSnapshot = this.ctx.store.current().get(state.typeUrl);
-      const names = state.names === '*' ? undefined : state.names;
-      const body = typeSnapshot.body(names);
-      const nonce = randomUUID();
-      const message = Buffer.concat([body, encodeNonceField(nonce)]);
-      const count = typeSnapshot.count(names);
-      this.session.recordSent(state.typeUrl, typeSnapshot.version, nonce, count);
-      const writable = this.call.write(message);
-      this.afterSend(state.typeUrl, typeSnapshot.version, nonce, count, message.length);
-      if (!writable) await this.waitForDrain();
+      const view = this.view();
+      if (!state || !view) return;
+      const current = this.ctx.store.current().get(state.typeUrl);
+      const decision: ResponseDecision = this.bypass.delete(state.typeUrl)
+        ? { kind: 'send' }
+        : this.ctx.policy.decide({
+            stream: view,
+            protocol: 'sotw',
+            typeUrl: state.typeUrl,
+            snapshot: current,
+            responsesSent: this.responsesSent,
+          });
+      switch (decision.kind) {
+        case 'hold':
+          skipped.add(state.typeUrl);
+          continue;
+        case 'delay':
+          this.delay(state.typeUrl, decision.ms);
+          continue;
+        case 'end':
+          this.end(decision.code, decision.message);
+          return;
+        case 'replace':
+          await this.send(state, decision.snapshot, decision.reuseNonce === true);
+          continue;
+        case 'send':
+          await this.send(state, current, false);
+      }
     }
+  }
+
+  /** Holds a type for `ms`, then sends it without asking the policy again. */
+  private delay(typeUrl: string, ms: number): void {
+    const timer = setTimeout(() => {
+      this.delays.delete(typeUrl);
+      this.bypass.add(typeUrl);
+      this.flush();
+    }, ms);
+    timer.unref();
+    this.delays.set(typeUrl, timer);
+  }
+
+  private async send(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): Promise<void> {
+    const names = state.names === '*' ? undefined : state.names;
+    const nonce = reuseNonce && state.sent ? state.sent.nonce : randomUUID();
+    const message = Buffer.concat([snapshot.body(names), encodeNonceField(nonce)]);
+    const count = snapshot.count(names);
+    this.session.recordSent(state.typeUrl, snapshot.version, nonce, count);
+    this.responsesSent += 1;
+    const writable = this.call.write(message);
+    this.afterSend(state.typeUrl, snapshot.version, nonce, count, message.length);
+    if (!writable) await this.waitForDrain();
   }
 
   private afterSend(typeUrl: string, version: string, nonce: string, count: number, bytes: number) {
@@ -200,6 +244,8 @@ export class SotwStream {
   private finish(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    for (const timer of this.delays.values()) clearTimeout(timer);
+    this.delays.clear();
     const view = this.view();
     if (!view) return;
     this.ctx.unregister(this);

@@ -8,6 +8,12 @@ import { createControlServer, type ControlServer } from '../control/control-serv
 import { allRoutes } from '../control/routes.js';
 import { createSnapshotStore, type SnapshotChange, type SnapshotStore } from '../snapshot/store.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import {
+  attachJournal,
+  Journal,
+  type JournalEntry,
+  type JournalFilter,
+} from '../journal/journal.js';
 import type { Result } from '../xds/problems.js';
 import { createAdsServer, type AdsServer } from './ads-server.js';
 import { MockIstiodError } from './errors.js';
@@ -41,6 +47,10 @@ export interface MockIstiod {
   release(): boolean;
   readonly withheld: boolean;
   streams(): StreamView[];
+  /** Every request and response so far (bounded: the oldest entries drop first). */
+  journal(filter?: JournalFilter): JournalEntry[];
+  /** The journal itself, to add sinks (e.g. a JSONL file) or clear it. */
+  readonly journalStore: Journal;
   close(): Promise<void>;
 }
 
@@ -61,6 +71,7 @@ export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): Mock
 
 class MockIstiodImpl implements MockIstiod {
   readonly events = new ServerEventEmitter();
+  readonly journalStore: Journal;
   private readonly streamsById = new Map<string, SotwStream>();
   private readonly ads: AdsServer;
   private readonly policy: ResponsePolicy;
@@ -76,6 +87,8 @@ class MockIstiodImpl implements MockIstiod {
   ) {
     const log = options.logger;
     this.policy = combinePolicies(withholdSwitch, ...options.policies);
+    this.journalStore = new Journal(options.journalSize);
+    attachJournal(this.journalStore, this.events);
     this.ads = createAdsServer(
       {
         store,
@@ -156,6 +169,10 @@ class MockIstiodImpl implements MockIstiod {
 
   release(): boolean {
     return this.withholdSwitch.release();
+  }
+
+  journal(filter?: JournalFilter): JournalEntry[] {
+    return this.journalStore.query(filter);
   }
 
   streams(): StreamView[] {

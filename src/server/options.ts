@@ -7,6 +7,7 @@ import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../xds/problems.js';
 import type { Clock } from '../snapshot/version.js';
 import type { ResponsePolicy } from './policy.js';
+import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 
 export interface Endpoint {
   host: string;
@@ -29,6 +30,8 @@ export interface MockIstiodOptions {
   controlPlaneId: string;
   /** Extra response policies (faults), consulted after the withhold switch, in order. */
   policies: readonly ResponsePolicy[];
+  /** How many journal entries to keep in memory (a ring buffer). */
+  journalSize: number;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -43,6 +46,7 @@ export function defaultOptions(): MockIstiodOptions {
     clock: () => new Date(),
     controlPlaneId: 'mock-istiod',
     policies: [],
+    journalSize: DEFAULT_JOURNAL_SIZE,
   };
 }
 
@@ -66,6 +70,12 @@ export function resolveOptions(
   const problems: Problem[] = [];
   checkEndpoint('xds', options.xds, problems);
   if (options.control) checkEndpoint('control', options.control, problems);
+  if (!Number.isInteger(options.journalSize) || options.journalSize < 1) {
+    problems.push({
+      path: 'journalSize',
+      message: `expected a positive integer, found ${String(options.journalSize)}`,
+    });
+  }
   if (!Array.isArray(options.resources)) {
     problems.push({ path: 'resources', message: 'expected an array of resources' });
   }

@@ -213,3 +213,32 @@ describe('withholding', () => {
     expect(response.version_info).toBe(server.snapshot().get(CLUSTER_TYPE).version);
   });
 });
+
+describe('the journal', () => {
+  it('records requests and responses in order, filterable by node, type and kind', async () => {
+    const { server, client } = await setup({ journalSize: 5 });
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const cds = await stream.next();
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      version_info: cds.version_info,
+      response_nonce: cds.nonce,
+    });
+    await server.waitForAck(CLUSTER_TYPE);
+    expect(server.journal().map((e) => e.kind)).toEqual(['open', 'subscribe', 'response', 'ack']);
+    expect(server.journal({ kind: 'ack', node: 'orders-v1-0' })).toMatchObject([
+      { typeUrl: CLUSTER_TYPE, version: cds.version_info, nonce: cds.nonce },
+    ]);
+    stream.send({ type_url: LISTENER_TYPE });
+    await stream.next();
+    // Size 5: the oldest entry ("open") dropped first.
+    expect(server.journal().map((e) => e.kind)).toEqual([
+      'subscribe',
+      'response',
+      'ack',
+      'subscribe',
+      'response',
+    ]);
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * The journal: every request classified and every response written, as plain JSON
+ * entries, kept in a bounded ring buffer (oldest dropped first) and handed to sinks (such
+ * as a JSONL file). It listens to the server's events; it never touches the protocol.
+ */
+import type { RequestOutcome } from '../protocol/sotw-session.js';
+import type { ServerEventEmitter, StreamView } from '../server/events.js';
+
+export type JournalKind =
+  'open' | 'close' | 'rejected' | 'response' | Exclude<RequestOutcome['kind'], 'rejected'>;
+
+export interface JournalEntry {
+  /** Sequence number, from 1, never reused. */
+  seq: number;
+  time: string;
+  kind: JournalKind;
+  direction: 'request' | 'response' | 'stream';
+  connectionId?: string;
+  nodeId?: string;
+  peer?: string;
+  typeUrl?: string;
+  version?: string;
+  nonce?: string;
+  /** Number of resources in a response. */
+  resources?: number;
+  bytes?: number;
+  /** NACK: Envoy's `error_detail`. */
+  errorDetail?: { code: number; message: string };
+  /** Stream close / rejection reason. */
+  reason?: string;
+}
+
+export interface JournalFilter {
+  /** Node id (substring match, as istiod's `proxyID`). */
+  node?: string;
+  typeUrl?: string;
+  kind?: JournalKind | readonly JournalKind[];
+  /** Entries with `seq` greater than this. */
+  since?: number;
+  limit?: number;
+}
+
+export type JournalSink = (entry: JournalEntry) => void;
+
+export const DEFAULT_JOURNAL_SIZE = 10_000;
+
+export class Journal {
+  private readonly ring: (JournalEntry | undefined)[];
+  private next = 0;
+  private seq = 0;
+  private readonly sinks = new Set<JournalSink>();
+
+  constructor(readonly size = DEFAULT_JOURNAL_SIZE) {
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError('journal size must be a positive integer');
+    this.ring = new Array<JournalEntry | undefined>(size);
+  }
+
+  record(entry: Omit<JournalEntry, 'seq' | 'time'> & { time?: string }): JournalEntry {
+    this.seq += 1;
+    const full: JournalEntry = {
+      seq: this.seq,
+      time: entry.time ?? new Date().toISOString(),
+      ...entry,
+    };
+    this.ring[this.next] = full;
+    this.next = (this.next + 1) % this.size;
+    for (const sink of this.sinks) sink(full);
+    return full;
+  }
+
+  /** Entries oldest first, filtered. */
+  query(filter: JournalFilter = {}): JournalEntry[] {
+    const kinds = filter.kind === undefined ? undefined : new Set([filter.kind].flat());
+    const out: JournalEntry[] = [];
+    for (let i = 0; i < this.size; i++) {
+      const entry = this.ring[(this.next + i) % this.size];
+      if (!entry) continue;
+      if (filter.since !== undefined && entry.seq <= filter.since) continue;
+      if (filter.node !== undefined && !entry.nodeId?.includes(filter.node)) continue;
+      if (filter.typeUrl !== undefined && entry.typeUrl !== filter.typeUrl) continue;
+      if (kinds && !kinds.has(entry.kind)) continue;
+      out.push(entry);
+    }
+    return filter.limit === undefined ? out : out.slice(-filter.limit);
+  }
+
+  addSink(sink: JournalSink): () => void {
+    this.sinks.add(sink);
+    return () => this.sinks.delete(sink);
+  }
+
+  clear(): void {
+    this.ring.fill(undefined);
+  }
+}
+
+function streamFields(stream: StreamView) {
+  return { connectionId: stream.connectionId, nodeId: stream.proxy.nodeId };
+}
+
+function outcomeFields(outcome: RequestOutcome): Partial<JournalEntry> {
+  switch (outcome.kind) {
+    case 'rejected':
+      return { reason: outcome.message };
+    case 'ack':
+      return { typeUrl: outcome.typeUrl, version: outcome.version, nonce: outcome.nonce };
+    case 'nack':
+      return {
+        typeUrl: outcome.typeUrl,
+        version: outcome.nack.version,
+        nonce: outcome.nack.nonce,
+        errorDetail: { code: outcome.nack.code, message: outcome.nack.message },
+      };
+    case 'stale':
+      return { typeUrl: outcome.typeUrl, nonce: outcome.nonce };
+    case 'reconnect':
+    case 'repeat':
+      return { typeUrl: outcome.typeUrl, version: outcome.version };
+    default:
+      return { typeUrl: outcome.typeUrl };
+  }
+}
+
+/** Feeds a journal from a server's events; returns a function that stops it. */
+export function attachJournal(journal: Journal, events: ServerEventEmitter): () => void {
+  const handlers = {
+    'stream-open': (stream: StreamView) =>
+      journal.record({
+        kind: 'open',
+        direction: 'stream',
+        ...streamFields(stream),
+        peer: stream.peer,
+      }),
+    'stream-close': (stream: StreamView, reason: string) =>
+      journal.record({ kind: 'close', direction: 'stream', ...streamFields(stream), reason }),
+    'stream-rejected': (peer: string, message: string) =>
+      journal.record({ kind: 'rejected', direction: 'stream', peer, reason: message }),
+    request: (stream: StreamView, outcome: RequestOutcome) => {
+      if (outcome.kind === 'rejected') return;
+      journal.record({
+        kind: outcome.kind,
+        direction: 'request',
+        ...streamFields(stream),
+        ...outcomeFields(outcome),
+      });
+    },
+    response: (
+      stream: StreamView,
+      r: { typeUrl: string; version: string; nonce: string; count: number; bytes: number },
+    ) =>
+      journal.record({
+        kind: 'response',
+        direction: 'response',
+        ...streamFields(stream),
+        typeUrl: r.typeUrl,
+        version: r.version,
+        nonce: r.nonce,
+        resources: r.count,
+        bytes: r.bytes,
+      }),
+  };
+  for (const [event, handler] of Object.entries(handlers))
+    events.on(event as 'request', handler as never);
+  return () => {
+    for (const [event, handler] of Object.entries(handlers))
+      events.off(event as 'request', handler as never);
+  };
+}

@@ -17,6 +17,11 @@ export { makeHttpListener, makeRouteToCluster } from './resources/listener.js';
 export * from './xds/type-urls.js';
 export type { Problem, Result } from './xds/problems.js';
 export { startMockIstiod, type TestMockIstiod } from './testing/start.js';
-export { Journal, type JournalEntry, type JournalFilter, type JournalKind } from './journal/journal.js';
+export {
+  Journal,
+  type JournalEntry,
+  type JournalFilter,
+  type JournalKind,
+} from './journal/journal.js';
 export { waitFor, WaitTimeoutError } from './testing/wait.js';
 export { AdsTestClient, AdsTestStream } from './testing/ads-client.js';

@@ -10,45 +10,19 @@
  */
 import { SERVED_TYPES, isWildcardType } from '../xds/type-urls.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
-import { parseNode, type ProxyIdentity } from './node.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import type { ProxyIdentity } from './node.js';
+import {
+  acceptNode,
+  inAdsOrder,
+  type Nack,
+  type SessionState,
+  type Sent,
+  type StreamSession,
+  type TypeState,
+} from './session.js';
 
-/** The stream's lifecycle. */
-export type SessionState =
-  /** Open, no request yet: the first request must carry the node. */
-  | { t: 'awaiting-node' }
-  /** The node was accepted; requests are classified per type. */
-  | { t: 'serving'; proxy: ProxyIdentity }
-  /** Ended by a protocol violation (the stream is closed with `message`). */
-  | { t: 'rejected'; message: string };
-
-export interface Sent {
-  version: string;
-  nonce: string;
-  at: Date;
-  count: number;
-}
-
-export interface Nack {
-  /** The version Envoy rejected (the one we had sent). */
-  version: string;
-  nonce: string;
-  /** The version Envoy says it still runs (`version_info` of the NACK). */
-  keptVersion: string;
-  code: number;
-  message: string;
-  at: Date;
-}
-
-/** What the session knows about one subscribed type. */
-export interface TypeState {
-  typeUrl: string;
-  /** `'*'` for a wildcard subscription, else the names asked for. */
-  names: '*' | readonly string[];
-  sent: Sent | undefined;
-  acked: { version: string; nonce: string; at: Date } | undefined;
-  /** The last NACK, cleared by the next ACK. */
-  nack: Nack | undefined;
-}
+export type { Nack, SessionState, Sent, TypeState } from './session.js';
 
 /** What a request meant. The stream glue logs and reports each; only some need a response. */
 export type RequestOutcome =
@@ -74,7 +48,7 @@ function requestedNames(typeUrl: string, names: readonly string[]): TypeState['n
   return [...names].sort();
 }
 
-export class SotwSession {
+export class SotwSession implements StreamSession {
   state: SessionState = { t: 'awaiting-node' };
   readonly types = new Map<string, TypeState>();
   /** Types owed a response, answered in ADS order (CDS → EDS → LDS → RDS, then others). */
@@ -88,12 +62,8 @@ export class SotwSession {
 
   onRequest(request: DiscoveryRequest): RequestOutcome {
     if (this.state.t === 'awaiting-node') {
-      const parsed = parseNode(request.node);
-      if (!parsed.ok) {
-        this.state = { t: 'rejected', message: parsed.message };
-        return { kind: 'rejected', message: parsed.message };
-      }
-      this.state = { t: 'serving', proxy: parsed.proxy };
+      this.state = acceptNode(request.node);
+      if (this.state.t === 'rejected') return { kind: 'rejected', message: this.state.message };
     }
     const typeUrl = request.type_url;
     const names = requestedNames(typeUrl, request.resource_names);
@@ -157,19 +127,17 @@ export class SotwSession {
   }
 
   /** Marks subscribed types whose version differs from what was last sent as owed. */
-  onSnapshot(versionOf: (typeUrl: string) => string): void {
+  onSnapshot(snapshot: Snapshot): void {
     for (const state of this.types.values()) {
-      if (state.sent && state.sent.version !== versionOf(state.typeUrl))
+      if (state.sent && state.sent.version !== snapshot.get(state.typeUrl).version) {
         this.owed.add(state.typeUrl);
+      }
     }
   }
 
   /** The next type owed a response, in ADS order, or undefined. */
   nextOwed(allowed: (typeUrl: string) => boolean = () => true): TypeState | undefined {
-    for (const typeUrl of SERVED_TYPES) {
-      if (this.owed.has(typeUrl) && allowed(typeUrl)) return this.types.get(typeUrl);
-    }
-    for (const typeUrl of this.owed) {
+    for (const typeUrl of inAdsOrder(this.owed, SERVED_TYPES)) {
       if (allowed(typeUrl)) return this.types.get(typeUrl);
     }
     return undefined;

@@ -6,7 +6,8 @@ import * as grpc from '@grpc/grpc-js';
 import { ADS_SERVICE, type AdsCall } from './ads-service.js';
 import { MockIstiodError } from './errors.js';
 import type { Endpoint } from './options.js';
-import { SotwStream, type StreamContext } from './sotw-stream.js';
+import type { AdsStream, StreamContext } from './ads-stream.js';
+import { SotwStream } from './sotw-stream.js';
 
 export const DELTA_UNIMPLEMENTED_MESSAGE =
   'mock-istiod does not serve delta xDS (DeltaAggregatedResources) yet; ' +
@@ -26,12 +27,9 @@ function formatAddress({ host, port }: Endpoint): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-export function createAdsServer(
-  ctx: StreamContext,
-  streams: () => Iterable<SotwStream>,
-): AdsServer {
+export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
   let server: grpc.Server | undefined;
-  const pending = new Set<SotwStream>();
+  const pending = new Set<AdsStream>();
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {

@@ -5,13 +5,15 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ProxyIdentity } from '../protocol/node.js';
-import type { RequestOutcome, TypeState } from '../protocol/sotw-session.js';
+import type { RequestOutcome } from '../protocol/sotw-session.js';
+import type { TypeState } from '../protocol/session.js';
 
 /** A read-only view of one connected stream. */
 export interface StreamView {
   connectionId: string;
   peer: string;
   connectedAt: Date;
+  protocol: 'sotw' | 'delta';
   proxy: ProxyIdentity;
   /** Per-type protocol state (sent, acked, last NACK). */
   types: ReadonlyMap<string, Readonly<TypeState>>;

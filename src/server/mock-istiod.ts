@@ -25,7 +25,7 @@ import {
   type WithholdSwitch,
 } from './policy.js';
 import { resolveOptions, type Endpoint, type MockIstiodOptions } from './options.js';
-import type { SotwStream } from './sotw-stream.js';
+import type { AdsStream } from './ads-stream.js';
 
 export interface StartedAddresses {
   xds: Endpoint;
@@ -72,7 +72,7 @@ export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): Mock
 class MockIstiodImpl implements MockIstiod {
   readonly events = new ServerEventEmitter();
   readonly journalStore: Journal;
-  private readonly streamsById = new Map<string, SotwStream>();
+  private readonly streamsById = new Map<string, AdsStream>();
   private readonly ads: AdsServer;
   private readonly policy: ResponsePolicy;
   private control: ControlServer | undefined;
@@ -91,7 +91,7 @@ class MockIstiodImpl implements MockIstiod {
     attachJournal(this.journalStore, this.events);
     this.ads = createAdsServer(
       {
-        store,
+        snapshotFor: () => store.current(),
         policy: this.policy,
         events: this.events,
         log,
@@ -106,11 +106,7 @@ class MockIstiodImpl implements MockIstiod {
         { version: change.snapshot.version, changed: change.changed },
         'resources changed: pushing',
       );
-      const versionOf = (typeUrl: string) => change.snapshot.get(typeUrl).version;
-      for (const stream of this.streamsById.values()) {
-        stream.session.onSnapshot(versionOf);
-        stream.flush();
-      }
+      for (const stream of this.streamsById.values()) stream.onSnapshot();
     });
     this.policy.onChange(() => {
       for (const stream of this.streamsById.values()) stream.flush();

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { SotwSession } from '../../src/protocol/sotw-session.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import type { DiscoveryRequest } from '../../src/xds/wire.js';
+import { Snapshot } from '../../src/snapshot/snapshot.js';
+
+/** An empty snapshot: every type answers at `version`. */
+const snapshotAt = (version: string) => new Snapshot(version, version, new Map(), 'test');
 
 const node = {
   id: 'sidecar~10.0.0.1~orders-v1-0.default~default.svc.cluster.local',
@@ -82,9 +86,9 @@ describe('SotwSession', () => {
 
   it('owes a type again only when its version moved', () => {
     const session = servingSession();
-    session.onSnapshot(() => 'v1');
+    session.onSnapshot(snapshotAt('v1'));
     expect(session.hasOwed()).toBe(false);
-    session.onSnapshot(() => 'v2');
+    session.onSnapshot(snapshotAt('v2'));
     expect(session.nextOwed()?.typeUrl).toBe(CLUSTER_TYPE);
   });
 

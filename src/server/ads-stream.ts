@@ -1,0 +1,263 @@
+/**
+ * What every ADS stream does, whatever its protocol: decode a request, let the session
+ * classify it, report it, and write what the session owes through the response policy,
+ * respecting `write()` backpressure. A slow reader does not queue versions: while it
+ * cannot take more, the type stays owed and gets whatever is current when it drains.
+ *
+ * Subclasses (sotw-stream.ts, delta-stream.ts) decode their request type and build their
+ * response type; nothing else differs.
+ */
+import { once } from 'node:events';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { RequestOutcome } from '../protocol/sotw-session.js';
+import type { StreamSession, TypeState } from '../protocol/session.js';
+import type { ProxyIdentity } from '../protocol/node.js';
+import type { Snapshot, TypeSnapshot } from '../snapshot/snapshot.js';
+import { shortTypeName } from '../xds/type-urls.js';
+import type { AdsCall } from './ads-service.js';
+import type { ServerEventEmitter, StreamView } from './events.js';
+import type { ResponseDecision, ResponsePolicy } from './policy.js';
+import { logOutcome } from './stream-log.js';
+
+export interface StreamContext {
+  /** The snapshot a proxy is served from (per-node selection happens here). */
+  snapshotFor(proxy: ProxyIdentity): Snapshot;
+  policy: ResponsePolicy;
+  events: ServerEventEmitter;
+  log: Logger;
+  /** istiod's connection id: `<pod>.<namespace>-<counter>`. */
+  connectionId(proxyId: string): string;
+  register(stream: AdsStream): void;
+  unregister(stream: AdsStream): void;
+}
+
+export type Protocol = 'sotw' | 'delta';
+
+/** A response ready for the wire. */
+export interface BuiltResponse {
+  message: Buffer;
+  version: string;
+  nonce: string;
+  count: number;
+}
+
+export abstract class AdsStream {
+  abstract readonly protocol: Protocol;
+  abstract readonly session: StreamSession;
+  readonly connectedAt = new Date();
+  readonly peer: string;
+  connectionId = '';
+  private flushing = false;
+  private closed = false;
+  private responsesSent = 0;
+  /** Types whose response waits out a delay decided by the policy. */
+  private readonly delays = new Map<string, NodeJS.Timeout>();
+  /** Types whose delay has run out: sent next without asking the policy again. */
+  private readonly bypass = new Set<string>();
+
+  constructor(
+    private readonly call: AdsCall,
+    protected readonly ctx: StreamContext,
+  ) {
+    this.peer = call.getPeer();
+    call.on('data', (bytes: Buffer) => this.onData(bytes));
+    call.on('end', () => this.finish('client closed the stream'));
+    call.on('cancelled', () => this.finish('client cancelled the stream'));
+    call.on('error', () => this.finish('stream error'));
+    call.on('close', () => this.finish('stream closed'));
+  }
+
+  /** Decodes the bytes and lets the session classify the request (throws on bad bytes). */
+  protected abstract classify(bytes: Buffer): RequestOutcome;
+  /** Builds the response for a type, or undefined when there is nothing to say. */
+  protected abstract build(
+    state: TypeState,
+    snapshot: TypeSnapshot,
+    reuseNonce: boolean,
+  ): BuiltResponse | undefined;
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The read-only view handed to listeners; undefined until the node was accepted. */
+  view(): StreamView | undefined {
+    const proxy = this.session.proxy;
+    if (!proxy) return undefined;
+    return {
+      connectionId: this.connectionId,
+      peer: this.peer,
+      connectedAt: this.connectedAt,
+      protocol: this.protocol,
+      proxy,
+      types: this.session.types,
+    };
+  }
+
+  /** The snapshot this stream is served from. */
+  snapshot(): Snapshot | undefined {
+    const proxy = this.session.proxy;
+    return proxy && this.ctx.snapshotFor(proxy);
+  }
+
+  /** Ends the stream with a gRPC status (OK ends it cleanly). */
+  end(code: grpc.status, message: string): void {
+    if (this.closed) return;
+    if (code === grpc.status.OK) this.call.end();
+    else this.call.emit('error', { code, details: message });
+    this.finish(`ended by the server: ${grpc.status[code]} ${message}`);
+  }
+
+  /** A new snapshot is current: mark what changed as owed and send it. */
+  onSnapshot(): void {
+    const snapshot = this.snapshot();
+    if (!snapshot) return;
+    this.session.onSnapshot(snapshot);
+    this.flush();
+  }
+
+  private onData(bytes: Buffer): void {
+    if (this.closed) return;
+    const wasNew = this.session.state.t === 'awaiting-node';
+    let outcome: RequestOutcome;
+    try {
+      outcome = this.classify(bytes);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.end(grpc.status.INVALID_ARGUMENT, `malformed request: ${reason}`);
+      return;
+    }
+    if (outcome.kind === 'rejected') {
+      this.ctx.log.warn({ peer: this.peer, err: outcome.message }, 'ADS: stream rejected');
+      this.ctx.events.emit('stream-rejected', this.peer, outcome.message);
+      this.end(grpc.status.INVALID_ARGUMENT, outcome.message);
+      return;
+    }
+    const view = this.view() as StreamView;
+    if (wasNew) this.open(view);
+    logOutcome(this.ctx.log, this.connectionId, outcome, this.snapshot());
+    this.ctx.events.emit('request', view, outcome);
+    if (this.session.hasOwed()) this.flush();
+  }
+
+  private open(view: StreamView): void {
+    this.connectionId = this.ctx.connectionId(view.proxy.id);
+    view.connectionId = this.connectionId;
+    this.ctx.register(this);
+    this.ctx.log.info(
+      {
+        conId: this.connectionId,
+        node: view.proxy.nodeId,
+        peer: this.peer,
+        protocol: this.protocol,
+      },
+      `ADS: new ${this.protocol === 'delta' ? 'delta ' : ''}connection`,
+    );
+    this.ctx.events.emit('stream-open', view);
+  }
+
+  /** Sends whatever the session owes and the policy allows; safe to call at any time. */
+  flush(): void {
+    if (this.flushing || this.closed || !this.session.proxy) return;
+    this.flushing = true;
+    this.drainOwed()
+      .catch((err: unknown) =>
+        this.ctx.log.error({ err, conId: this.connectionId }, 'ADS: write failed'),
+      )
+      .finally(() => {
+        this.flushing = false;
+      });
+  }
+
+  private async drainOwed(): Promise<void> {
+    const skipped = new Set<string>();
+    const allowed = (typeUrl: string) => !skipped.has(typeUrl) && !this.delays.has(typeUrl);
+    for (;;) {
+      const state = this.closed ? undefined : this.session.nextOwed(allowed);
+      const view = this.view();
+      const snapshot = this.snapshot();
+      if (!state || !view || !snapshot) return;
+      const current = snapshot.get(state.typeUrl);
+      const decision: ResponseDecision = this.bypass.delete(state.typeUrl)
+        ? { kind: 'send' }
+        : this.ctx.policy.decide({
+            stream: view,
+            protocol: this.protocol,
+            typeUrl: state.typeUrl,
+            snapshot: current,
+            responsesSent: this.responsesSent,
+          });
+      switch (decision.kind) {
+        case 'hold':
+          skipped.add(state.typeUrl);
+          continue;
+        case 'delay':
+          this.delay(state.typeUrl, decision.ms);
+          continue;
+        case 'end':
+          this.end(decision.code, decision.message);
+          return;
+        case 'replace':
+          await this.send(state, decision.snapshot, decision.reuseNonce === true);
+          continue;
+        case 'send':
+          await this.send(state, current, false);
+      }
+    }
+  }
+
+  /** Holds a type for `ms`, then sends it without asking the policy again. */
+  private delay(typeUrl: string, ms: number): void {
+    const timer = setTimeout(() => {
+      this.delays.delete(typeUrl);
+      this.bypass.add(typeUrl);
+      this.flush();
+    }, ms);
+    timer.unref();
+    this.delays.set(typeUrl, timer);
+  }
+
+  private async send(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): Promise<void> {
+    const built = this.build(state, snapshot, reuseNonce);
+    if (!built) return;
+    this.responsesSent += 1;
+    const writable = this.call.write(built.message);
+    this.afterSend(state.typeUrl, built);
+    if (!writable) await this.waitForDrain();
+  }
+
+  private afterSend(typeUrl: string, built: BuiltResponse): void {
+    const view = this.view();
+    if (!view) return;
+    const { version, nonce, count } = built;
+    const bytes = built.message.length;
+    const type = shortTypeName(typeUrl);
+    this.ctx.log.info(
+      { conId: this.connectionId, type, version, resources: count, nonce },
+      `ADS:${type}: PUSH ${this.connectionId} resources:${count} size:${bytes}B`,
+    );
+    this.ctx.events.emit('response', view, { typeUrl, version, nonce, count, bytes });
+  }
+
+  private async waitForDrain(): Promise<void> {
+    const ac = new AbortController();
+    await Promise.race([
+      once(this.call, 'drain', { signal: ac.signal }),
+      once(this.call, 'close', { signal: ac.signal }),
+    ]).catch(() => undefined);
+    ac.abort();
+  }
+
+  private finish(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.delays.values()) clearTimeout(timer);
+    this.delays.clear();
+    const view = this.view();
+    if (!view) return;
+    this.ctx.unregister(this);
+    this.ctx.log.info({ conId: this.connectionId, reason }, 'ADS: connection closed');
+    this.ctx.events.emit('stream-close', view, reason);
+  }
+}

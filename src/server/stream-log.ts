@@ -1,0 +1,58 @@
+/**
+ * The terminal line for each classified request, in istiod's wording where it has one
+ * (`ADS:LDS: ACK ERROR <conId> <code>:<message>`).
+ */
+import type { Logger } from 'pino';
+import type { RequestOutcome } from '../protocol/sotw-session.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { shortTypeName } from '../xds/type-urls.js';
+
+export function logOutcome(
+  log: Logger,
+  conId: string,
+  outcome: RequestOutcome,
+  snapshot: Snapshot | undefined,
+): void {
+  if (outcome.kind === 'rejected') return;
+  const type = shortTypeName(outcome.typeUrl);
+  switch (outcome.kind) {
+    case 'nack':
+      log.warn(
+        { conId, type, version: outcome.nack.version, code: outcome.nack.code },
+        `ADS:${type}: ACK ERROR ${conId} ${outcome.nack.code}:${outcome.nack.message}`,
+      );
+      return;
+    case 'stale':
+      log.debug(
+        { conId, type, nonce: outcome.nonce, expected: outcome.expected },
+        `ADS:${type}: expired nonce`,
+      );
+      return;
+    case 'ack':
+      log.info(
+        { conId, type, version: outcome.version },
+        `ADS:${type}: ACK ${conId} ${outcome.version}`,
+      );
+      return;
+    case 'reconnect':
+      log.info(
+        { conId, type, version: outcome.version },
+        `ADS:${type}: RECONNECT ${conId} ${outcome.version}`,
+      );
+      return;
+    case 'repeat':
+      log.debug(
+        { conId, type, version: outcome.version },
+        `ADS:${type}: request repeated after a NACK`,
+      );
+      return;
+    default:
+      if (snapshot && !snapshot.has(outcome.typeUrl)) {
+        log.info(
+          { conId, typeUrl: outcome.typeUrl },
+          'ADS: no resources of this type; answering with an empty response',
+        );
+      }
+      log.debug({ conId, type, kind: outcome.kind }, `ADS:${type}: REQ ${conId}`);
+  }
+}

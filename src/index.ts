@@ -5,7 +5,6 @@ export { createMockIstiod, type MockIstiod, type StartedAddresses } from './serv
 export type { MockIstiodOptions, Endpoint } from './server/options.js';
 export { MockIstiodError, type MockIstiodErrorCode } from './server/errors.js';
 export type { ServerEvents, StreamView, ResponseEvent } from './server/events.js';
-export { DELTA_UNIMPLEMENTED_MESSAGE } from './server/ads-server.js';
 export {
   makeLabResources,
   LAB_DEFAULTS,

@@ -28,7 +28,11 @@ export type { Nack, SessionState, Sent, TypeState } from './session.js';
 export type RequestOutcome =
   | { kind: 'rejected'; message: string }
   | { kind: 'subscribe'; typeUrl: string }
-  | { kind: 'reconnect'; typeUrl: string; version: string }
+  /** SotW: `version` is what the proxy runs. Delta: `version` is empty and `known` counts the
+   * resources listed in `initial_resource_versions`. */
+  | { kind: 'reconnect'; typeUrl: string; version: string; known?: number }
+  /** Delta only: names dropped from the subscription (nothing to send). */
+  | { kind: 'unsubscribe'; typeUrl: string; names: string[] }
   | { kind: 'resubscribe'; typeUrl: string }
   | { kind: 'ack'; typeUrl: string; version: string; nonce: string }
   /** The last nonce again, without an error, but still on an older version: after a NACK,

@@ -1,5 +1,5 @@
 /**
- * The gRPC listener for ADS: binds, accepts streams and hands each to a SotwStream; can be
+ * The gRPC listener for ADS: binds, accepts streams and hands each to a SotwStream or a DeltaStream; can be
  * closed and opened again while the snapshot store and its versions live on outside it.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -7,11 +7,8 @@ import { ADS_SERVICE, type AdsCall } from './ads-service.js';
 import { MockIstiodError } from './errors.js';
 import type { Endpoint } from './options.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
+import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
-
-export const DELTA_UNIMPLEMENTED_MESSAGE =
-  'mock-istiod does not serve delta xDS (DeltaAggregatedResources) yet; ' +
-  'configure the proxy for state-of-the-world ADS (ads_config.api_type: GRPC)';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -31,15 +28,18 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
   let server: grpc.Server | undefined;
   const pending = new Set<AdsStream>();
 
+  /** Streams without an accepted node yet are not registered; close() must end them too. */
+  const track = (stream: AdsStream, call: AdsCall) => {
+    pending.add(stream);
+    call.on('close', () => pending.delete(stream));
+  };
+
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {
-      const stream = new SotwStream(call, ctx);
-      pending.add(stream);
-      call.on('close', () => pending.delete(stream));
+      track(new SotwStream(call, ctx), call);
     },
     DeltaAggregatedResources(call: AdsCall) {
-      ctx.log.warn({ peer: call.getPeer() }, 'ADS: delta stream refused (not implemented)');
-      call.emit('error', { code: grpc.status.UNIMPLEMENTED, details: DELTA_UNIMPLEMENTED_MESSAGE });
+      track(new DeltaStream(call, ctx), call);
     },
   };
 

@@ -24,6 +24,8 @@ export interface StreamContext {
   /** The snapshot a proxy is served from (per-node selection happens here). */
   snapshotFor(proxy: ProxyIdentity): Snapshot;
   policy: ResponsePolicy;
+  /** Written into every response's `control_plane.identifier`. */
+  controlPlaneId: string;
   events: ServerEventEmitter;
   log: Logger;
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */

@@ -93,6 +93,7 @@ class MockIstiodImpl implements MockIstiod {
       {
         snapshotFor: () => store.current(),
         policy: this.policy,
+        controlPlaneId: options.controlPlaneId,
         events: this.events,
         log,
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,

@@ -2,6 +2,7 @@
  * Turning user input (Envoy resources in canonical proto3 JSON, each with an `@type`) into
  * packed resources grouped by type, with every problem reported by its path.
  */
+import { createHash } from 'node:crypto';
 import { packAnyJson } from '../xds/json.js';
 import type { Problem, Result } from '../xds/problems.js';
 import { ENDPOINT_TYPE } from '../xds/type-urls.js';
@@ -9,6 +10,14 @@ import type { PackedResource } from '../xds/wire.js';
 
 export interface NamedResource extends PackedResource {
   name: string;
+  /** Per-resource version for delta xDS: a hash of the encoded resource, so that the same
+   * content has the same version across pushes and across restarts of the mock (a proxy
+   * reconnecting with `initial_resource_versions` is not sent what it already has). */
+  version: string;
+}
+
+export function contentVersion(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64url').slice(0, 16);
 }
 
 /** Packed resources by type URL, then by name. */
@@ -45,7 +54,7 @@ export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
       problems.push({ path: `${path}.name`, message: `duplicate ${typeUrl} named "${name}"` });
       return;
     }
-    byName.set(name, { name, typeUrl, value: bytes });
+    byName.set(name, { name, typeUrl, value: bytes, version: contentVersion(bytes) });
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: set };
 }

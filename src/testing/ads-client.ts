@@ -19,6 +19,25 @@ export interface ClientRequest {
   error_detail?: { code: number; message: string };
 }
 
+/** A delta request, as proto-loader takes it. */
+export interface ClientDeltaRequest {
+  node?: { id: string; cluster?: string; metadata?: Record<string, unknown> };
+  type_url: string;
+  resource_names_subscribe?: string[];
+  resource_names_unsubscribe?: string[];
+  initial_resource_versions?: Record<string, string>;
+  response_nonce?: string;
+  error_detail?: { code: number; message: string };
+}
+
+export interface ClientDeltaResponse {
+  system_version_info: string;
+  type_url: string;
+  nonce: string;
+  resources: { name: string; version: string; resource: { type_url: string; value: Buffer } }[];
+  removed_resources: string[];
+}
+
 export interface ClientResponse {
   version_info: string;
   type_url: string;
@@ -110,7 +129,7 @@ export class AdsTestStream {
     for (const waiter of this.waiters.splice(0)) waiter(end);
   }
 
-  send(request: ClientRequest): void {
+  send(request: ClientRequest | ClientDeltaRequest): void {
     const node = request.node && {
       ...request.node,
       metadata: toStruct(request.node.metadata ?? {}),
@@ -145,6 +164,11 @@ export class AdsTestStream {
 
   resume(): void {
     this.call.resume();
+  }
+
+  /** The next response of a delta stream. */
+  async nextDelta(timeoutMs = 5_000): Promise<ClientDeltaResponse> {
+    return (await this.next(timeoutMs)) as unknown as ClientDeltaResponse;
   }
 
   close(): void {

@@ -49,15 +49,18 @@ function wireTypes(): Types {
   return types;
 }
 
+/** A `Node` as protobufjs decodes it. */
+export interface RawNode {
+  id?: string;
+  cluster?: string;
+  metadata?: protobuf.Message;
+  user_agent_name?: string;
+  user_agent_version?: string;
+}
+
 type RawRequest = {
   version_info?: string;
-  node?: {
-    id?: string;
-    cluster?: string;
-    metadata?: protobuf.Message;
-    user_agent_name?: string;
-    user_agent_version?: string;
-  };
+  node?: RawNode;
   resource_names?: string[];
   type_url?: string;
   response_nonce?: string;
@@ -70,7 +73,7 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
   const raw = request.decode(bytes) as unknown as RawRequest;
   return {
     version_info: raw.version_info ?? '',
-    node: raw.node ? decodeNode(raw.node) : undefined,
+    node: raw.node ? decodeNodeMessage(raw.node) : undefined,
     resource_names: raw.resource_names ?? [],
     type_url: raw.type_url ?? '',
     response_nonce: raw.response_nonce ?? '',
@@ -80,7 +83,7 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
   };
 }
 
-function decodeNode(node: NonNullable<RawRequest['node']>): DecodedNode {
+export function decodeNodeMessage(node: RawNode): DecodedNode {
   return {
     id: node.id ?? '',
     cluster: node.cluster ?? '',

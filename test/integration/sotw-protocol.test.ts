@@ -185,15 +185,6 @@ describe('state-of-the-world ADS', () => {
     expect(!result.ok && result.problems[0]?.path).toBe('resources[0].connect_timeout');
     expect(server.snapshot().get(CLUSTER_TYPE).version).toBe(version);
   });
-
-  it('refuses delta xDS with UNIMPLEMENTED and says what to do', async () => {
-    const { client } = await setup();
-    const stream = client.delta();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const end = await stream.done;
-    expect(end.code).toBe(grpc.status.UNIMPLEMENTED);
-    expect(end.details).toContain('ads_config.api_type: GRPC');
-  });
 });
 
 describe('withholding', () => {

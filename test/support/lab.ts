@@ -24,7 +24,15 @@ export interface Lab {
   close(): Promise<void>;
 }
 
-export async function startLab(options: Partial<MockIstiodOptions> = {}): Promise<Lab> {
+export interface LabEnvoyOptions {
+  /** How Envoy speaks to the mock (default: state of the world). */
+  xdsMode?: 'sotw' | 'delta';
+}
+
+export async function startLab(
+  options: Partial<MockIstiodOptions> = {},
+  envoyOptions: LabEnvoyOptions = {},
+): Promise<Lab> {
   const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
   const cleanups: (() => Promise<unknown>)[] = [];
   const close = async () => {
@@ -45,7 +53,11 @@ export async function startLab(options: Partial<MockIstiodOptions> = {}): Promis
     cleanups.push(() => istiod.close());
     const xdsPort = istiod.addresses.xds.port;
     const envoy = await startEnvoy({
-      bootstrap: makeSidecarBootstrap({ discoveryPort: xdsPort, adminPort: 0 }),
+      bootstrap: makeSidecarBootstrap({
+        discoveryPort: xdsPort,
+        adminPort: 0,
+        xdsMode: envoyOptions.xdsMode ?? 'sotw',
+      }),
     });
     cleanups.push(() => envoy.stop());
     const lab: Lab = {

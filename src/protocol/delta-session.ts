@@ -1,0 +1,201 @@
+/**
+ * The delta session of one ADS stream (`DeltaAggregatedResources`): subscriptions change
+ * by difference, every resource carries its own version, and removals travel only in
+ * `removed_resources`. The session keeps, per type, what the proxy has by our books
+ * (`known`: name → version), seeded on reconnect from `initial_resource_versions`, so that
+ * nothing it already has is sent again.
+ *
+ * Rules: https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#incremental-xds
+ */
+import { randomUUID } from 'node:crypto';
+import type { TypeSnapshot, Snapshot } from '../snapshot/snapshot.js';
+import type { NamedResource } from '../snapshot/resource-set.js';
+import { SERVED_TYPES, isWildcardType } from '../xds/type-urls.js';
+import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
+import type { ProxyIdentity } from './node.js';
+import {
+  acceptNode,
+  inAdsOrder,
+  type SessionState,
+  type StreamSession,
+  type TypeState,
+} from './session.js';
+import type { RequestOutcome } from './sotw-session.js';
+
+export interface DeltaTypeState extends TypeState {
+  wildcard: boolean;
+  explicit: Set<string>;
+  /** What the proxy has, by our books: name → version. */
+  known: Map<string, string>;
+  /** The first request of a type is always answered, even with nothing. */
+  answered: boolean;
+}
+
+/** What one delta response for a type carries. */
+export interface DeltaDiff {
+  resources: NamedResource[];
+  removed: string[];
+}
+
+function namesOf(state: DeltaTypeState): TypeState['names'] {
+  return state.wildcard ? '*' : [...state.explicit].sort();
+}
+
+export class DeltaSession implements StreamSession {
+  state: SessionState = { t: 'awaiting-node' };
+  readonly types = new Map<string, DeltaTypeState>();
+  private readonly owed = new Set<string>();
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  get proxy(): ProxyIdentity | undefined {
+    return this.state.t === 'serving' ? this.state.proxy : undefined;
+  }
+
+  onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
+    if (this.state.t === 'awaiting-node') {
+      this.state = acceptNode(request.node);
+      if (this.state.t === 'rejected') return { kind: 'rejected', message: this.state.message };
+    }
+    const typeUrl = request.type_url;
+    const existing = this.types.get(typeUrl);
+    const state = existing ?? this.create(typeUrl, request);
+    const added = this.applySubscription(state, request, existing === undefined);
+    // A request may ACK the last response and change the subscription at once.
+    if (added) this.owed.add(typeUrl);
+    const ackOutcome = this.classifyNonce(state, request);
+    if (ackOutcome) return ackOutcome;
+    if (!existing) {
+      this.owed.add(typeUrl);
+      const known = state.known.size;
+      return known > 0
+        ? { kind: 'reconnect', typeUrl, version: '', known }
+        : { kind: 'subscribe', typeUrl };
+    }
+    if (added) return { kind: 'resubscribe', typeUrl };
+    return { kind: 'unsubscribe', typeUrl, names: request.resource_names_unsubscribe };
+  }
+
+  private create(typeUrl: string, request: DeltaDiscoveryRequest): DeltaTypeState {
+    const state: DeltaTypeState = {
+      typeUrl,
+      names: [],
+      sent: undefined,
+      acked: undefined,
+      nack: undefined,
+      wildcard: false,
+      explicit: new Set(),
+      known: new Map(Object.entries(request.initial_resource_versions)),
+      answered: false,
+    };
+    this.types.set(typeUrl, state);
+    return state;
+  }
+
+  /** Applies subscribe / unsubscribe; true when something new is now subscribed. */
+  private applySubscription(
+    state: DeltaTypeState,
+    request: DeltaDiscoveryRequest,
+    first: boolean,
+  ): boolean {
+    let added = false;
+    // Envoy's first CDS/LDS request subscribes to nothing explicitly: that means `*`.
+    if (first && request.resource_names_subscribe.length === 0 && isWildcardType(state.typeUrl)) {
+      state.wildcard = added = true;
+    }
+    for (const name of request.resource_names_subscribe) {
+      if (name === '*') added = !state.wildcard || added;
+      if (name === '*') state.wildcard = true;
+      else if (!state.explicit.has(name)) {
+        state.explicit.add(name);
+        added = true;
+      }
+    }
+    for (const name of request.resource_names_unsubscribe) {
+      if (name === '*') state.wildcard = false;
+      else state.explicit.delete(name);
+      // The proxy drops an unsubscribed resource: it is no longer "known" to it.
+      if (!state.wildcard) state.known.delete(name);
+    }
+    state.names = namesOf(state);
+    return added;
+  }
+
+  private classifyNonce(
+    state: DeltaTypeState,
+    request: DeltaDiscoveryRequest,
+  ): RequestOutcome | undefined {
+    const nonce = request.response_nonce;
+    if (nonce === '') return undefined;
+    const typeUrl = state.typeUrl;
+    if (!state.sent || state.sent.nonce !== nonce) {
+      return { kind: 'stale', typeUrl, nonce, expected: state.sent?.nonce };
+    }
+    if (request.error_detail) {
+      const nack = {
+        version: state.sent.version,
+        nonce,
+        keptVersion: '',
+        code: request.error_detail.code,
+        message: request.error_detail.message,
+        at: this.now(),
+      };
+      state.nack = nack;
+      return { kind: 'nack', typeUrl, nack };
+    }
+    state.acked = { version: state.sent.version, nonce, at: this.now() };
+    state.nack = undefined;
+    return { kind: 'ack', typeUrl, version: state.sent.version, nonce };
+  }
+
+  /** What a response for `state` would carry now: changed or new resources, and removals. */
+  diff(state: DeltaTypeState, snapshot: TypeSnapshot): DeltaDiff {
+    const resources: NamedResource[] = [];
+    const removed: string[] = [];
+    const inScope = (name: string) => state.wildcard || state.explicit.has(name);
+    const names = state.wildcard
+      ? [...snapshot.resources.keys(), ...state.explicit]
+      : state.explicit;
+    for (const name of new Set(names)) {
+      const resource = snapshot.resources.get(name);
+      if (resource && state.known.get(name) !== resource.version) resources.push(resource);
+    }
+    for (const name of state.known.keys()) {
+      if (inScope(name) && !snapshot.resources.has(name)) removed.push(name);
+    }
+    return { resources, removed };
+  }
+
+  /** Builds the next response for a type, or undefined when the proxy is up to date. */
+  next(state: DeltaTypeState, snapshot: TypeSnapshot, reuseNonce: boolean) {
+    this.owed.delete(state.typeUrl);
+    const diff = this.diff(state, snapshot);
+    if (state.answered && diff.resources.length === 0 && diff.removed.length === 0)
+      return undefined;
+    const nonce = reuseNonce && state.sent ? state.sent.nonce : randomUUID();
+    for (const r of diff.resources) state.known.set(r.name, r.version);
+    for (const name of diff.removed) state.known.delete(name);
+    state.answered = true;
+    state.sent = { version: snapshot.version, nonce, at: this.now(), count: diff.resources.length };
+    return { ...diff, nonce };
+  }
+
+  onSnapshot(snapshot: Snapshot): void {
+    for (const state of this.types.values()) {
+      if (!state.answered || state.sent?.version === snapshot.get(state.typeUrl).version) continue;
+      const diff = this.diff(state, snapshot.get(state.typeUrl));
+      if (diff.resources.length > 0 || diff.removed.length > 0) this.owed.add(state.typeUrl);
+    }
+  }
+
+  nextOwed(allowed: (typeUrl: string) => boolean = () => true): DeltaTypeState | undefined {
+    for (const typeUrl of inAdsOrder(this.owed, SERVED_TYPES)) {
+      if (allowed(typeUrl)) return this.types.get(typeUrl);
+    }
+    return undefined;
+  }
+
+  hasOwed(): boolean {
+    return this.owed.size > 0;
+  }
+}

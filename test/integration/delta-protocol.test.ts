@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { makeStaticCluster } from '../../src/resources/cluster.js';
+import { AdsTestClient, type ClientDeltaResponse } from '../../src/testing/ads-client.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { waitFor } from '../../src/testing/wait.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { sidecarNode } from '../support/nodes.js';
+
+let server: TestMockIstiod | undefined;
+let client: AdsTestClient | undefined;
+
+async function setup(resources: readonly unknown[] = makeLabResources()) {
+  server = await startMockIstiod({ resources });
+  client = new AdsTestClient(server.xdsAddress);
+  return { server, client, stream: client.delta() };
+}
+
+afterEach(async () => {
+  client?.close();
+  await server?.close();
+});
+
+const names = (r: ClientDeltaResponse) => r.resources.map((x) => x.name).sort();
+const versions = (r: ClientDeltaResponse) =>
+  Object.fromEntries(r.resources.map((x) => [x.name, x.version]));
+
+function loadAssignment(cluster: string, port: number) {
+  return {
+    '@type': ENDPOINT_TYPE,
+    cluster_name: cluster,
+    endpoints: [
+      {
+        lb_endpoints: [
+          { endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } },
+        ],
+      },
+    ],
+  };
+}
+
+describe('delta ADS', () => {
+  it('treats an empty first CDS subscription as wildcard and sends every cluster with its version', async () => {
+    const { stream } = await setup();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const response = await stream.nextDelta();
+    expect(names(response)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+    expect(
+      response.resources.every((r) => r.version !== '' && r.resource.type_url === CLUSTER_TYPE),
+    ).toBe(true);
+    expect(response.removed_resources).toEqual([]);
+    expect(response.nonce).not.toBe('');
+  });
+
+  it('sends only what changed, and removals only in removed_resources; ACKs are not answered', async () => {
+    const { server, stream } = await setup();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const first = await stream.nextDelta();
+    stream.send({ type_url: CLUSTER_TYPE, response_nonce: first.nonce });
+    await server.waitForAck(CLUSTER_TYPE);
+
+    const lab = makeLabResources({ appPort: 9000 }).filter((r) => r.name !== 'BlackHoleCluster');
+    server.setResources([...lab, makeStaticCluster({ name: 'extra', endpoints: [] })]);
+    const pushed = await stream.nextDelta();
+    expect(names(pushed)).toEqual(['extra', 'inbound|9000||']);
+    expect(pushed.removed_resources.sort()).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+  });
+
+  it('does not send again what a reconnecting proxy lists in initial_resource_versions', async () => {
+    const { server, client, stream } = await setup();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const first = await stream.nextDelta();
+    stream.close();
+
+    const again = client.delta();
+    const have = versions(first);
+    have['gone-meanwhile'] = 'v0';
+    const reconnects: number[] = [];
+    server.events.on(
+      'request',
+      (_s, o) => o.kind === 'reconnect' && reconnects.push(o.known ?? -1),
+    );
+    again.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), initial_resource_versions: have });
+    const response = await again.nextDelta();
+    expect(response.resources).toEqual([]);
+    expect(response.removed_resources).toEqual(['gone-meanwhile']);
+    expect(reconnects).toEqual([3]);
+  });
+
+  it('serves explicit subscriptions by name and forgets unsubscribed names', async () => {
+    const resources = [...makeLabResources(), loadAssignment('a', 1), loadAssignment('b', 2)];
+    const { server, stream } = await setup(resources);
+    stream.send({
+      type_url: ENDPOINT_TYPE,
+      node: sidecarNode(),
+      resource_names_subscribe: ['a', 'missing'],
+    });
+    const first = await stream.nextDelta();
+    expect(names(first)).toEqual(['a']);
+    stream.send({
+      type_url: ENDPOINT_TYPE,
+      response_nonce: first.nonce,
+      resource_names_subscribe: ['b'],
+    });
+    expect(names(await stream.nextDelta())).toEqual(['b']);
+    stream.send({ type_url: ENDPOINT_TYPE, resource_names_unsubscribe: ['a'] });
+    await waitFor(() => server.journal({ kind: 'unsubscribe' }).length === 1, {
+      description: 'the unsubscribe request to reach the server',
+    });
+    // Removing "a" from the set is not sent to a proxy that unsubscribed from it; a change
+    // to "b" is.
+    server.setResources([...makeLabResources(), loadAssignment('b', 3)]);
+    const pushed = await stream.nextDelta();
+    expect(names(pushed)).toEqual(['b']);
+    expect(pushed.removed_resources).toEqual([]);
+  });
+
+  it('records a NACK and does not send the rejected resources again; ignores stale nonces', async () => {
+    const { server, stream } = await setup();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const cds = await stream.nextDelta();
+    stream.send({ type_url: CLUSTER_TYPE, response_nonce: 'stale' });
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      response_nonce: cds.nonce,
+      error_detail: { code: 13, message: 'no' },
+    });
+    stream.send({ type_url: LISTENER_TYPE });
+    expect((await stream.nextDelta()).type_url).toBe(LISTENER_TYPE);
+    const { nack } = await server.waitForNack(CLUSTER_TYPE);
+    expect(nack).toMatchObject({ nonce: cds.nonce, message: 'no', code: 13 });
+    expect(server.journal({ kind: 'stale' })).toHaveLength(1);
+    expect(server.streams()[0]?.protocol).toBe('delta');
+  });
+});

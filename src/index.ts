@@ -12,7 +12,17 @@ export {
   type LabOptions,
 } from './resources/lab.js';
 export { makeStaticCluster, makeSocketAddress } from './resources/cluster.js';
-export { makeHttpListener, makeRouteToCluster } from './resources/listener.js';
+export {
+  makeHttpListener,
+  makeRouteToCluster,
+  makeRouteConfiguration,
+} from './resources/listener.js';
+export {
+  makeEdsCluster,
+  makeClusterLoadAssignment,
+  makeAdsConfigSource,
+} from './resources/endpoint.js';
+export type { EnvoyResource } from './resources/types.js';
 export * from './xds/type-urls.js';
 export type { Problem, Result } from './xds/problems.js';
 export { startMockIstiod, type TestMockIstiod } from './testing/start.js';

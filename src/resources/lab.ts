@@ -8,7 +8,9 @@
  * - `inbound|8101||` STATIC, one endpoint 127.0.0.1:8101.
  */
 import { makeStaticCluster } from './cluster.js';
-import { makeHttpListener } from './listener.js';
+import type { EnvoyResource } from './types.js';
+import { makeClusterLoadAssignment, makeEdsCluster } from './endpoint.js';
+import { makeHttpListener, makeRouteConfiguration } from './listener.js';
 
 export interface LabOptions {
   /** Address the two listeners bind (default 127.0.0.1). */
@@ -18,6 +20,9 @@ export interface LabOptions {
   /** Where the app (the lab upstream) listens. */
   appAddress: string;
   appPort: number;
+  /** `static`: STATIC clusters and inline routes (the course's lab); `eds-rds`: the app's
+   * endpoints over EDS and both listeners' routes over RDS, as a real mesh serves them. */
+  discovery: 'static' | 'eds-rds';
 }
 
 export const LAB_DEFAULTS: Readonly<LabOptions> = Object.freeze({
@@ -26,6 +31,7 @@ export const LAB_DEFAULTS: Readonly<LabOptions> = Object.freeze({
   outboundPort: 10081,
   appAddress: '127.0.0.1',
   appPort: 8101,
+  discovery: 'static',
 });
 
 /** Istio's name for the inbound cluster of a port: `inbound|<port>||`. */
@@ -35,15 +41,22 @@ export function inboundClusterName(port: number): string {
 
 export const BLACK_HOLE_CLUSTER = 'BlackHoleCluster';
 
-export function makeLabResources(overrides: Partial<LabOptions> = {}) {
+export function makeLabResources(overrides: Partial<LabOptions> = {}): EnvoyResource[] {
   const options = { ...LAB_DEFAULTS, ...overrides };
   const inboundCluster = inboundClusterName(options.appPort);
+  const app = [{ address: options.appAddress, port: options.appPort }];
+  const rds = options.discovery === 'eds-rds';
+  const inboundResources = rds
+    ? [
+        makeEdsCluster({ name: inboundCluster }),
+        makeClusterLoadAssignment({ clusterName: inboundCluster, endpoints: app }),
+        makeRouteConfiguration('virtualInbound', inboundCluster),
+        makeRouteConfiguration('virtualOutbound', BLACK_HOLE_CLUSTER),
+      ]
+    : [makeStaticCluster({ name: inboundCluster, endpoints: app })];
   return [
     makeStaticCluster({ name: BLACK_HOLE_CLUSTER, endpoints: [] }),
-    makeStaticCluster({
-      name: inboundCluster,
-      endpoints: [{ address: options.appAddress, port: options.appPort }],
-    }),
+    ...inboundResources,
     makeHttpListener({
       name: 'virtualInbound',
       address: options.listenerAddress,
@@ -51,6 +64,7 @@ export function makeLabResources(overrides: Partial<LabOptions> = {}) {
       direction: 'INBOUND',
       cluster: inboundCluster,
       statPrefix: `inbound_0.0.0.0_${options.inboundPort}`,
+      rds,
     }),
     makeHttpListener({
       name: 'virtualOutbound',
@@ -59,6 +73,7 @@ export function makeLabResources(overrides: Partial<LabOptions> = {}) {
       direction: 'OUTBOUND',
       cluster: BLACK_HOLE_CLUSTER,
       statPrefix: `outbound_0.0.0.0_${options.outboundPort}`,
+      rds,
     }),
   ];
 }

@@ -2,8 +2,9 @@
  * Pure builders for listeners: an HTTP listener whose HTTP connection manager routes every
  * path to one cluster through an inline route configuration.
  */
-import { LISTENER_TYPE } from '../xds/type-urls.js';
+import { LISTENER_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';
 import { makeSocketAddress, type SocketAddress } from './cluster.js';
+import { makeAdsConfigSource } from './endpoint.js';
 
 const HCM_TYPE =
   'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
@@ -18,9 +19,11 @@ export interface HttpListenerOptions extends SocketAddress {
   cluster: string;
   statPrefix?: string;
   routeConfigName?: string;
+  /** Fetch the route configuration over RDS instead of inlining it. */
+  rds?: boolean;
 }
 
-/** The inline route configuration: one virtual host matching every domain and path. */
+/** A route configuration with one virtual host sending every domain and path to `cluster`. */
 export function makeRouteToCluster(name: string, cluster: string) {
   return {
     name,
@@ -34,8 +37,17 @@ export function makeRouteToCluster(name: string, cluster: string) {
   };
 }
 
+/** The same, as an RDS resource (with its `@type`). */
+export function makeRouteConfiguration(name: string, cluster: string) {
+  return { '@type': ROUTE_TYPE, ...makeRouteToCluster(name, cluster) };
+}
+
 export function makeHttpListener(options: HttpListenerOptions) {
   const statPrefix = options.statPrefix ?? options.name;
+  const routeName = options.routeConfigName ?? options.name;
+  const routes = options.rds
+    ? { rds: { config_source: makeAdsConfigSource(), route_config_name: routeName } }
+    : { route_config: makeRouteToCluster(routeName, options.cluster) };
   return {
     '@type': LISTENER_TYPE,
     name: options.name,
@@ -49,10 +61,7 @@ export function makeHttpListener(options: HttpListenerOptions) {
             typed_config: {
               '@type': HCM_TYPE,
               stat_prefix: statPrefix,
-              route_config: makeRouteToCluster(
-                options.routeConfigName ?? options.name,
-                options.cluster,
-              ),
+              ...routes,
               http_filters: [
                 { name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER_TYPE } },
               ],

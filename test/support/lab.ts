@@ -7,6 +7,7 @@ import { startLabUpstream, type LabUpstream } from '../../scripts/lab-upstream.j
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { makeLabResources, type LabOptions } from '../../src/resources/lab.js';
+import type { EnvoyResource } from '../../src/resources/types.js';
 import type { MockIstiodOptions } from '../../src/server/options.js';
 import { freePorts } from '../../src/testing/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
@@ -27,6 +28,10 @@ export interface Lab {
 export interface LabEnvoyOptions {
   /** How Envoy speaks to the mock (default: state of the world). */
   xdsMode?: 'sotw' | 'delta';
+  /** The lab's resources: STATIC clusters and inline routes (default) or EDS + RDS. */
+  discovery?: LabOptions['discovery'];
+  /** Changes the lab's resource set before the mock starts serving it. */
+  transform?: (resources: EnvoyResource[]) => EnvoyResource[];
 }
 
 export async function startLab(
@@ -47,8 +52,10 @@ export async function startLab(
       outboundPort,
       appAddress: '127.0.0.1',
       appPort: upstream.port,
+      discovery: envoyOptions.discovery ?? 'static',
     };
-    const resources = makeLabResources(ports);
+    const labResources = makeLabResources(ports);
+    const resources = envoyOptions.transform ? envoyOptions.transform(labResources) : labResources;
     let istiod = await startMockIstiod({ resources, ...options });
     cleanups.push(() => istiod.close());
     const xdsPort = istiod.addresses.xds.port;

@@ -7,6 +7,9 @@ import { EventEmitter } from 'node:events';
 import type { ProxyIdentity } from '../protocol/node.js';
 import type { RequestOutcome } from '../protocol/sotw-session.js';
 import type { TypeState } from '../protocol/session.js';
+import type { TypeSnapshot } from '../snapshot/snapshot.js';
+import type { SnapshotChange } from '../snapshot/store.js';
+import type { Problem } from '../xds/problems.js';
 
 /** A read-only view of one connected stream. */
 export interface StreamView {
@@ -25,6 +28,21 @@ export interface ResponseEvent {
   nonce: string;
   count: number;
   bytes: number;
+  /** The type's snapshot the response was drawn from (what `/debug/config_dump` shows). */
+  snapshot?: TypeSnapshot;
+  /** The names of `snapshot` the proxy is subscribed to; undefined: all of them (wildcard). */
+  names?: readonly string[];
+  /** Milliseconds spent building and writing the response (`pilot_xds_push_time`). */
+  elapsedMs?: number;
+}
+
+/** The resource set changed: every subscribed stream is owed the changed types. */
+export interface SnapshotEvent {
+  /** The push version (the newest type version). */
+  version: string;
+  /** Type URLs whose resources changed. */
+  changed: readonly string[];
+  at: Date;
 }
 
 export interface ServerEvents {
@@ -34,6 +52,19 @@ export interface ServerEvents {
   'stream-rejected': [peer: string, message: string];
   request: [stream: StreamView, outcome: RequestOutcome];
   response: [stream: StreamView, response: ResponseEvent];
+  snapshot: [change: SnapshotEvent];
+  /** Resource files were reloaded and installed. */
+  'resources-reloaded': [path: string, changes: SnapshotChange[]];
+  /** A reload of resource files failed; the last good sets keep serving. */
+  'resources-error': [path: string, problems: Problem[]];
+  /** Two connected proxies claim the same identity (istiod cannot tell them apart). */
+  collision: [collision: NodeCollision];
+}
+
+export interface NodeCollision {
+  /** What they share: the node id, or the pod identity within one CLUSTER_ID. */
+  key: string;
+  streams: StreamView[];
 }
 
 export class ServerEventEmitter extends EventEmitter<ServerEvents> {}

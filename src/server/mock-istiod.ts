@@ -6,7 +6,16 @@
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
 import { allRoutes } from '../control/routes.js';
-import { createSnapshotStore, type SnapshotChange, type SnapshotStore } from '../snapshot/store.js';
+import {
+  createSnapshotStore,
+  type ResourceSetSpec,
+  type SnapshotChange,
+  type SnapshotStore,
+  type StoredSet,
+} from '../snapshot/store.js';
+import type { ValidatedSets } from '../resources/file-source.js';
+import { attachCollisionWarnings } from './collisions.js';
+import { loadInitialSets, ResourceFiles, type ResourceStatus } from './resource-files.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import {
   attachJournal,
@@ -15,6 +24,8 @@ import {
   type JournalFilter,
 } from '../journal/journal.js';
 import type { Result } from '../xds/problems.js';
+import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
+import { SentResources } from '../control/sent-resources.js';
 import { createAdsServer, type AdsServer } from './ads-server.js';
 import { MockIstiodError } from './errors.js';
 import { ServerEventEmitter, type StreamView } from './events.js';
@@ -26,6 +37,9 @@ import {
 } from './policy.js';
 import { resolveOptions, type Endpoint, type MockIstiodOptions } from './options.js';
 import type { AdsStream } from './ads-stream.js';
+import { FaultEngine } from '../faults/engine.js';
+import { createFaultHost } from '../faults/host.js';
+import type { FaultHost, StreamSelector } from '../faults/model.js';
 
 export interface StartedAddresses {
   xds: Endpoint;
@@ -40,6 +54,14 @@ export interface MockIstiod {
   readonly events: ServerEventEmitter;
   /** Replaces the resource set; on problems nothing changes and the last good set keeps serving. */
   setResources(resources: readonly unknown[]): Result<SnapshotChange>;
+  /** Replaces every resource set (sets with a node selector, and a default), all or nothing. */
+  setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]>;
+  /** The sets now serving, in selection order. */
+  resourceSets(): readonly StoredSet[];
+  /** Loads the resource files again (with `resourcesPath`); errors keep the last good sets. */
+  reloadResources(): Result<SnapshotChange[]>;
+  /** Where resources come from and how the last load went. */
+  resourceStatus(): ResourceStatus;
   snapshot(): Snapshot;
   /** Holds every response until `release()`. */
   withhold(): void;
@@ -51,6 +73,23 @@ export interface MockIstiod {
   journal(filter?: JournalFilter): JournalEntry[];
   /** The journal itself, to add sinks (e.g. a JSONL file) or clear it. */
   readonly journalStore: Journal;
+  /** This server's Prometheus metrics (its own registry; served on `/metrics`). */
+  readonly metrics: XdsMetrics;
+  /** What each stream was last sent, per type (`/debug/config_dump`). */
+  readonly sentResources: SentResources;
+  /** Faults applied to this server: apply, list, remove (docs/faults.md). */
+  readonly faults: FaultEngine;
+  /** Sends the current version again to the chosen streams (default: all); returns how many. */
+  push(selector?: StreamSelector): number;
+  /** Ends the chosen streams (default: all) with a gRPC status; returns how many. */
+  disconnect(selector?: StreamSelector, code?: grpc.status, message?: string): number;
+  /** Closes the xDS port: connections are refused until `up()`; versions are kept. */
+  down(): Promise<void>;
+  up(): Promise<void>;
+  /** Whether the xDS port accepts connections. */
+  readonly serving: boolean;
+  /** Per-test cleanup: no faults, nothing held, port up, start-up resources, empty journal. */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,19 +98,30 @@ export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): Mock
   if (!resolved.ok)
     throw MockIstiodError.fromProblems('INVALID_OPTIONS', 'invalid options', resolved.problems);
   const options = resolved.value;
-  const created = createSnapshotStore(options.resources, {
+  const fromFiles = options.resourcesPath ? loadInitialSets(options.resourcesPath) : undefined;
+  const created = createSnapshotStore(fromFiles?.sets ?? options.resources, {
     clock: options.clock,
     controlPlaneId: options.controlPlaneId,
   });
   if (!created.ok) {
     throw MockIstiodError.fromProblems('INVALID_RESOURCES', 'invalid resources', created.problems);
   }
-  return new MockIstiodImpl(options, created.value, createWithholdSwitch(options.withholdFirst));
+  const server = new MockIstiodImpl(
+    options,
+    created.value,
+    createWithholdSwitch(options.withholdFirst),
+  );
+  if (options.resourcesPath && fromFiles) server.serveFiles(options.resourcesPath, fromFiles);
+  return server;
 }
 
 class MockIstiodImpl implements MockIstiod {
   readonly events = new ServerEventEmitter();
   readonly journalStore: Journal;
+  readonly metrics: XdsMetrics;
+  readonly sentResources: SentResources;
+  readonly faults: FaultEngine;
+  private readonly host: FaultHost;
   private readonly streamsById = new Map<string, AdsStream>();
   private readonly ads: AdsServer;
   private readonly policy: ResponsePolicy;
@@ -79,6 +129,13 @@ class MockIstiodImpl implements MockIstiod {
   private started: StartedAddresses | undefined;
   private state: 'new' | 'starting' | 'running' | 'closed' = 'new';
   private counter = 0;
+  private files: ResourceFiles | undefined;
+  private readonly apiStatus: ResourceStatus = {
+    source: 'api',
+    loadedAt: new Date().toISOString(),
+    warnings: [],
+    lastError: undefined,
+  };
 
   constructor(
     private readonly options: MockIstiodOptions,
@@ -86,12 +143,31 @@ class MockIstiodImpl implements MockIstiod {
     private readonly withholdSwitch: WithholdSwitch,
   ) {
     const log = options.logger;
-    this.policy = combinePolicies(withholdSwitch, ...options.policies);
+    this.host = createFaultHost({
+      ads: () => this.ads,
+      streams: () => this.streamsById.values(),
+      events: this.events,
+      snapshot: () => store.current(),
+      endpoint: () => this.addresses.xds,
+      running: () => this.state === 'running',
+      log,
+    });
+    this.faults = new FaultEngine({
+      host: this.host,
+      logger: log,
+      controlPlaneId: options.controlPlaneId,
+    });
+    this.policy = combinePolicies(withholdSwitch, this.faults, ...options.policies);
     this.journalStore = new Journal(options.journalSize);
     attachJournal(this.journalStore, this.events);
+    this.metrics = createXdsMetrics(this.events, this);
+    this.sentResources = new SentResources(this.events, (stream, typeUrl, version) => {
+      const current = store.snapshotFor(stream.proxy).get(typeUrl);
+      return current.version === version ? current : undefined;
+    });
     this.ads = createAdsServer(
       {
-        snapshotFor: () => store.current(),
+        snapshotFor: (proxy) => store.snapshotFor(proxy),
         policy: this.policy,
         controlPlaneId: options.controlPlaneId,
         events: this.events,
@@ -103,12 +179,19 @@ class MockIstiodImpl implements MockIstiod {
       () => this.streamsById.values(),
     );
     store.onChange((change) => {
+      // Before the streams push, so that listeners see the change before its responses.
+      this.events.emit('snapshot', {
+        version: change.snapshot.version,
+        changed: change.changed,
+        at: new Date(),
+      });
       log.info(
         { version: change.snapshot.version, changed: change.changed },
         'resources changed: pushing',
       );
       for (const stream of this.streamsById.values()) stream.onSnapshot();
     });
+    attachCollisionWarnings(this.events, () => this.streams(), log);
     this.policy.onChange(() => {
       for (const stream of this.streamsById.values()) stream.flush();
     });
@@ -144,6 +227,7 @@ class MockIstiodImpl implements MockIstiod {
       }
       this.started = { xds: { host: this.options.xds.host, port: xdsPort }, control };
       this.state = 'running';
+      if (this.options.watchResources) this.files?.watch();
       this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
       return this.started;
     } catch (err) {
@@ -156,6 +240,35 @@ class MockIstiodImpl implements MockIstiod {
     return this.store.set(resources);
   }
 
+  setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]> {
+    return this.store.setSets(sets);
+  }
+
+  resourceSets(): readonly StoredSet[] {
+    return this.store.sets();
+  }
+
+  /** Takes resources from files (called once, at creation). */
+  serveFiles(path: string, initial: ValidatedSets): void {
+    this.files = new ResourceFiles(path, initial, this.store, this.events, this.options.logger);
+  }
+
+  reloadResources(): Result<SnapshotChange[]> {
+    if (!this.files) {
+      return {
+        ok: false,
+        problems: [
+          { path: 'resourcesPath', message: 'this server does not serve resources from files' },
+        ],
+      };
+    }
+    return this.files.reload();
+  }
+
+  resourceStatus(): ResourceStatus {
+    return this.files?.status ?? this.apiStatus;
+  }
+
   snapshot(): Snapshot {
     return this.store.current();
   }
@@ -165,7 +278,48 @@ class MockIstiodImpl implements MockIstiod {
   }
 
   release(): boolean {
-    return this.withholdSwitch.release();
+    const held = this.withholdSwitch.release();
+    return this.faults.release().length > 0 || held;
+  }
+
+  push(selector?: StreamSelector): number {
+    return this.host.push(selector);
+  }
+
+  disconnect(
+    selector: StreamSelector = {},
+    code = grpc.status.UNAVAILABLE,
+    message?: string,
+  ): number {
+    return this.host.disconnect(selector, code, message ?? 'stream closed by mock istiod');
+  }
+
+  down(): Promise<void> {
+    return this.host.down();
+  }
+
+  up(): Promise<void> {
+    return this.host.up();
+  }
+
+  get serving(): boolean {
+    return this.host.serving;
+  }
+
+  async reset(): Promise<void> {
+    await this.faults.clear();
+    this.withholdSwitch.release();
+    await this.host.up();
+    const initial = this.options.resources;
+    const isSets =
+      initial.length > 0 &&
+      initial.every(
+        (r) => typeof r === 'object' && r !== null && 'resources' in r && !('@type' in r),
+      );
+    if (this.files) this.files.reload();
+    else if (isSets) this.store.setSets(initial as readonly ResourceSetSpec[]);
+    else this.store.set(initial);
+    this.journalStore.clear();
   }
 
   journal(filter?: JournalFilter): JournalEntry[] {
@@ -179,6 +333,8 @@ class MockIstiodImpl implements MockIstiod {
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    this.faults.dispose();
+    this.files?.close();
     await this.control?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
     this.options.logger.info('mock istiod closed');

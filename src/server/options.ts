@@ -7,6 +7,7 @@ import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../xds/problems.js';
 import type { Clock } from '../snapshot/version.js';
 import type { ResponsePolicy } from './policy.js';
+import type { ResourceSetSpec } from '../snapshot/store.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 
 export interface Endpoint {
@@ -19,8 +20,13 @@ export interface MockIstiodOptions {
   xds: Endpoint;
   /** Where the HTTP control API listens (istiod's monitoring port is 15014); false: none. */
   control: Endpoint | false;
-  /** The resource set served, Envoy resources in canonical JSON with `@type`. */
-  resources: readonly unknown[];
+  /** The resource set served, Envoy resources in canonical JSON with `@type`; or resource
+   * sets (`{ name, match, resources }`) to serve different proxies differently. */
+  resources: readonly unknown[] | readonly ResourceSetSpec[];
+  /** Serve resources from this file or directory instead (validated; see docs/resources.md). */
+  resourcesPath: string | undefined;
+  /** Reload `resourcesPath` when its files change. */
+  watchResources: boolean;
   /** Accept streams but send nothing until `release()`. */
   withholdFirst: boolean;
   /** A pino logger; silent by default. */
@@ -41,6 +47,8 @@ export function defaultOptions(): MockIstiodOptions {
     xds: { host: DEFAULT_HOST, port: 0 },
     control: { host: DEFAULT_HOST, port: 0 },
     resources: makeLabResources(),
+    resourcesPath: undefined,
+    watchResources: true,
     withholdFirst: false,
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),

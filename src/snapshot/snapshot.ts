@@ -85,6 +85,7 @@ export class Snapshot {
     version: string,
     controlPlaneId: string,
     same: (a: ReadonlyMap<string, NamedResource>, b: ReadonlyMap<string, NamedResource>) => boolean,
+    baseVersion?: string,
   ): { snapshot: Snapshot; changed: string[] } {
     const types = new Map<string, TypeSnapshot>();
     const changed: string[] = [];
@@ -100,7 +101,7 @@ export class Snapshot {
       }
     }
     const pushVersion = changed.length > 0 || !previous ? version : previous.version;
-    const base = previous?.baseVersion ?? version;
+    const base = previous?.baseVersion ?? baseVersion ?? version;
     return { snapshot: new Snapshot(pushVersion, base, types, controlPlaneId), changed };
   }
 }

@@ -1,0 +1,71 @@
+/**
+ * Remembers, per stream and type, which resources the last response carried: a reference to
+ * the (immutable, shared) type snapshot it was drawn from and the subscribed names, never a
+ * copy. `/debug/config_dump` renders from here, so it shows what the proxy was actually
+ * sent, including a response a fault replaced, not what the mock would send now.
+ */
+import type { TypeSnapshot } from '../snapshot/snapshot.js';
+import type { ResponseEvent, ServerEventEmitter, StreamView } from '../server/events.js';
+
+export interface SentType {
+  typeUrl: string;
+  version: string;
+  nonce: string;
+  at: Date;
+  /** Undefined when the response's resources could not be recovered (see `lookup`). */
+  snapshot: TypeSnapshot | undefined;
+  /** The names sent; undefined: every resource of `snapshot`. */
+  names: readonly string[] | undefined;
+}
+
+/**
+ * Finds the snapshot a response was drawn from when the stream did not say (older stream
+ * code): the server's current one, if its version is the one sent.
+ */
+export type SnapshotLookup = (
+  stream: StreamView,
+  typeUrl: string,
+  version: string,
+) => TypeSnapshot | undefined;
+
+export class SentResources {
+  private readonly byStream = new Map<string, Map<string, SentType>>();
+  private readonly detachAll: () => void;
+
+  constructor(events: ServerEventEmitter, lookup: SnapshotLookup) {
+    const onResponse = (stream: StreamView, response: ResponseEvent) => {
+      let types = this.byStream.get(stream.connectionId);
+      if (!types) this.byStream.set(stream.connectionId, (types = new Map()));
+      const subscribed = stream.types.get(response.typeUrl)?.names;
+      types.set(response.typeUrl, {
+        typeUrl: response.typeUrl,
+        version: response.version,
+        nonce: response.nonce,
+        at: new Date(),
+        snapshot: response.snapshot ?? lookup(stream, response.typeUrl, response.version),
+        names: response.snapshot
+          ? response.names
+          : subscribed === '*' || subscribed === undefined
+            ? undefined
+            : subscribed,
+      });
+    };
+    const onClose = (stream: StreamView) => this.byStream.delete(stream.connectionId);
+    events.on('response', onResponse);
+    events.on('stream-close', onClose);
+    this.detachAll = () => {
+      events.off('response', onResponse);
+      events.off('stream-close', onClose);
+    };
+  }
+
+  /** What was last sent to a stream, by type URL (empty when nothing was sent yet). */
+  get(connectionId: string): ReadonlyMap<string, SentType> {
+    return this.byStream.get(connectionId) ?? new Map<string, SentType>();
+  }
+
+  detach(): void {
+    this.detachAll();
+    this.byStream.clear();
+  }
+}

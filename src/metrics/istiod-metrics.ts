@@ -1,0 +1,114 @@
+/**
+ * The metrics istiod exports that a mock can honestly produce, with istiod's names, help
+ * texts, label names and histogram buckets (pilot/pkg/xds/monitoring.go and
+ * pkg/xds/monitoring.go in istio/istio). istiod exports through OpenTelemetry's Prometheus
+ * exporter with counter suffixes off, so its counters carry no `_total`; neither do these.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { grpcCodeName, metricType } from './metric-type.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';
+
+/** istiod's buckets, in seconds or bytes. */
+export const PUSH_TIME_BUCKETS = [0.01, 0.1, 0.5, 1, 3, 5, 10, 20, 30];
+export const CONVERGENCE_BUCKETS = [0.1, 0.5, 1, 3, 5, 10, 20, 30];
+export const CONFIG_SIZE_BUCKETS = [1, 10_000, 1_000_000, 4_000_000, 10_000_000, 40_000_000];
+
+export interface IstiodMetrics {
+  /** A proxy connected (+1) or went away (-1); `version` is its `ISTIO_VERSION`. */
+  connected(istioVersion: string, delta: 1 | -1): void;
+  /** A response was written. */
+  pushed(typeUrl: string, seconds: number | undefined, bytes: number): void;
+  /** A NACK: `node` is the proxy id (`<pod>.<namespace>`), `code` Envoy's error code. */
+  rejected(typeUrl: string, node: string, code: number): void;
+  expiredNonce(typeUrl: string): void;
+  /** A proxy got every type a change concerned, `seconds` after the change. */
+  converged(seconds: number): void;
+}
+
+export function createIstiodMetrics(registry: Registry): IstiodMetrics {
+  const registers = [registry];
+  const xds = new Gauge({
+    name: 'pilot_xds',
+    help: 'Number of endpoints connected to this pilot using XDS.',
+    labelNames: ['version'],
+    registers,
+  });
+  const pushes = new Counter({
+    name: 'pilot_xds_pushes',
+    help: 'Pilot build and send errors for lds, rds, cds and eds.',
+    labelNames: ['type'],
+    registers,
+  });
+  const pushTime = new Histogram({
+    name: 'pilot_xds_push_time',
+    help: 'Total time in seconds Pilot takes to push lds, rds, cds and eds.',
+    labelNames: ['type'],
+    buckets: PUSH_TIME_BUCKETS,
+    registers,
+  });
+  const configSize = new Histogram({
+    name: 'pilot_xds_config_size_bytes',
+    help: 'Distribution of configuration sizes pushed to clients',
+    labelNames: ['type'],
+    buckets: CONFIG_SIZE_BUCKETS,
+    registers,
+  });
+  const convergence = new Histogram({
+    name: 'pilot_proxy_convergence_time',
+    help: 'Delay in seconds between config change and a proxy receiving all required configuration.',
+    buckets: CONVERGENCE_BUCKETS,
+    registers,
+  });
+  const totalRejects = new Counter({
+    name: 'pilot_total_xds_rejects',
+    help: 'Total number of XDS responses from pilot rejected by proxy.',
+    labelNames: ['type'],
+    registers,
+  });
+  const expired = new Counter({
+    name: 'pilot_xds_expired_nonce',
+    help: 'Total number of XDS requests with an expired nonce.',
+    labelNames: ['type'],
+    registers,
+  });
+  // Kept by istiod "for backwards compatibility": gauges, incremented per NACK.
+  const perTypeRejects = new Map<string, Gauge>(
+    (
+      [
+        [CLUSTER_TYPE, 'pilot_xds_cds_reject', 'Pilot rejected CDS configs.'],
+        [ENDPOINT_TYPE, 'pilot_xds_eds_reject', 'Pilot rejected EDS.'],
+        [LISTENER_TYPE, 'pilot_xds_lds_reject', 'Pilot rejected LDS.'],
+        [ROUTE_TYPE, 'pilot_xds_rds_reject', 'Pilot rejected RDS.'],
+      ] as const
+    ).map(([typeUrl, name, help]) => [
+      typeUrl,
+      new Gauge({ name, help, labelNames: ['node', 'err'], registers }),
+    ]),
+  );
+  // istiod keeps a running count per version and never drops a label once seen.
+  const byVersion = new Map<string, number>();
+
+  return {
+    connected(istioVersion, delta) {
+      const count = (byVersion.get(istioVersion) ?? 0) + delta;
+      byVersion.set(istioVersion, count);
+      xds.set({ version: istioVersion }, count);
+    },
+    pushed(typeUrl, seconds, bytes) {
+      const type = metricType(typeUrl);
+      pushes.inc({ type });
+      if (seconds !== undefined) pushTime.observe({ type }, seconds);
+      configSize.observe({ type: typeUrl }, bytes);
+    },
+    rejected(typeUrl, node, code) {
+      totalRejects.inc({ type: metricType(typeUrl) });
+      perTypeRejects.get(typeUrl)?.inc({ node, err: grpcCodeName(code) });
+    },
+    expiredNonce(typeUrl) {
+      expired.inc({ type: metricType(typeUrl) });
+    },
+    converged(seconds) {
+      convergence.observe(seconds);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * mock-istiod's own metrics, named `mock_istiod_*` (Prometheus conventions: counters end in
+ * `_total`). Gauges about the streams are computed when scraped, from the same stream views
+ * the debug endpoints show, so they can never drift from them.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { SYNC_STATES, syncState } from '../control/sync-status.js';
+import type { StreamView } from '../server/events.js';
+import { shortTypeName } from '../xds/type-urls.js';
+
+/** What the scrape-time gauges read. */
+export interface MetricsSources {
+  streams(): readonly StreamView[];
+  /** Whether every response is being withheld (`--withhold-first`, `/control/withhold`). */
+  readonly withheld: boolean;
+}
+
+export interface MockMetrics {
+  request(typeUrl: string, kind: string): void;
+  streamRejected(): void;
+  faultApplied(scenario: string): void;
+}
+
+export function createMockMetrics(registry: Registry, sources: MetricsSources): MockMetrics {
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'mock_istiod_requests_total',
+    help: 'Discovery requests received, by type and by what they meant (subscribe, reconnect, ack, nack, stale, repeat, resubscribe).',
+    labelNames: ['type', 'kind'],
+    registers,
+  });
+  const rejected = new Counter({
+    name: 'mock_istiod_streams_rejected_total',
+    help: 'Streams refused before they had an identity (missing or malformed node).',
+    registers,
+  });
+  const faults = new Counter({
+    name: 'mock_istiod_faults_applied_total',
+    help: 'Faults applied to this mock, by scenario (withhold, delay, nack, reset, …).',
+    labelNames: ['scenario'],
+    registers,
+  });
+  new Gauge({
+    name: 'mock_istiod_streams',
+    help: 'Open ADS streams, by protocol (sotw, delta).',
+    labelNames: ['protocol'],
+    registers,
+    collect() {
+      this.reset();
+      for (const protocol of ['sotw', 'delta'] as const) this.set({ protocol }, 0);
+      for (const stream of sources.streams()) this.inc({ protocol: stream.protocol });
+    },
+  });
+  new Gauge({
+    name: 'mock_istiod_withheld',
+    help: 'Whether every response is being withheld until released (1) or not (0).',
+    registers,
+    collect() {
+      this.set(sources.withheld ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'mock_istiod_proxy_sync',
+    help: 'Connected proxies per subscribed type and sync status, as proxy-status shows them (a held response counts as NOT SENT).',
+    labelNames: ['type', 'status'],
+    registers,
+    collect() {
+      this.reset();
+      for (const stream of sources.streams()) {
+        for (const state of stream.types.values()) {
+          const type = shortTypeName(state.typeUrl);
+          for (const status of SYNC_STATES) this.inc({ type, status }, 0);
+          this.inc({ type, status: syncState(state) });
+        }
+      }
+    },
+  });
+  return {
+    request: (typeUrl, kind) => requests.inc({ type: shortTypeName(typeUrl), kind }),
+    streamRejected: () => rejected.inc(),
+    faultApplied: (scenario) => faults.inc({ scenario }),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Resource sets from files: Envoy resources in canonical proto3 JSON (with `@type`), in
+ * YAML or JSON, from one file or every `.yaml` / `.yml` / `.json` file of a directory
+ * (sorted by name, not recursive). A document is one of:
+ *
+ * - a list of resources, or one resource (an object with `@type`);
+ * - `{ resources: [...] }` (Envoy's own file format has this shape too);
+ * - a set for some proxies: `{ name, match: { nodeId, cluster, metadata }, resources }`;
+ * - `{ sets: [ <set>, ... ] }`.
+ *
+ * Resources outside a named set go to the `default` set. Every problem names its file and
+ * the path inside it.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { parseNodeMatch, type NodeMatch } from '../snapshot/node-match.js';
+import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/store.js';
+import type { Problem, Result } from '../xds/problems.js';
+
+const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+/** Where each resource of a set came from, for messages. */
+export interface LoadedSet extends ResourceSetSpec {
+  origins: string[];
+}
+
+export interface LoadedFiles {
+  sets: LoadedSet[];
+  files: string[];
+  /** Files that could not be read or parsed, and documents of the wrong shape. */
+  problems: Problem[];
+}
+
+/** The files a path stands for: itself, or the resource files of a directory. */
+export function resourceFiles(path: string): Result<string[]> {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return { ok: false, problems: [{ path, message: 'no such file or directory' }] };
+  }
+  if (!stat.isDirectory()) return { ok: true, value: [path] };
+  const files = readdirSync(path)
+    .filter((name) => EXTENSIONS.has(extname(name)) && !name.startsWith('.'))
+    .sort()
+    .map((name) => join(path, name));
+  if (files.length === 0) {
+    return {
+      ok: false,
+      problems: [{ path, message: 'the directory has no .yaml, .yml or .json file' }],
+    };
+  }
+  return { ok: true, value: files };
+}
+
+export function loadResourceFiles(path: string): Result<LoadedFiles> {
+  const listed = resourceFiles(path);
+  if (!listed.ok) return listed;
+  const problems: Problem[] = [];
+  const sets = new Map<string, LoadedSet>();
+  for (const file of listed.value) {
+    for (const doc of readDocuments(file, problems)) collect(doc.value, doc.where, sets, problems);
+  }
+  return { ok: true, value: { sets: [...sets.values()], files: listed.value, problems } };
+}
+
+function readDocuments(file: string, problems: Problem[]): { value: unknown; where: string }[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push({
+      path: file,
+      message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    });
+    return [];
+  }
+  const docs = parseAllDocuments(text, { prettyErrors: true });
+  const out: { value: unknown; where: string }[] = [];
+  const many = Array.isArray(docs) && docs.length > 1;
+  for (const [i, doc] of (Array.isArray(docs) ? docs : [docs]).entries()) {
+    const where = many ? `${file} (document ${i + 1}):` : `${file}:`;
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors)
+        problems.push({ path: file, message: (e.message.split('\n')[0] ?? '').replace(/:$/, '') });
+      continue;
+    }
+    const value: unknown = doc.toJS();
+    if (value !== null && value !== undefined) out.push({ value, where });
+  }
+  return out;
+}
+
+function addTo(
+  sets: Map<string, LoadedSet>,
+  name: string,
+  match: NodeMatch | undefined,
+  resources: unknown[],
+  origin: (i: number) => string,
+): void {
+  let set = sets.get(name);
+  if (!set) sets.set(name, (set = { name, match, resources: [], origins: [] }));
+  resources.forEach((r, i) => {
+    (set.resources as unknown[]).push(r);
+    set.origins.push(origin(i));
+  });
+}
+
+function collect(
+  value: unknown,
+  where: string,
+  sets: Map<string, LoadedSet>,
+  problems: Problem[],
+): void {
+  if (Array.isArray(value))
+    return addTo(sets, DEFAULT_SET, undefined, value, (i) => `${where} [${i}]`);
+  if (typeof value !== 'object' || value === null) {
+    problems.push({
+      path: where.replace(/:$/, ''),
+      message:
+        'expected a list of resources, a resource with "@type", or an object with "resources" or "sets"',
+    });
+    return;
+  }
+  const doc = value as Record<string, unknown>;
+  if ('@type' in doc) return addTo(sets, DEFAULT_SET, undefined, [doc], () => where);
+  if (Array.isArray(doc.sets)) {
+    doc.sets.forEach((set, i) => collectSet(set, `${where} sets[${i}]`, sets, problems));
+    return;
+  }
+  collectSet(doc, where, sets, problems);
+}
+
+function collectSet(
+  value: unknown,
+  where: string,
+  sets: Map<string, LoadedSet>,
+  problems: Problem[],
+): void {
+  const doc = (value ?? {}) as Record<string, unknown>;
+  const known = new Set(['name', 'match', 'resources', 'version_info']);
+  for (const key of Object.keys(doc)) {
+    if (!known.has(key))
+      problems.push({
+        path: `${where} ${key}`,
+        message: 'unknown field; a set has name, match and resources',
+      });
+  }
+  if (!Array.isArray(doc.resources)) {
+    problems.push({ path: `${where} resources`, message: 'expected a list of resources' });
+    return;
+  }
+  const match = parseNodeMatch(doc.match, `${where} match`, problems);
+  const name =
+    typeof doc.name === 'string' && doc.name !== '' ? doc.name : match ? undefined : DEFAULT_SET;
+  if (name === undefined) {
+    problems.push({ path: `${where} name`, message: 'a set with a match needs a name' });
+    return;
+  }
+  const existing = sets.get(name);
+  if (existing && JSON.stringify(existing.match) !== JSON.stringify(match)) {
+    problems.push({
+      path: `${where} name`,
+      message: `set "${name}" is defined twice with different matches`,
+    });
+    return;
+  }
+  addTo(sets, name, match, doc.resources, (i) => `${where} resources[${i}]`);
+}

@@ -1,0 +1,99 @@
+/**
+ * Serving resource sets from files (`--resources path`): the first load must succeed; each
+ * later change is reloaded (debounced) and, if valid, installed and pushed; if not, every
+ * problem is logged, reported as an event and kept in `status()`, and the last good sets keep
+ * serving.
+ */
+import type { Logger } from 'pino';
+import { loadAndValidate, watchResources, type ValidatedSets } from '../resources/file-source.js';
+import type { SnapshotChange, SnapshotStore } from '../snapshot/store.js';
+import { formatProblems, type Problem, type Result } from '../xds/problems.js';
+import { MockIstiodError } from './errors.js';
+import type { ServerEventEmitter } from './events.js';
+
+export interface ResourceStatus {
+  /** Where resources come from: a path, or `api` when set through the API / library. */
+  source: string;
+  /** When the sets now serving were loaded. */
+  loadedAt: string;
+  /** Warnings of the sets now serving (accepted, but Envoy would warm on them). */
+  warnings: Problem[];
+  /** The last failed reload, cleared by the next good one. */
+  lastError: { at: string; problems: Problem[] } | undefined;
+}
+
+/** Loads the files once, for start-up: problems throw, one line each. */
+export function loadInitialSets(path: string): ValidatedSets {
+  const loaded = loadAndValidate(path);
+  if (!loaded.ok) {
+    const list = loaded.problems.map((p) => `\n  ${p.path}: ${p.message}`).join('');
+    throw new MockIstiodError(
+      'INVALID_RESOURCES',
+      `invalid resource files:${list}`,
+      loaded.problems,
+    );
+  }
+  return loaded.value;
+}
+
+export class ResourceFiles {
+  private stopWatching: (() => void) | undefined;
+  status: ResourceStatus;
+
+  constructor(
+    private readonly path: string,
+    initial: ValidatedSets,
+    private readonly store: SnapshotStore,
+    private readonly events: ServerEventEmitter,
+    private readonly log: Logger,
+  ) {
+    this.status = {
+      source: path,
+      loadedAt: new Date().toISOString(),
+      warnings: initial.warnings,
+      lastError: undefined,
+    };
+    for (const w of initial.warnings) log.warn({ path: w.path }, `resources: ${w.message}`);
+  }
+
+  watch(debounceMs?: number): void {
+    this.stopWatching ??= watchResources(this.path, {
+      debounceMs,
+      onChange: () => void this.reload(),
+    });
+  }
+
+  /** Loads the files again; on success installs the sets (pushing what changed). */
+  reload(): Result<SnapshotChange[]> {
+    const loaded = loadAndValidate(this.path);
+    const result = loaded.ok ? this.store.setSets(loaded.value.sets) : loaded;
+    if (!result.ok) {
+      this.status = {
+        ...this.status,
+        lastError: { at: new Date().toISOString(), problems: result.problems },
+      };
+      this.log.error(
+        { path: this.path, problems: result.problems },
+        `resources: reload failed, still serving the last good set: ${formatProblems(result.problems)}`,
+      );
+      this.events.emit('resources-error', this.path, result.problems);
+      return result;
+    }
+    const warnings = loaded.ok ? loaded.value.warnings : [];
+    this.status = {
+      source: this.path,
+      loadedAt: new Date().toISOString(),
+      warnings,
+      lastError: undefined,
+    };
+    const changed = result.value.flatMap((c) => c.changed);
+    this.log.info({ path: this.path, changed }, 'resources: reloaded');
+    this.events.emit('resources-reloaded', this.path, result.value);
+    return result;
+  }
+
+  close(): void {
+    this.stopWatching?.();
+    this.stopWatching = undefined;
+  }
+}

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeStaticCluster } from '../../src/resources/cluster.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { waitFor } from '../../src/testing/wait.js';
+import { envoyRoot } from '../../src/xds/protos.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { sidecarNode } from '../support/nodes.js';
+
+let server: TestMockIstiod | undefined;
+let client: AdsTestClient | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  client?.close();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  client = server = dir = undefined;
+});
+
+const DURATION_MESSAGE = 'expected a duration "<seconds>s", e.g. "1.5s", found "1 minute"';
+const clusterType = envoyRoot().lookupType('envoy.config.cluster.v3.Cluster');
+const clusterNames = (r: ClientResponse) =>
+  r.resources.map((x) => (clusterType.decode(x.value) as unknown as { name: string }).name).sort();
+
+function nodeIn(clusterId: string, pod = 'orders-v1-0', ip = '10.0.0.1') {
+  const node = sidecarNode(pod, 'default', ip);
+  return { ...node, metadata: { ...node.metadata, CLUSTER_ID: clusterId } };
+}
+
+describe('resource files, hot-reloaded', () => {
+  it('pushes a good change, and keeps serving the last good set when a change is bad', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mock-istiod-reload-'));
+    const file = join(dir, 'lab.json');
+    writeFileSync(file, JSON.stringify(makeLabResources()));
+    server = await startMockIstiod({ resources: [], resourcesPath: file });
+    client = new AdsTestClient(server.xdsAddress);
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    expect(clusterNames(await stream.next())).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+
+    writeFileSync(
+      file,
+      JSON.stringify([...makeLabResources(), makeStaticCluster({ name: 'extra', endpoints: [] })]),
+    );
+    expect(clusterNames(await stream.next())).toEqual([
+      'BlackHoleCluster',
+      'extra',
+      'inbound|8101||',
+    ]);
+    const good = server.snapshot().get(CLUSTER_TYPE).version;
+
+    const errors: string[] = [];
+    server.events.on('resources-error', (_path, problems) =>
+      errors.push(...problems.map((p) => `${p.path}: ${p.message}`)),
+    );
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { ...makeStaticCluster({ name: 'x', endpoints: [] }), connect_timeout: '1 minute' },
+      ]),
+    );
+    await waitFor(() => errors.length > 0, { description: 'the bad reload to be reported' });
+    expect(errors).toEqual([`${file}: [0].connect_timeout: ${DURATION_MESSAGE}`]);
+    expect(server.resourceStatus().lastError?.problems[0]?.path).toBe(
+      `${file}: [0].connect_timeout`,
+    );
+    expect(server.snapshot().get(CLUSTER_TYPE).version).toBe(good);
+  });
+});
+
+describe('resource sets selected per node', () => {
+  it('serves proxies by CLUSTER_ID, and mixes those that claim the same one, with a warning', async () => {
+    const lab = makeLabResources();
+    server = await startMockIstiod({
+      resources: [
+        {
+          name: 'east',
+          match: { metadata: { CLUSTER_ID: 'east' } },
+          resources: [makeStaticCluster({ name: 'east-only', endpoints: [] })],
+        },
+        { name: 'default', resources: lab },
+      ],
+    });
+    client = new AdsTestClient(server.xdsAddress);
+    const collisions: string[] = [];
+    server.events.on('collision', (c) => collisions.push(c.key));
+
+    const east = client.sotw();
+    east.send({ type_url: CLUSTER_TYPE, node: nodeIn('east') });
+    expect(clusterNames(await east.next())).toEqual(['east-only']);
+    const other = client.sotw();
+    other.send({ type_url: CLUSTER_TYPE, node: nodeIn('Kubernetes', 'payments-0') });
+    expect(clusterNames(await other.next())).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+    expect(collisions).toEqual([]);
+
+    // A proxy from another cluster that claims CLUSTER_ID east (same pod name, other IP)
+    // gets east's configuration, and the mock warns that the two collide.
+    const impostor = client.sotw();
+    impostor.send({ type_url: CLUSTER_TYPE, node: nodeIn('east', 'orders-v1-0', '10.9.9.9') });
+    expect(clusterNames(await impostor.next())).toEqual(['east-only']);
+    expect(collisions).toEqual(['pod "orders-v1-0.default" in CLUSTER_ID "east"']);
+  });
+});

@@ -9,6 +9,13 @@ import { createMockIstiod } from '../server/mock-istiod.js';
 import { DEFAULT_HOST } from '../server/options.js';
 import { parseChoice, parsePort } from './args.js';
 import { createCliLogger, LOG_LEVELS } from './logger.js';
+import { FAULT_USAGE, parseFaultFlags, startFaults } from './fault-flags.js';
+import {
+  attachJournalFile,
+  closeJournalFile,
+  JOURNAL_USAGE,
+  parseJournalSize,
+} from './journal-flag.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 
@@ -20,12 +27,14 @@ Options (environment variable in brackets):
   --control-host <addr>    control API address [MOCK_ISTIOD_CONTROL_HOST] (default ${DEFAULT_HOST})
   --control-port <port>    control API port [MOCK_ISTIOD_CONTROL_PORT] (default 15014)
   --withhold-first         accept streams but send nothing until POST /control/release
-  --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
+  --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
+                           reloaded when they change (default: the lab; see docs/resources.md)
+${FAULT_USAGE}  --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
   --inbound-port <port>    virtualInbound port (default ${LAB_DEFAULTS.inboundPort})
   --outbound-port <port>   virtualOutbound port (default ${LAB_DEFAULTS.outboundPort})
   --app-address <addr>     the app behind inbound|<port>|| (default ${LAB_DEFAULTS.appAddress})
   --app-port <port>        the app's port (default ${LAB_DEFAULTS.appPort})
-  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
+${JOURNAL_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
   --log-format <format>    pretty|json|auto (default auto: pretty in a terminal)
   -h, --help               show this help
 `;
@@ -36,12 +45,17 @@ const OPTIONS = {
   'control-host': { type: 'string' },
   'control-port': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
+  resources: { type: 'string' },
+  fault: { type: 'string', multiple: true },
+  scenario: { type: 'string' },
   'listener-address': { type: 'string' },
   'inbound-port': { type: 'string' },
   'outbound-port': { type: 'string' },
   'app-address': { type: 'string' },
   'app-port': { type: 'string' },
   'log-level': { type: 'string' },
+  journal: { type: 'string' },
+  'journal-size': { type: 'string' },
   'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -63,6 +77,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
     parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),
   );
+  const faultFlags = parseFaultFlags(values.fault, values.scenario);
   const resources = makeLabResources({
     listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
     inboundPort: parsePort('--inbound-port', values['inbound-port'], LAB_DEFAULTS.inboundPort),
@@ -85,15 +100,23 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     },
     resources,
     withholdFirst: values['withhold-first'],
+    resourcesPath: values.resources,
+    journalSize: parseJournalSize(values['journal-size']),
     logger: log,
   });
+  const journalFile = await attachJournalFile(values.journal, server, log);
   const started = await server.start();
+  const stopFaults = await startFaults(server, faultFlags, log);
   if (values['withhold-first']) {
     log.warn(
       `withholding every response: release with curl -X POST http://${started.control?.host}:${started.control?.port}/control/release`,
     );
   }
-  return waitForSignal(() => server.close(), log);
+  return waitForSignal(async () => {
+    stopFaults();
+    await server.close();
+    await closeJournalFile(journalFile, log);
+  }, log);
 }
 
 function waitForSignal(

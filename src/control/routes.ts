@@ -3,8 +3,20 @@
  */
 import type { MockIstiod } from '../server/mock-istiod.js';
 import { controlRoutes } from './control-routes.js';
+import { debugRoutes } from './debug-routes.js';
+import { faultRoutes } from './fault-routes.js';
+import { resourceRoutes } from './resource-routes.js';
+import { resourceFileRoutes } from './resource-file-routes.js';
+import { metricsRoutes } from './metrics-routes.js';
 import type { Route } from './router.js';
 
 export function allRoutes(server: MockIstiod): Route[] {
-  return [...controlRoutes(server)];
+  return [
+    ...controlRoutes(server),
+    ...debugRoutes(server),
+    ...metricsRoutes(server),
+    ...faultRoutes(server),
+    ...resourceRoutes(server),
+    ...resourceFileRoutes(server),
+  ];
 }

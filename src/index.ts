@@ -23,6 +23,7 @@ export {
   makeAdsConfigSource,
 } from './resources/endpoint.js';
 export type { EnvoyResource } from './resources/types.js';
+export { makeProxylessService, type ProxylessServiceOptions } from './resources/proxyless.js';
 export * from './xds/type-urls.js';
 export type { Problem, Result } from './xds/problems.js';
 export { startMockIstiod, type TestMockIstiod } from './testing/start.js';
@@ -34,3 +35,42 @@ export {
 } from './journal/journal.js';
 export { waitFor, WaitTimeoutError } from './testing/wait.js';
 export { AdsTestClient, AdsTestStream } from './testing/ads-client.js';
+export {
+  FaultEngine,
+  describeScenarios,
+  scenarioNames,
+  NACK_CATALOGUE,
+  RESET_PRESETS,
+  parseTimeline,
+  runTimeline,
+  type FaultEvents,
+  type FaultHandle,
+  type FaultInfo,
+  type FaultSpec,
+  type FaultState,
+  type NackConfig,
+  type StreamSelector,
+  type Timeline,
+  type TimelineRun,
+  type TimelineStep,
+  type TriggerSpec,
+} from './faults/index.js';
+export {
+  startEnvoy,
+  sidecarBootstrap,
+  assertNoLeaks,
+  closeAll,
+  leaks,
+  type TestEnvoy,
+  type EnvoyState,
+  type RequestFilter,
+} from './testing/index.js';
+export {
+  makeSidecarBootstrap,
+  SIDECAR_PORTS,
+  type SidecarBootstrapOptions,
+} from './bootstrap/sidecar.js';
+export { renderBootstrap, type BootstrapFormat } from './bootstrap/render.js';
+export { startAgent, type Agent, type AgentOptions, type AgentPorts } from './envoy/agent.js';
+export type { PodView } from './envoy/agent-pod-view.js';
+export { ReadinessProbe, type ReadinessResult } from './envoy/readiness-probe.js';

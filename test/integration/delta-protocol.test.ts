@@ -133,3 +133,19 @@ describe('delta ADS', () => {
     expect(server.streams()[0]?.protocol).toBe('delta');
   });
 });
+
+describe('delta streams and the rest of the server', () => {
+  it('are withheld and released like SotW streams, and journaled the same way', async () => {
+    server = await startMockIstiod({ withholdFirst: true });
+    client = new AdsTestClient(server.xdsAddress);
+    const stream = client.delta();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    await waitFor(() => server!.journal({ kind: 'subscribe' }).length === 1, {
+      description: 'the delta subscription to reach the server',
+    });
+    expect(server.streams()[0]?.types.get(CLUSTER_TYPE)?.sent).toBeUndefined();
+    expect(server.release()).toBe(true);
+    expect(names(await stream.nextDelta())).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+    expect(server.journal().map((e) => e.kind)).toEqual(['open', 'subscribe', 'response']);
+  });
+});

@@ -14,6 +14,7 @@ import { SERVED_TYPES, isWildcardType } from '../xds/type-urls.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
 import type { ProxyIdentity } from './node.js';
 import {
+  MISSING_TYPE_URL,
   acceptNode,
   inAdsOrder,
   type SessionState,
@@ -57,6 +58,7 @@ export class DeltaSession implements StreamSession {
       this.state = acceptNode(request.node);
       if (this.state.t === 'rejected') return { kind: 'rejected', message: this.state.message };
     }
+    if (request.type_url === '') return { kind: 'rejected', message: MISSING_TYPE_URL };
     const typeUrl = request.type_url;
     const existing = this.types.get(typeUrl);
     const state = existing ?? this.create(typeUrl, request);
@@ -197,5 +199,11 @@ export class DeltaSession implements StreamSession {
 
   hasOwed(): boolean {
     return this.owed.size > 0;
+  }
+
+  owe(typeUrls?: readonly string[]): void {
+    for (const typeUrl of this.types.keys()) {
+      if (!typeUrls || typeUrls.includes(typeUrl)) this.owed.add(typeUrl);
+    }
   }
 }

@@ -54,7 +54,12 @@ export interface StreamSession {
   hasOwed(): boolean;
   /** A new snapshot is current: mark what must be pushed. */
   onSnapshot(snapshot: Snapshot): void;
+  /** Marks subscribed types (all, or these) owed again: a push forced from outside. */
+  owe(typeUrls?: readonly string[]): void;
 }
+
+/** go-control-plane's wording: ADS multiplexes types, so every request must name one. */
+export const MISSING_TYPE_URL = 'type URL is required for ADS';
 
 /** Accepts or rejects the node of a stream's first request (istiod's rules and messages). */
 export function acceptNode(node: DecodedNode | undefined): SessionState {

@@ -13,6 +13,7 @@ import type { DiscoveryRequest } from '../xds/wire.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { ProxyIdentity } from './node.js';
 import {
+  MISSING_TYPE_URL,
   acceptNode,
   inAdsOrder,
   type Nack,
@@ -69,6 +70,7 @@ export class SotwSession implements StreamSession {
       this.state = acceptNode(request.node);
       if (this.state.t === 'rejected') return { kind: 'rejected', message: this.state.message };
     }
+    if (request.type_url === '') return { kind: 'rejected', message: MISSING_TYPE_URL };
     const typeUrl = request.type_url;
     const names = requestedNames(typeUrl, request.resource_names);
     const current = this.types.get(typeUrl);
@@ -149,6 +151,12 @@ export class SotwSession implements StreamSession {
 
   hasOwed(): boolean {
     return this.owed.size > 0;
+  }
+
+  owe(typeUrls?: readonly string[]): void {
+    for (const typeUrl of this.types.keys()) {
+      if (!typeUrls || typeUrls.includes(typeUrl)) this.owed.add(typeUrl);
+    }
   }
 
   recordSent(typeUrl: string, version: string, nonce: string, count: number): void {

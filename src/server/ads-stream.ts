@@ -52,6 +52,8 @@ export abstract class AdsStream {
   connectionId = '';
   private flushing = false;
   private closed = false;
+  /** Registered and announced (`stream-open`): only such a stream announces its close. */
+  private opened = false;
   private responsesSent = 0;
   /** Types whose response waits out a delay decided by the policy. */
   private readonly delays = new Map<string, NodeJS.Timeout>();
@@ -119,9 +121,14 @@ export abstract class AdsStream {
     this.flush();
   }
 
+  /** Sends the current version of these types (default: every subscribed type) again. */
+  resend(typeUrls?: readonly string[]): void {
+    this.session.owe(typeUrls);
+    this.flush();
+  }
+
   private onData(bytes: Buffer): void {
     if (this.closed) return;
-    const wasNew = this.session.state.t === 'awaiting-node';
     let outcome: RequestOutcome;
     try {
       outcome = this.classify(bytes);
@@ -137,13 +144,14 @@ export abstract class AdsStream {
       return;
     }
     const view = this.view() as StreamView;
-    if (wasNew) this.open(view);
+    if (!this.opened) this.open(view);
     logOutcome(this.ctx.log, this.connectionId, outcome, this.snapshot());
     this.ctx.events.emit('request', view, outcome);
     if (this.session.hasOwed()) this.flush();
   }
 
   private open(view: StreamView): void {
+    this.opened = true;
     this.connectionId = this.ctx.connectionId(view.proxy.id);
     view.connectionId = this.connectionId;
     this.ctx.register(this);
@@ -221,17 +229,24 @@ export abstract class AdsStream {
   }
 
   private async send(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): Promise<void> {
+    const started = performance.now();
     const built = this.build(state, snapshot, reuseNonce);
     if (!built) return;
     this.responsesSent += 1;
     const writable = this.call.write(built.message);
-    this.afterSend(state.typeUrl, built);
+    const elapsedMs = performance.now() - started;
+    this.afterSend(state, built, { snapshot, elapsedMs });
     if (!writable) await this.waitForDrain();
   }
 
-  private afterSend(typeUrl: string, built: BuiltResponse): void {
+  private afterSend(
+    state: TypeState,
+    built: BuiltResponse,
+    extra: { snapshot: TypeSnapshot; elapsedMs: number },
+  ): void {
     const view = this.view();
     if (!view) return;
+    const { typeUrl } = state;
     const { version, nonce, count } = built;
     const bytes = built.message.length;
     const type = shortTypeName(typeUrl);
@@ -239,7 +254,17 @@ export abstract class AdsStream {
       { conId: this.connectionId, type, version, resources: count, nonce },
       `ADS:${type}: PUSH ${this.connectionId} resources:${count} size:${bytes}B`,
     );
-    this.ctx.events.emit('response', view, { typeUrl, version, nonce, count, bytes });
+    const names = state.names === '*' ? undefined : state.names;
+    this.ctx.events.emit('response', view, {
+      typeUrl,
+      version,
+      nonce,
+      count,
+      bytes,
+      snapshot: extra.snapshot,
+      names,
+      elapsedMs: extra.elapsedMs,
+    });
   }
 
   private async waitForDrain(): Promise<void> {
@@ -257,9 +282,12 @@ export abstract class AdsStream {
     for (const timer of this.delays.values()) clearTimeout(timer);
     this.delays.clear();
     const view = this.view();
-    if (!view) return;
+    if (!view || !this.opened) return;
     this.ctx.unregister(this);
-    this.ctx.log.info({ conId: this.connectionId, reason }, 'ADS: connection closed');
+    this.ctx.log.info(
+      { conId: this.connectionId, node: view.proxy.nodeId, reason },
+      'ADS: connection closed',
+    );
     this.ctx.events.emit('stream-close', view, reason);
   }
 }

@@ -233,3 +233,35 @@ describe('the journal', () => {
     ]);
   });
 });
+
+describe('bad requests', () => {
+  it.each(['sotw', 'delta'] as const)(
+    '%s: a request without a type URL ends the stream with INVALID_ARGUMENT',
+    async (protocol) => {
+      const { server, client } = await setup();
+      const stream = protocol === 'sotw' ? client.sotw() : client.delta();
+      stream.send({ type_url: '', node: sidecarNode() });
+      expect(await stream.done).toEqual({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: 'type URL is required for ADS',
+      });
+      expect(server.journal({ kind: ['open', 'close'] })).toEqual([]);
+    },
+  );
+
+  it('refuses a message over the 4 MiB limit with RESOURCE_EXHAUSTED, and keeps serving others', async () => {
+    const { client } = await setup();
+    const big = client.sotw();
+    big.send({
+      type_url: CLUSTER_TYPE,
+      node: sidecarNode(),
+      resource_names: ['x'.repeat(5 * 1024 * 1024)],
+    });
+    const end = await big.done;
+    expect(end.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(end.details).toMatch(/^Received message larger than max \(\d+ vs 4194304\)$/);
+    const ok = client.sotw();
+    ok.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    expect((await ok.next()).type_url).toBe(CLUSTER_TYPE);
+  });
+});

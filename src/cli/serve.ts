@@ -26,6 +26,8 @@ Options (environment variable in brackets):
   --port <port>            xDS listen port [MOCK_ISTIOD_PORT] (default 15012)
   --control-host <addr>    control API address [MOCK_ISTIOD_CONTROL_HOST] (default ${DEFAULT_HOST})
   --control-port <port>    control API port [MOCK_ISTIOD_CONTROL_PORT] (default 15014)
+  --control-token <token>  require "Authorization: Bearer <token>" on the control API
+                           [MOCK_ISTIOD_CONTROL_TOKEN] (needed when it is not on loopback)
   --withhold-first         accept streams but send nothing until POST /control/release
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
@@ -44,6 +46,7 @@ const OPTIONS = {
   port: { type: 'string' },
   'control-host': { type: 'string' },
   'control-port': { type: 'string' },
+  'control-token': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
   resources: { type: 'string' },
   fault: { type: 'string', multiple: true },
@@ -99,6 +102,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       ),
     },
     resources,
+    controlToken: values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined),
     withholdFirst: values['withhold-first'],
     resourcesPath: values.resources,
     journalSize: parseJournalSize(values['journal-size']),

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { MockIstiodError } from '../server/errors.js';
 import type { Endpoint } from '../server/options.js';
+import { authorized } from './auth.js';
 import {
   HttpError,
   matchRoute,
@@ -74,9 +75,32 @@ export async function handle(
   }
 }
 
-export function createControlServer(routes: readonly Route[], log: Logger): ControlServer {
+export interface ControlServerOptions {
+  /** Required as `Authorization: Bearer <token>` on every request when set. */
+  token?: string;
+}
+
+export function createControlServer(
+  routes: readonly Route[],
+  log: Logger,
+  options: ControlServerOptions = {},
+): ControlServer {
   const server = createServer((req, res) => {
     const pretty = new URL(req.url ?? '/', 'http://localhost').searchParams.has('pretty');
+    if (!authorized(req, options.token)) {
+      req.resume();
+      log.warn(
+        { method: req.method, url: req.url, peer: req.socket.remoteAddress },
+        'control API: refused, no or wrong token',
+      );
+      res.setHeader('www-authenticate', 'Bearer');
+      send(
+        res,
+        { status: 401, body: { error: 'this control API needs "Authorization: Bearer <token>"' } },
+        pretty,
+      );
+      return;
+    }
     handle(routes, req).then(
       (response) => {
         log.debug({ method: req.method, url: req.url, status: response.status }, 'control API');

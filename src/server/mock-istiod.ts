@@ -161,6 +161,7 @@ class MockIstiodImpl implements MockIstiod {
     this.journalStore = new Journal(options.journalSize);
     attachJournal(this.journalStore, this.events);
     this.metrics = createXdsMetrics(this.events, this);
+    this.faults.events.on('applied', (fault) => this.metrics.faultApplied(fault.scenario));
     this.sentResources = new SentResources(this.events, (stream, typeUrl, version) => {
       const current = store.snapshotFor(stream.proxy).get(typeUrl);
       return current.version === version ? current : undefined;
@@ -219,7 +220,9 @@ class MockIstiodImpl implements MockIstiod {
       const xdsPort = await this.ads.listen(this.options.xds);
       let control: Endpoint | undefined;
       if (this.options.control) {
-        this.control = createControlServer(allRoutes(this), this.options.logger);
+        this.control = createControlServer(allRoutes(this), this.options.logger, {
+          token: this.options.controlToken,
+        });
         control = {
           host: this.options.control.host,
           port: await this.control.listen(this.options.control),

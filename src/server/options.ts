@@ -7,6 +7,7 @@ import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../xds/problems.js';
 import type { Clock } from '../snapshot/version.js';
 import type { ResponsePolicy } from './policy.js';
+import { controlBindProblem } from '../control/auth.js';
 import type { ResourceSetSpec } from '../snapshot/store.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 
@@ -20,6 +21,8 @@ export interface MockIstiodOptions {
   xds: Endpoint;
   /** Where the HTTP control API listens (istiod's monitoring port is 15014); false: none. */
   control: Endpoint | false;
+  /** Bearer token the control API requires (needed when it is not bound to loopback). */
+  controlToken: string | undefined;
   /** The resource set served, Envoy resources in canonical JSON with `@type`; or resource
    * sets (`{ name, match, resources }`) to serve different proxies differently. */
   resources: readonly unknown[] | readonly ResourceSetSpec[];
@@ -46,6 +49,7 @@ export function defaultOptions(): MockIstiodOptions {
   return {
     xds: { host: DEFAULT_HOST, port: 0 },
     control: { host: DEFAULT_HOST, port: 0 },
+    controlToken: undefined,
     resources: makeLabResources(),
     resourcesPath: undefined,
     watchResources: true,
@@ -77,7 +81,11 @@ export function resolveOptions(
   const options = { ...defaultOptions(), ...partial };
   const problems: Problem[] = [];
   checkEndpoint('xds', options.xds, problems);
-  if (options.control) checkEndpoint('control', options.control, problems);
+  if (options.control) {
+    checkEndpoint('control', options.control, problems);
+    const bind = controlBindProblem(options.control.host, options.controlToken);
+    if (bind) problems.push({ path: 'controlToken', message: bind });
+  }
   if (!Number.isInteger(options.journalSize) || options.journalSize < 1) {
     problems.push({
       path: 'journalSize',

@@ -66,7 +66,8 @@ export abstract class AdsStream {
   ) {
     this.peer = call.getPeer();
     call.on('data', (bytes: Buffer) => this.onData(bytes));
-    call.on('end', () => this.finish('client closed the stream'));
+    // The proxy half-closed its side: it wants nothing more, so end ours cleanly too.
+    call.on('end', () => this.end(grpc.status.OK, 'client closed the stream'));
     call.on('cancelled', () => this.finish('client cancelled the stream'));
     call.on('error', () => this.finish('stream error'));
     call.on('close', () => this.finish('stream closed'));
@@ -110,7 +111,9 @@ export abstract class AdsStream {
     if (this.closed) return;
     if (code === grpc.status.OK) this.call.end();
     else this.call.emit('error', { code, details: message });
-    this.finish(`ended by the server: ${grpc.status[code]} ${message}`);
+    this.finish(
+      code === grpc.status.OK ? message : `ended by the server: ${grpc.status[code]} ${message}`,
+    );
   }
 
   /** A new snapshot is current: mark what changed as owed and send it. */

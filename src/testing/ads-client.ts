@@ -171,6 +171,12 @@ export class AdsTestStream {
     return (await this.next(timeoutMs)) as unknown as ClientDeltaResponse;
   }
 
+  /** Half-closes the stream and waits for the server to end it (no RST_STREAM). */
+  async halfClose(): Promise<StreamEnd> {
+    this.call.end();
+    return this.done;
+  }
+
   close(): void {
     this.call.end();
     this.call.cancel();
@@ -179,7 +185,8 @@ export class AdsTestStream {
 
 export class AdsTestClient {
   private readonly client: InstanceType<AdsClientConstructor>;
-  private readonly streams: AdsTestStream[] = [];
+  /** Open streams only: a stream leaves the set when it ends, so long runs do not pile up. */
+  private readonly streams = new Set<AdsTestStream>();
 
   constructor(address: string) {
     const Client = adsClientConstructor();
@@ -187,14 +194,16 @@ export class AdsTestClient {
   }
 
   sotw(): AdsTestStream {
-    const stream = new AdsTestStream(this.client.StreamAggregatedResources());
-    this.streams.push(stream);
-    return stream;
+    return this.track(new AdsTestStream(this.client.StreamAggregatedResources()));
   }
 
   delta(): AdsTestStream {
-    const stream = new AdsTestStream(this.client.DeltaAggregatedResources());
-    this.streams.push(stream);
+    return this.track(new AdsTestStream(this.client.DeltaAggregatedResources()));
+  }
+
+  private track(stream: AdsTestStream): AdsTestStream {
+    this.streams.add(stream);
+    void stream.done.then(() => this.streams.delete(stream));
     return stream;
   }
 

@@ -35,7 +35,7 @@ export class SentResources {
   constructor(events: ServerEventEmitter, lookup: SnapshotLookup) {
     const onResponse = (stream: StreamView, response: ResponseEvent) => {
       let types = this.byStream.get(stream.connectionId);
-      if (!types) this.byStream.set(stream.connectionId, (types = new Map()));
+      if (!types) this.byStream.set(stream.connectionId, (types = new Map<string, SentType>()));
       const subscribed = stream.types.get(response.typeUrl)?.names;
       types.set(response.typeUrl, {
         typeUrl: response.typeUrl,

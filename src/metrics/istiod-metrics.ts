@@ -25,7 +25,8 @@ export interface IstiodMetrics {
   converged(seconds: number): void;
 }
 
-export function createIstiodMetrics(registry: Registry): IstiodMetrics {
+/** istiod's metric definitions, registered in `registry`. */
+function defineMetrics(registry: Registry) {
   const registers = [registry];
   const xds = new Gauge({
     name: 'pilot_xds',
@@ -85,6 +86,12 @@ export function createIstiodMetrics(registry: Registry): IstiodMetrics {
       new Gauge({ name, help, labelNames: ['node', 'err'], registers }),
     ]),
   );
+  return { xds, pushes, pushTime, configSize, convergence, totalRejects, expired, perTypeRejects };
+}
+
+export function createIstiodMetrics(registry: Registry): IstiodMetrics {
+  const { xds, pushes, pushTime, configSize, convergence, totalRejects, expired, perTypeRejects } =
+    defineMetrics(registry);
   // istiod keeps a running count per version and never drops a label once seen.
   const byVersion = new Map<string, number>();
 

@@ -1,0 +1,108 @@
+/**
+ * How the client commands (`proxy-status`, `status`) reach a running mock: its control API,
+ * by default on 127.0.0.1:15014 (`--control-host`, `--control-port`, or the environment
+ * variables `serve` reads). A mock that does not answer is reported in one line.
+ */
+import { DEFAULT_HOST } from '../server/options.js';
+import { parsePort } from './args.js';
+
+export const CONTROL_FLAGS = {
+  'control-host': { type: 'string' },
+  'control-port': { type: 'string' },
+  'control-token': { type: 'string' },
+} as const;
+
+export const CONTROL_HELP = `  --control-host <addr>    the mock's control API address [MOCK_ISTIOD_CONTROL_HOST] (default ${DEFAULT_HOST})
+  --control-port <port>    the mock's control API port [MOCK_ISTIOD_CONTROL_PORT] (default 15014)
+  --control-token <token>  bearer token, if the mock requires one [MOCK_ISTIOD_CONTROL_TOKEN]`;
+
+/** Where the mock's control API is, and the token it may require. */
+export interface ControlTarget {
+  /** `host:port` */
+  address: string;
+  token?: string;
+}
+
+/** The control API the flags and environment name. */
+export function controlTarget(
+  values: { 'control-host'?: string; 'control-port'?: string; 'control-token'?: string },
+  env: NodeJS.ProcessEnv,
+): ControlTarget {
+  const token = values['control-token'] ?? env.MOCK_ISTIOD_CONTROL_TOKEN;
+  const address = controlAddress(values, env);
+  return token ? { address, token } : { address };
+}
+
+/** `host:port` of the control API. */
+export function controlAddress(
+  values: { 'control-host'?: string; 'control-port'?: string },
+  env: NodeJS.ProcessEnv,
+): string {
+  const host = values['control-host'] ?? env.MOCK_ISTIOD_CONTROL_HOST ?? DEFAULT_HOST;
+  const port = parsePort(
+    '--control-port',
+    values['control-port'] ?? env.MOCK_ISTIOD_CONTROL_PORT,
+    15014,
+  );
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** The mock could not be asked (not running, wrong port, not a mock). */
+export class ControlApiError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ControlApiError';
+  }
+}
+
+function reasonOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  if (cause?.code) return cause.code;
+  if (err instanceof Error && err.name === 'TimeoutError') return 'no answer in time';
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** GETs a JSON endpoint of the mock. */
+export async function getControlJson<T>(
+  target: ControlTarget,
+  path: string,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const { address, token } = target;
+  let response: Response;
+  try {
+    response = await fetch(`http://${address}${path}`, {
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+  } catch (err) {
+    throw new ControlApiError(
+      `cannot reach mock-istiod at ${address} (${reasonOf(err)}); is \`mock-istiod serve\` running there? (--control-host, --control-port)`,
+    );
+  }
+  const body = await response.text();
+  if (response.status !== 200) {
+    throw new ControlApiError(
+      `mock-istiod at ${address} answered ${response.status} to ${path}: ${body.trim()}`,
+    );
+  }
+  try {
+    return JSON.parse(body) as T;
+  } catch {
+    throw new ControlApiError(`${address} answered ${path} with something other than JSON`);
+  }
+}
+
+/**
+ * Runs a client command: a mock that cannot be asked is reported in one line on stderr with
+ * exit code 1 (the command was right, the world was not); anything else propagates.
+ */
+export async function reportControlErrors(run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof ControlApiError)) throw err;
+    process.stderr.write(`mock-istiod: ${err.message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The Envoy side of `mock-istiod status`: where a proxy's admin API is, and what it says.
+ *
+ * The admin address comes from `--admin` or from the proxy's node metadata:
+ * `ENVOY_ADMIN_ADDRESS` (mock-istiod's key: set `ISTIO_META_ENVOY_ADMIN_ADDRESS=host:port`
+ * in the pod's environment, or `metadata.ENVOY_ADMIN_ADDRESS` in the bootstrap), else
+ * Istio's own `PROXY_CONFIG.proxyAdminPort` on 127.0.0.1 (the admin API of a sidecar only
+ * listens on loopback, so that works when the mock runs on the proxy's host). Envoy's
+ * `/server_info` names its node, so an address that belongs to another proxy is caught.
+ *
+ * The state shown is `/server_info`'s, which is current; the `server.state` stat lags up to
+ * a stats flush and reads 0 (LIVE) before the first one.
+ */
+import { EnvoyAdminClient, type StatValue } from '../envoy/admin-client.js';
+
+export type AdminSource = 'flag' | 'metadata' | 'proxy-config';
+
+export interface AdminAddress {
+  url: string;
+  source: AdminSource;
+}
+
+/** The stats shown beside the mock's view, by Envoy's names. */
+export const ENVOY_STATS = [
+  'control_plane.connected_state',
+  'cluster_manager.cds.update_success',
+  'cluster_manager.cds.update_rejected',
+  'cluster_manager.cds.version_text',
+  'listener_manager.lds.update_success',
+  'listener_manager.lds.update_rejected',
+  'listener_manager.lds.version_text',
+] as const;
+
+export interface EnvoySide {
+  admin: string;
+  source: AdminSource;
+  reachable: boolean;
+  /** Why the admin API could not be read. */
+  error?: string;
+  /** `node.id` from `/server_info`. */
+  nodeId?: string;
+  /** `state` from `/server_info`: LIVE, PRE_INITIALIZING, INITIALIZING, DRAINING. */
+  state?: string;
+  stats: Partial<Record<(typeof ENVOY_STATS)[number], StatValue>>;
+}
+
+/** `127.0.0.1:15000`, `[::1]:15000`, `15000` or a URL → a URL. */
+export function adminUrl(value: string): string {
+  const trimmed = value.trim();
+  if (/^https?:\/\//.test(trimmed)) return trimmed.replace(/\/+$/, '');
+  if (/^\d+$/.test(trimmed)) return `http://127.0.0.1:${trimmed}`;
+  return `http://${trimmed}`;
+}
+
+export function adminFromMetadata(metadata: Record<string, unknown>): AdminAddress | undefined {
+  const explicit = metadata.ENVOY_ADMIN_ADDRESS;
+  if (typeof explicit === 'string' && explicit.trim() !== '') {
+    return { url: adminUrl(explicit), source: 'metadata' };
+  }
+  const proxyConfig = metadata.PROXY_CONFIG;
+  if (typeof proxyConfig === 'object' && proxyConfig !== null) {
+    const port = Number((proxyConfig as { proxyAdminPort?: unknown }).proxyAdminPort);
+    if (Number.isInteger(port) && port > 0 && port <= 65535) {
+      return { url: `http://127.0.0.1:${port}`, source: 'proxy-config' };
+    }
+  }
+  return undefined;
+}
+
+function reasonOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  if (cause?.code) return cause.code;
+  if (err instanceof Error && err.name === 'TimeoutError') return 'no answer in time';
+  return err instanceof Error ? err.message : String(err);
+}
+
+const STATS_FILTER = `^(${ENVOY_STATS.map((s) => s.replace(/\./g, '\\.')).join('|')})$`;
+
+/** Reads `/server_info` and the stats above; an unreachable Envoy is reported, not thrown. */
+export async function readEnvoy(address: AdminAddress, timeoutMs = 2_000): Promise<EnvoySide> {
+  const side: EnvoySide = {
+    admin: address.url,
+    source: address.source,
+    reachable: false,
+    stats: {},
+  };
+  const client = new EnvoyAdminClient(address.url, { requestTimeoutMs: timeoutMs });
+  try {
+    const info = JSON.parse((await client.get('/server_info')).body) as {
+      state?: string;
+      node?: { id?: string };
+    };
+    const query = new URLSearchParams({ format: 'json', filter: STATS_FILTER });
+    const stats = JSON.parse((await client.get(`/stats?${query.toString()}`)).body) as {
+      stats?: { name?: string; value?: unknown }[];
+    };
+    side.reachable = true;
+    side.state = info.state;
+    side.nodeId = info.node?.id;
+    for (const { name, value } of stats.stats ?? []) {
+      if (
+        (ENVOY_STATS as readonly unknown[]).includes(name) &&
+        (typeof value === 'number' || typeof value === 'string')
+      ) {
+        side.stats[name as (typeof ENVOY_STATS)[number]] = value;
+      }
+    }
+  } catch (err) {
+    side.error = err instanceof SyntaxError ? 'not an Envoy admin API (no JSON)' : reasonOf(err);
+  }
+  return side;
+}

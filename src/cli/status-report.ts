@@ -1,0 +1,126 @@
+/**
+ * Gathers what `mock-istiod status` shows: the mock's view of each stream (`/debug/streamz`)
+ * beside what each proxy's Envoy says on its admin port. Envoys named with `--admin`, and in
+ * watch mode every Envoy seen before, stay in the report when they are no longer connected
+ * to the mock (or the mock is down): that is the moment a class wants to watch
+ * `control_plane.connected_state` drop to 0.
+ */
+import type { StreamDetail, StreamzView } from '../control/streamz-view.js';
+import { ControlApiError, getControlJson } from './control-client.js';
+import { adminFromMetadata, readEnvoy, type AdminAddress, type EnvoySide } from './status-envoy.js';
+
+export interface ProxyReport {
+  /** istiod's proxy id (`<pod>.<namespace>`), else the node id, else the admin address. */
+  name: string;
+  nodeId?: string;
+  /** The mock's stream, when the proxy is connected to it. */
+  mock?: StreamDetail;
+  /** The Envoy's own view, when its admin address is known. */
+  envoy?: EnvoySide;
+}
+
+export interface StatusReport {
+  at: string;
+  mock: { address: string; reachable: boolean; error?: string; withheld?: boolean };
+  proxies: ProxyReport[];
+}
+
+export interface StatusOptions {
+  /** The mock's control API, `host:port`. */
+  control: string;
+  /** Its bearer token, when it requires one. */
+  controlToken?: string;
+  /** Admin addresses given with `--admin`. */
+  admins: readonly string[];
+  /** Admin addresses learned from metadata earlier, by node id (watch mode keeps them). */
+  remembered?: Map<string, AdminAddress>;
+}
+
+async function readMock(report: StatusReport, token?: string): Promise<StreamDetail[]> {
+  try {
+    const target = token
+      ? { address: report.mock.address, token }
+      : { address: report.mock.address };
+    const view = await getControlJson<StreamzView>(target, '/debug/streamz', 3_000);
+    report.mock.reachable = true;
+    report.mock.withheld = view.withheld;
+    return view.streams;
+  } catch (err) {
+    if (!(err instanceof ControlApiError)) throw err;
+    report.mock.error = err.message;
+    return [];
+  }
+}
+
+/** The proxy id part of a node id (`sidecar~ip~pod.ns~domain` → `pod.ns`). */
+function proxyName(nodeId: string): string {
+  const parts = nodeId.split('~');
+  return parts.length === 4 && parts[2] ? parts[2] : nodeId;
+}
+
+/** Envoys named with `--admin` join the stream of their node; the others are listed alone. */
+function matchFlagged(report: StatusReport, flagged: EnvoySide[]): void {
+  const unmatched: EnvoySide[] = [];
+  for (const side of flagged) {
+    const entry = report.proxies.find((p) => p.mock && p.nodeId === side.nodeId);
+    if (side.nodeId !== undefined && entry && !entry.envoy) entry.envoy = side;
+    else unmatched.push(side);
+  }
+  const shown = new Set(report.proxies.map((p) => p.envoy?.admin));
+  for (const side of unmatched.filter((s) => !shown.has(s.admin))) {
+    const name = side.nodeId ? proxyName(side.nodeId) : side.admin;
+    report.proxies.push({ name, ...(side.nodeId && { nodeId: side.nodeId }), envoy: side });
+  }
+}
+
+/** Connected proxies without `--admin` are read at the address their metadata gives. */
+async function readFromMetadata(
+  report: StatusReport,
+  remembered: Map<string, AdminAddress>,
+): Promise<void> {
+  await Promise.all(
+    report.proxies.map(async (entry) => {
+      const address = entry.mock && adminFromMetadata(entry.mock.metadata);
+      if (entry.envoy || !address || !entry.nodeId) return;
+      remembered.set(entry.nodeId, address);
+      entry.envoy = await readEnvoy(address);
+    }),
+  );
+}
+
+/** Envoys seen earlier (watch mode) that are no longer connected stay in the report. */
+async function readRemembered(
+  report: StatusReport,
+  remembered: Map<string, AdminAddress>,
+): Promise<void> {
+  const gone = [...remembered].filter(
+    ([nodeId]) => !report.proxies.some((p) => p.nodeId === nodeId),
+  );
+  const sides = await Promise.all(gone.map(([, address]) => readEnvoy(address)));
+  gone.forEach(([nodeId], i) => {
+    report.proxies.push({ name: proxyName(nodeId), nodeId, envoy: sides[i] });
+  });
+}
+
+export async function collectStatus(options: StatusOptions): Promise<StatusReport> {
+  const report: StatusReport = {
+    at: new Date().toISOString(),
+    mock: { address: options.control, reachable: false },
+    proxies: [],
+  };
+  const [streams, flagged] = await Promise.all([
+    readMock(report, options.controlToken),
+    Promise.all(options.admins.map((url) => readEnvoy({ url, source: 'flag' }))),
+  ]);
+  report.proxies = streams.map((stream) => ({
+    name: stream.proxy,
+    nodeId: stream.nodeId,
+    mock: stream,
+  }));
+  matchFlagged(report, flagged);
+  const remembered = options.remembered ?? new Map<string, AdminAddress>();
+  await readFromMetadata(report, remembered);
+  await readRemembered(report, remembered);
+  report.proxies.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return report;
+}

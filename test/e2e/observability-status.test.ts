@@ -1,0 +1,152 @@
+/**
+ * `mock-istiod status` reads both sides: the mock's view and the real Envoy's admin port.
+ * Withheld: connected_state 1 and PRE_INITIALIZING; released: LIVE with the version the
+ * mock sent; the mock gone: connected_state 0, still read from Envoy.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
+import { collectStatus, type StatusReport } from '../../src/cli/status-report.js';
+import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { freePorts } from '../../src/testing/ports.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { waitFor } from '../../src/testing/wait.js';
+import { packageRoot } from '../../src/util/package-root.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { startLab, type Lab } from '../support/lab.js';
+
+let lab: Lab | undefined;
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+/** Runs the real CLI: `status -o json`, and returns its exit code and report. */
+async function statusCli(args: string[]): Promise<{ code: number | null; report: StatusReport }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'status', '-o', 'json', ...args],
+    {
+      cwd: packageRoot(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, report: JSON.parse(out) as StatusReport };
+}
+
+function typeOf(report: StatusReport, type: string) {
+  return report.proxies[0]?.mock?.types.find((t) => t.type === type);
+}
+
+describe('mock-istiod status against a real Envoy', () => {
+  it('shows connected_state 1 and PRE_INITIALIZING while withheld, LIVE after release, connected_state 0 once the mock is gone', async () => {
+    lab = await startLab({ withholdFirst: true });
+    const { envoy, istiod } = lab;
+    const args = [
+      '--control-port',
+      String(istiod.addresses.control?.port),
+      '--admin',
+      envoy.adminUrl,
+    ];
+    await waitFor(async () => (await envoy.stat('control_plane.connected_state')) === 1, {
+      description: 'Envoy to connect',
+    });
+
+    const withheld = await statusCli(args);
+    expect(withheld.code).toBe(0);
+    expect(withheld.report.mock).toMatchObject({ reachable: true, withheld: true });
+    expect(withheld.report.proxies).toHaveLength(1);
+    expect(withheld.report.proxies[0]).toMatchObject({
+      name: 'orders-v1-0.default',
+      envoy: {
+        reachable: true,
+        source: 'flag',
+        state: 'PRE_INITIALIZING',
+        stats: {
+          'control_plane.connected_state': 1,
+          'cluster_manager.cds.update_success': 0,
+          'cluster_manager.cds.update_rejected': 0,
+        },
+      },
+    });
+    expect(typeOf(withheld.report, 'CDS')?.status).toBe('NOT SENT');
+
+    istiod.release();
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    await istiod.waitForAck(LISTENER_TYPE);
+    const live = await collectStatus({
+      control: `127.0.0.1:${istiod.addresses.control?.port}`,
+      admins: [envoy.adminUrl],
+    });
+    const cdsVersion = istiod.snapshot().get(CLUSTER_TYPE).version;
+    expect(live.proxies[0]?.envoy).toMatchObject({
+      state: 'LIVE',
+      stats: {
+        'control_plane.connected_state': 1,
+        'cluster_manager.cds.update_success': 1,
+        'cluster_manager.cds.version_text': cdsVersion,
+        'listener_manager.lds.update_success': 1,
+        'listener_manager.lds.version_text': istiod.snapshot().get(LISTENER_TYPE).version,
+      },
+    });
+    expect(typeOf(live, 'CDS')).toMatchObject({
+      status: 'SYNCED',
+      sent: { version: cdsVersion },
+      acked: { version: cdsVersion },
+    });
+
+    await istiod.close();
+    const gone = await waitFor(
+      async () => {
+        const result = await statusCli(args);
+        const connected = result.report.proxies[0]?.envoy?.stats['control_plane.connected_state'];
+        return connected === 0 && result;
+      },
+      { timeoutMs: 20_000, intervalMs: 200, description: 'status to show connected_state 0' },
+    );
+    expect(gone.code).toBe(1);
+    expect(gone.report.mock.reachable).toBe(false);
+    expect(gone.report.proxies[0]).toMatchObject({
+      name: 'orders-v1-0.default',
+      envoy: { state: 'LIVE' },
+    });
+    expect(gone.report.proxies[0]?.mock).toBeUndefined();
+  });
+
+  it('finds the admin port in the node metadata (ENVOY_ADMIN_ADDRESS) without --admin', async () => {
+    const [adminPort, inboundPort, outboundPort] = (await freePorts(3)) as [number, number, number];
+    const istiod: TestMockIstiod = await startMockIstiod({
+      resources: makeLabResources({ inboundPort, outboundPort }),
+    });
+    cleanups.push(() => istiod.close());
+    const envoy: EnvoyProcess = await startEnvoy({
+      bootstrap: makeSidecarBootstrap({
+        discoveryPort: istiod.addresses.xds.port,
+        adminPort,
+        metadata: { ENVOY_ADMIN_ADDRESS: `127.0.0.1:${adminPort}` },
+      }),
+    });
+    cleanups.push(() => envoy.stop());
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    await istiod.waitForAck(LISTENER_TYPE);
+    const report = await collectStatus({
+      control: `127.0.0.1:${istiod.addresses.control?.port}`,
+      admins: [],
+    });
+    expect(report.proxies).toHaveLength(1);
+    expect(report.proxies[0]?.envoy).toMatchObject({
+      admin: `http://127.0.0.1:${adminPort}`,
+      source: 'metadata',
+      state: 'LIVE',
+      nodeId: report.proxies[0]?.nodeId,
+      stats: { 'control_plane.connected_state': 1 },
+    });
+  });
+});

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { parseJournalQuery } from '../../src/control/journal-query.js';
+import { syncState } from '../../src/control/sync-status.js';
+import { typeUrlFromName, typeUrlsFromList } from '../../src/control/type-names.js';
+import { ConvergenceTracker } from '../../src/metrics/convergence.js';
+import { grpcCodeName, metricType } from '../../src/metrics/metric-type.js';
+import type { TypeState } from '../../src/protocol/session.js';
+import type { StreamView } from '../../src/server/events.js';
+import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
+
+const at = new Date(0);
+function typeState(partial: Partial<TypeState>): TypeState {
+  return {
+    typeUrl: CLUSTER_TYPE,
+    names: '*',
+    sent: undefined,
+    acked: undefined,
+    nack: undefined,
+    ...partial,
+  };
+}
+const sent = { version: 'v2', nonce: 'n2', at, count: 1 };
+
+describe('syncState (istiod debugSyncStatus)', () => {
+  it('is ERROR after a NACK, NOT SENT before any response, SYNCED when the last nonce was ACKed, else STALE', () => {
+    const nack = { version: 'v2', nonce: 'n2', keptVersion: 'v1', code: 13, message: 'bad', at };
+    expect(syncState(typeState({ sent, nack }))).toBe('ERROR');
+    expect(syncState(typeState({}))).toBe('NOT SENT');
+    expect(syncState(typeState({ sent, acked: { version: 'v2', nonce: 'n2', at } }))).toBe(
+      'SYNCED',
+    );
+    expect(syncState(typeState({ sent, acked: { version: 'v1', nonce: 'n1', at } }))).toBe('STALE');
+    expect(syncState(typeState({ sent }))).toBe('STALE');
+  });
+});
+
+describe('istiod metric labels', () => {
+  it('names types as istiod does and gRPC codes by their Go names', () => {
+    expect(metricType(CLUSTER_TYPE)).toBe('cds');
+    expect(metricType(ROUTE_TYPE)).toBe('rds');
+    expect(metricType('type.googleapis.com/x.Y')).toBe('type.googleapis.com/x.Y');
+    expect(grpcCodeName(13)).toBe('Internal');
+    expect(grpcCodeName(3)).toBe('InvalidArgument');
+    expect(grpcCodeName(99)).toBe('Code(99)');
+  });
+});
+
+describe('type names', () => {
+  it('accepts short names in any case, type URLs and message names', () => {
+    expect(typeUrlFromName('cds')).toBe(CLUSTER_TYPE);
+    expect(typeUrlFromName(' LDS ')).toBe(LISTENER_TYPE);
+    expect(typeUrlFromName(CLUSTER_TYPE)).toBe(CLUSTER_TYPE);
+    expect(typeUrlFromName('envoy.config.route.v3.RouteConfiguration')).toBe(ROUTE_TYPE);
+    expect(typeUrlsFromList('cds,,lds')).toEqual([CLUSTER_TYPE, LISTENER_TYPE]);
+  });
+});
+
+describe('parseJournalQuery', () => {
+  it('builds a filter from node, type, kind, since and limit', () => {
+    const params = new URLSearchParams(
+      'node=orders&type=lds&kind=ACK,nack&kind=stale&since=4&limit=10',
+    );
+    expect(parseJournalQuery(params)).toEqual({
+      ok: true,
+      value: {
+        node: 'orders',
+        typeUrl: LISTENER_TYPE,
+        kind: ['ack', 'nack', 'stale'],
+        since: 4,
+        limit: 10,
+      },
+    });
+    expect(parseJournalQuery(new URLSearchParams())).toEqual({ ok: true, value: {} });
+  });
+
+  it('reports every bad parameter by name', () => {
+    const result = parseJournalQuery(new URLSearchParams('kind=acks&since=-1&limit=x'));
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.problems.map((p) => p.path)).toEqual(['kind', 'since', 'limit']);
+  });
+});
+
+function view(connectionId: string, typeUrls: string[]): StreamView {
+  return {
+    connectionId,
+    types: new Map(typeUrls.map((t) => [t, typeState({ typeUrl: t })])),
+  } as unknown as StreamView;
+}
+
+describe('ConvergenceTracker', () => {
+  it('observes once a stream got every changed type it subscribes to, from the first change', () => {
+    const seen: number[] = [];
+    let now = 1_000;
+    const tracker = new ConvergenceTracker(
+      (s) => seen.push(s),
+      () => now,
+    );
+    const streams = [view('a', [CLUSTER_TYPE, LISTENER_TYPE]), view('b', [CLUSTER_TYPE])];
+    tracker.onChange(streams, [CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE], 1_000);
+    now = 1_200;
+    tracker.onResponse('a', CLUSTER_TYPE);
+    tracker.onResponse('b', CLUSTER_TYPE);
+    expect(seen).toEqual([0.2]);
+    tracker.onChange(streams, [CLUSTER_TYPE], 1_300);
+    now = 1_500;
+    tracker.onResponse('a', LISTENER_TYPE);
+    expect(seen).toEqual([0.2]);
+    tracker.onResponse('a', CLUSTER_TYPE);
+    expect(seen).toEqual([0.2, 0.5]);
+    tracker.onClose('b');
+    expect(tracker.waiting).toBe(0);
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * The options of the sidecar bootstrap builder: what each means, the named defaults, and the
+ * check that reports every bad field at once.
+ */
+import { isIP } from 'node:net';
+import type { Problem, Result } from '../xds/problems.js';
+import { formatProblems } from '../xds/problems.js';
+import type { JsonObject } from './proto-json.js';
+
+export interface SidecarBootstrapOptions {
+  /** Pod name (`POD_NAME`). */
+  podName: string;
+  /** Pod namespace (`POD_NAMESPACE`). */
+  namespace: string;
+  /** Pod IP (`INSTANCE_IP`), the second part of the node id. */
+  podIp: string;
+  /**
+   * Workload name (`ISTIO_META_WORKLOAD_NAME`): `node.cluster` is `<workloadName>.<namespace>`.
+   * Empty means unknown: then, as pilot-agent does, `istio-proxy.<namespace>`.
+   */
+  workloadName: string;
+  /** Service account (`SERVICE_ACCOUNT`). */
+  serviceAccount: string;
+  /** Kubernetes DNS domain: the node id ends in `<namespace>.svc.<dnsDomain>`. */
+  dnsDomain: string;
+  /** `ISTIO_META_CLUSTER_ID`. */
+  clusterId: string;
+  /** `ISTIO_META_MESH_ID`. */
+  meshId: string;
+  /** `ISTIO_VERSION` reported in the node metadata. */
+  istioVersion: string;
+  /** Extra node metadata (`ISTIO_META_*` without the prefix); wins over the fields above. */
+  metadata: JsonObject;
+  /** The control plane (mesh config `discoveryAddress`): an IP gives a STATIC cluster. */
+  discoveryHost: string;
+  discoveryPort: number;
+  /**
+   * TLS to the control plane, as to istiod's 15012: the root certificate file Envoy trusts
+   * (`validation_context.trusted_ca.filename`; `mock-istiod serve --tls` writes one), or
+   * null for plaintext.
+   */
+  tlsRootCertPath: string | null;
+  /** With TLS: the SNI sent, and the DNS name required on the control plane's certificate. */
+  tlsServerName: string;
+  /** Envoy's admin listener (a real sidecar: 127.0.0.1:15000; 0 lets the OS choose). */
+  adminHost: string;
+  adminPort: number;
+  /** pilot-agent's status port (15020): where the readiness listener sends `/healthz/ready`. */
+  agentPort: number;
+  /** Envoy's readiness listener (a real sidecar: 15021), or null for none. */
+  readinessPort: number | null;
+  /** Envoy's Prometheus listener (a real sidecar: 15090), or null for none. */
+  prometheusPort: number | null;
+  /** Address the readiness and Prometheus listeners bind (a real sidecar: 0.0.0.0). */
+  listenerHost: string;
+  /** Name of the static cluster that points at the control plane. */
+  xdsClusterName: string;
+  /** Cluster ADS names; differs from `xdsClusterName` only to build a broken bootstrap. */
+  adsClusterName: string;
+  /** `sotw` → `api_type: GRPC`; `delta` → `DELTA_GRPC` (Istio's default since 1.22). */
+  xdsMode: 'sotw' | 'delta';
+  /** Reconnect back-off after the ADS stream closes (Envoy's default: 500 ms base, 30 s max). */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** 0 (as pilot-agent) waits for the first CDS/LDS response forever. */
+  initialFetchTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** Stat name prefixes kept by the stats matcher, or `all` for no matcher. */
+  statsInclusionPrefixes: readonly string[] | 'all';
+}
+
+/** The ports of a real sidecar (Istio's defaults). */
+export const SIDECAR_PORTS = Object.freeze({
+  /** mesh config `discoveryAddress`: istiod's xDS port. */
+  discovery: 15012,
+  /** Envoy's admin API (`proxyAdminPort`), on 127.0.0.1. */
+  admin: 15000,
+  /** pilot-agent's status server (`status.sidecar.istio.io/port`). */
+  agentStatus: 15020,
+  /** Envoy's readiness listener, the target of the pod's readiness probe. */
+  readiness: 15021,
+  /** Envoy's Prometheus listener (`http-envoy-prom`). */
+  prometheus: 15090,
+});
+
+/**
+ * The stats kept visible. Istio's sidecar bootstrap keeps `cluster_manager`, `listener_manager`,
+ * `server` and `cluster.xds-grpc` (and its own telemetry) but drops `control_plane.*`, which
+ * is the signal this project teaches (withheld = 1, unreachable = 0). So: Istio's prefixes plus
+ * `control_plane.`, and all per-cluster, per-listener and HTTP connection manager stats, which
+ * the lab's assertions read (`cluster.inbound|8101||.*`, `http.*.downstream_rq_*`). Dropped:
+ * the rest (`vhost.*`, `dns.*`, `filesystem.*`, thread and runtime stats), as in Istio.
+ */
+export const DEFAULT_STATS_INCLUSION_PREFIXES: readonly string[] = [
+  'cluster_manager.',
+  'listener_manager.',
+  'server.',
+  'control_plane.',
+  'cluster.',
+  'listener.',
+  'http.',
+];
+
+/**
+ * Library defaults: the seed lab's pod, admin on 15000, and no readiness or Prometheus
+ * listener (so that tests starting several Envoys never fight over 15021 and 15090). The
+ * `bootstrap` and `agent` commands turn both listeners on, as a real sidecar has them.
+ */
+export const DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS: Readonly<SidecarBootstrapOptions> = Object.freeze({
+  podName: 'orders-v1-0',
+  namespace: 'default',
+  podIp: '10.0.0.1',
+  workloadName: 'orders-v1',
+  serviceAccount: 'default',
+  dnsDomain: 'cluster.local',
+  clusterId: 'Kubernetes',
+  meshId: 'cluster.local',
+  istioVersion: '1.28.0',
+  metadata: {},
+  discoveryHost: '127.0.0.1',
+  discoveryPort: SIDECAR_PORTS.discovery,
+  tlsRootCertPath: null,
+  tlsServerName: 'istiod.istio-system.svc',
+  adminHost: '127.0.0.1',
+  adminPort: SIDECAR_PORTS.admin,
+  agentPort: SIDECAR_PORTS.agentStatus,
+  readinessPort: null,
+  prometheusPort: null,
+  listenerHost: '127.0.0.1',
+  xdsClusterName: 'xds-grpc',
+  adsClusterName: 'xds-grpc',
+  xdsMode: 'sotw',
+  retryBaseMs: 200,
+  retryMaxMs: 1000,
+  initialFetchTimeoutMs: 0,
+  connectTimeoutMs: 1000,
+  statsInclusionPrefixes: DEFAULT_STATS_INCLUSION_PREFIXES,
+});
+
+/** The options were invalid; `problems` names every bad field. */
+export class InvalidBootstrapOptionsError extends Error {
+  constructor(readonly problems: readonly Problem[]) {
+    super(`invalid bootstrap options: ${formatProblems(problems)}`);
+    this.name = 'InvalidBootstrapOptionsError';
+  }
+}
+
+/** Fills in defaults and checks every field, reporting all problems at once. */
+export function resolveSidecarBootstrapOptions(
+  input: Partial<SidecarBootstrapOptions> = {},
+): Result<SidecarBootstrapOptions> {
+  const options: SidecarBootstrapOptions = { ...DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS };
+  for (const [key, value] of Object.entries(input)) {
+    if (value !== undefined) Object.assign(options, { [key]: value });
+  }
+  const problems = checkOptions(options);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: options };
+}
+
+function checkOptions(o: SidecarBootstrapOptions): Problem[] {
+  const problems: Problem[] = [];
+  const nodeIdParts = ['podName', 'namespace', 'podIp', 'dnsDomain'] as const;
+  const names = [...nodeIdParts, 'discoveryHost', 'adminHost', 'listenerHost'] as const;
+  for (const key of names) {
+    if (o[key] === '') problems.push({ path: key, message: 'must not be empty' });
+  }
+  for (const key of nodeIdParts) {
+    if (o[key].includes('~')) problems.push({ path: key, message: "must not contain '~'" });
+  }
+  if (isIP(o.podIp) === 0) problems.push({ path: 'podIp', message: 'must be an IP address' });
+  checkInteger(problems, 'discoveryPort', o.discoveryPort, 1, 65535);
+  checkInteger(problems, 'adminPort', o.adminPort, 0, 65535);
+  checkInteger(problems, 'retryBaseMs', o.retryBaseMs, 1, Number.MAX_SAFE_INTEGER);
+  checkInteger(problems, 'retryMaxMs', o.retryMaxMs, o.retryBaseMs, Number.MAX_SAFE_INTEGER);
+  checkInteger(problems, 'initialFetchTimeoutMs', o.initialFetchTimeoutMs, 0, 2 ** 31);
+  checkInteger(problems, 'connectTimeoutMs', o.connectTimeoutMs, 1, 2 ** 31);
+  if (o.xdsMode !== 'sotw' && o.xdsMode !== 'delta') {
+    problems.push({ path: 'xdsMode', message: "must be 'sotw' or 'delta'" });
+  }
+  checkProbePorts(problems, o);
+  if (
+    o.tlsRootCertPath !== null &&
+    (typeof o.tlsRootCertPath !== 'string' || o.tlsRootCertPath === '')
+  ) {
+    problems.push({ path: 'tlsRootCertPath', message: 'must be a file path or null' });
+  }
+  if (typeof o.tlsServerName !== 'string' || o.tlsServerName === '') {
+    problems.push({ path: 'tlsServerName', message: 'must not be empty' });
+  }
+  return problems;
+}
+
+/**
+ * The readiness and Prometheus listeners are named after their ports and point at fixed
+ * addresses, so their ports (and, for Prometheus, the admin port) must be known up front.
+ */
+function checkProbePorts(problems: Problem[], o: SidecarBootstrapOptions): void {
+  if (o.readinessPort !== null) {
+    checkInteger(problems, 'readinessPort', o.readinessPort, 1, 65535);
+    checkInteger(problems, 'agentPort', o.agentPort, 1, 65535);
+  }
+  if (o.prometheusPort !== null) {
+    checkInteger(problems, 'prometheusPort', o.prometheusPort, 1, 65535);
+    if (o.adminPort === 0) {
+      problems.push({
+        path: 'adminPort',
+        message: 'must be a fixed port when prometheusPort is set (prometheus_stats points at it)',
+      });
+    }
+  }
+  if (o.readinessPort !== null && o.readinessPort === o.prometheusPort) {
+    problems.push({ path: 'prometheusPort', message: 'must differ from readinessPort' });
+  }
+}
+
+function checkInteger(problems: Problem[], path: string, value: number, min: number, max: number) {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    problems.push({ path, message: `must be an integer from ${min} to ${max}, got ${value}` });
+  }
+}

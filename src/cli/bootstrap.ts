@@ -1,0 +1,189 @@
+/**
+ * `mock-istiod bootstrap`: writes the Envoy bootstrap pilot-agent would write for this pod,
+ * from the same inputs (the pod's environment variables and the discovery address), and
+ * optionally has the real Envoy validate it. The flag set is shared with `mock-istiod agent`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
+import { renderBootstrap, type BootstrapFormat } from '../bootstrap/render.js';
+import {
+  makeSidecarBootstrap,
+  resolveSidecarBootstrapOptions,
+  SIDECAR_PORTS,
+} from '../bootstrap/sidecar.js';
+import { formatProblems } from '../xds/problems.js';
+import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
+import { envoyValidateError, envoyValidateOkLine } from '../bootstrap/validate-message.js';
+import { EnvoyNotFoundError } from '../envoy/find-envoy.js';
+import { validateEnvoyConfig } from '../envoy/validate.js';
+import { parseChoice, parsePort, UsageError } from './args.js';
+
+const DEFAULT_DISCOVERY = `127.0.0.1:${SIDECAR_PORTS.discovery}`;
+
+/** The flags `bootstrap` and `agent` share, with their help lines. */
+export const POD_BOOTSTRAP_FLAGS = {
+  'discovery-address': { type: 'string' },
+  xds: { type: 'string' },
+  'admin-port': { type: 'string' },
+  'status-port': { type: 'string' },
+  'readiness-port': { type: 'string' },
+  'prometheus-port': { type: 'string' },
+  'tls-root-cert': { type: 'string' },
+} as const;
+
+export const POD_BOOTSTRAP_HELP = `Inputs, as pilot-agent reads them: the environment variables POD_NAME, POD_NAMESPACE,
+INSTANCE_IP and SERVICE_ACCOUNT (required), and every ISTIO_META_<KEY> (node metadata
+<KEY>, prefix removed; ISTIO_META_WORKLOAD_NAME also names node.cluster).
+
+  --discovery-address <host:port>  the control plane, mesh config discoveryAddress
+                                   (default ${DEFAULT_DISCOVERY}, where \`mock-istiod serve\` listens)
+  --xds <mode>                     sotw|delta: ADS state of the world or delta (default sotw)
+  --admin-port <port>              Envoy's admin port on 127.0.0.1 (default ${SIDECAR_PORTS.admin})
+  --status-port <port>             pilot-agent's status port, behind /healthz/ready (default ${SIDECAR_PORTS.agentStatus})
+  --readiness-port <port>          Envoy's readiness listener (default ${SIDECAR_PORTS.readiness})
+  --prometheus-port <port>         Envoy's Prometheus listener (default ${SIDECAR_PORTS.prometheus})
+  --tls-root-cert <file>           connect to the control plane over TLS, trusting this root
+                                   certificate (\`mock-istiod serve --tls\` writes root-cert.pem;
+                                   Envoy expects the name istiod.istio-system.svc on its certificate)`;
+
+export const BOOTSTRAP_USAGE = `Usage: mock-istiod bootstrap [options]
+
+Writes the Envoy bootstrap pilot-agent would write for this pod (node identity, the xds-grpc
+cluster, CDS and LDS over ADS, the readiness and Prometheus listeners).
+
+${POD_BOOTSTRAP_HELP}
+  --format <format>                yaml|json (default yaml; json for an --out ending in .json)
+  --out <file>                     write to this file instead of stdout
+  --validate                       run \`envoy --mode validate\` on the result (ENVOY_BIN or
+                                   .venv/bin/envoy): OK, or Envoy's error and exit code 1
+  -h, --help                       show this help
+`;
+
+type PodBootstrapValues = { [K in keyof typeof POD_BOOTSTRAP_FLAGS]?: string };
+
+/** The result of reading flags and environment: options, or one line saying what is wrong. */
+export type PodBootstrapInput =
+  { ok: true; options: Partial<SidecarBootstrapOptions> } | { ok: false; message: string };
+
+/**
+ * Bootstrap options from the shared flags and the pod's environment. Flag mistakes throw
+ * {@link UsageError}; environment problems come back as one line naming every variable.
+ */
+export function podBootstrapInput(
+  values: PodBootstrapValues,
+  env: NodeJS.ProcessEnv,
+  options: { allowFreePorts?: boolean } = {},
+): PodBootstrapInput {
+  // Port 0 ("pick a free one") only makes sense where the ports are chosen before Envoy
+  // starts (the agent); a written bootstrap needs them all.
+  const port = options.allowFreePorts === true ? parsePort : parseFixedPort;
+  const discovery = parseHostPort(
+    '--discovery-address',
+    values['discovery-address'] ?? DEFAULT_DISCOVERY,
+  );
+  const flags: Partial<SidecarBootstrapOptions> = {
+    discoveryHost: discovery.host,
+    discoveryPort: discovery.port,
+    xdsMode: parseChoice('--xds', values.xds, ['sotw', 'delta'] as const, 'sotw'),
+    adminPort: port('--admin-port', values['admin-port'], SIDECAR_PORTS.admin),
+    agentPort: port('--status-port', values['status-port'], SIDECAR_PORTS.agentStatus),
+    readinessPort: port('--readiness-port', values['readiness-port'], SIDECAR_PORTS.readiness),
+    prometheusPort: port('--prometheus-port', values['prometheus-port'], SIDECAR_PORTS.prometheus),
+    tlsRootCertPath: tlsRootCert(values['tls-root-cert']),
+  };
+  const identity = podIdentityFromEnv(env);
+  if (!identity.ok) return { ok: false, message: describePodEnvProblems(identity.problems) };
+  return { ok: true, options: { ...identity.value, ...flags } };
+}
+
+/** An absolute path (Envoy reads the file relative to its own working directory), or null. */
+function tlsRootCert(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (value === '')
+    throw new UsageError('--tls-root-cert: expected the path of a PEM root certificate');
+  return resolve(value);
+}
+
+/** `host:port` or `[v6]:port`, port 1-65535. */
+export function parseHostPort(flag: string, value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (host === undefined || !(port >= 1 && port <= 65535)) {
+    throw new UsageError(
+      `${flag}: expected host:port (for example ${DEFAULT_DISCOVERY}), got "${value}"`,
+    );
+  }
+  return { host, port };
+}
+
+/** A port that is written into the bootstrap and so must be known: 1-65535. */
+function parseFixedPort(flag: string, value: string | undefined, fallback: number): number {
+  const port = parsePort(flag, value, fallback);
+  if (port === 0) throw new UsageError(`${flag}: expected a port number 1-65535, got "0"`);
+  return port;
+}
+
+const OPTIONS = {
+  ...POD_BOOTSTRAP_FLAGS,
+  format: { type: 'string' },
+  out: { type: 'string' },
+  validate: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export async function bootstrap(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(BOOTSTRAP_USAGE);
+    return 0;
+  }
+  const fallbackFormat: BootstrapFormat = values.out?.endsWith('.json') ? 'json' : 'yaml';
+  const format = parseChoice('--format', values.format, ['yaml', 'json'] as const, fallbackFormat);
+  const input = podBootstrapInput(values, env);
+  if (!input.ok) return fail(input.message, 2);
+  const built = resolveSidecarBootstrapOptions(input.options);
+  if (!built.ok) return fail(formatProblems(built.problems), 2);
+  const text = renderBootstrap(makeSidecarBootstrap(built.value), format);
+  if (values.out === undefined) process.stdout.write(text);
+  else writeFileSync(values.out, text);
+  return values.validate ? validate(text, format, values.out) : 0;
+}
+
+/** Runs Envoy's validation on the written file (or a temporary copy) and reports in one place. */
+async function validate(text: string, format: BootstrapFormat, out: string | undefined) {
+  const dir = out === undefined ? mkdtempSync(join(tmpdir(), 'mock-istiod-bootstrap-')) : undefined;
+  const path = out ?? join(dir ?? '', `bootstrap.${format}`);
+  try {
+    if (out === undefined) writeFileSync(path, text);
+    const result = await validateEnvoyConfig(path);
+    if (result.ok) {
+      process.stderr.write(
+        `${envoyValidateOkLine(result.output) ?? `configuration '${path}' OK`}\n`,
+      );
+      return 0;
+    }
+    return fail(
+      `envoy --mode validate rejected the bootstrap: ${envoyValidateError(result.output)}`,
+      1,
+    );
+  } catch (err) {
+    if (err instanceof EnvoyNotFoundError) return fail(err.message, 1);
+    throw err;
+  } finally {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`mock-istiod: ${message}\n`);
+  return code;
+}

@@ -1,0 +1,232 @@
+/**
+ * Plays pilot-agent's part for one sidecar, on a laptop: starts its status server (15020),
+ * writes the sidecar bootstrap (pointing the readiness listener at that server), starts a
+ * real Envoy with it, and watches the pod the way the kubelet does, through Envoy's readiness
+ * listener (15021). `startAgent()` returns once Envoy's admin API answers (not yet LIVE);
+ * `stop()` is idempotent and stops in reverse order (pod watch → Envoy → status server).
+ */
+import { EventEmitter } from 'node:events';
+import pino, { type Logger } from 'pino';
+import { PROMETHEUS_PATH, READINESS_PATH } from '../bootstrap/probe-listeners.js';
+import {
+  DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS,
+  makeSidecarBootstrap,
+  SIDECAR_PORTS,
+} from '../bootstrap/sidecar.js';
+import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
+import { freePort } from '../testing/ports.js';
+import { waitFor, type WaitOptions } from '../testing/wait.js';
+import { httpProbe, PodState, type PodView } from './agent-pod-view.js';
+import { startStatusServer, type StatusServer } from './agent-status-server.js';
+import { startEnvoy, type EnvoyLogLevel, type EnvoyProcess } from './envoy-process.js';
+import { ReadinessProbe, type ReadinessResult } from './readiness-probe.js';
+
+export interface AgentPorts {
+  /** pilot-agent's status server (15020). */
+  status: number;
+  /** Envoy's admin API (15000). */
+  admin: number;
+  /** Envoy's readiness listener (15021). */
+  readiness: number;
+  /** Envoy's Prometheus listener (15090). */
+  prometheus: number;
+}
+
+export interface AgentOptions {
+  /** The pod and control plane; the ports here are replaced by `ports`. */
+  bootstrap: Partial<SidecarBootstrapOptions>;
+  /** Default: a real sidecar's (15020, 15000, 15021, 15090); 0 picks a free port. */
+  ports: Partial<AgentPorts>;
+  envoyBin: string;
+  envoyLogLevel: EnvoyLogLevel;
+  /** How often the kubelet-like watcher probes 15021 (a sidecar's startup probe: 1 s). */
+  probeIntervalMs: number;
+  probeTimeoutMs: number;
+  /** Consecutive failures before a ready sidecar counts as unready again. */
+  failureThreshold: number;
+  /** A pino logger; silent by default. */
+  logger: Logger;
+}
+
+export interface AgentEvents {
+  /** The status server answered `/healthz/ready` with this result. */
+  readiness: [result: ReadinessResult];
+  /** READY or STATUS of the pod changed (the first view is `podView()`). */
+  pod: [view: PodView];
+}
+
+export interface Agent {
+  readonly envoy: EnvoyProcess;
+  readonly ports: AgentPorts;
+  readonly probe: ReadinessProbe;
+  readonly events: EventEmitter<AgentEvents>;
+  /** `http://127.0.0.1:<status>/healthz/ready`: pilot-agent directly. */
+  readonly statusUrl: string;
+  /** `http://127.0.0.1:<readiness>/healthz/ready`: through Envoy, as the kubelet probes. */
+  readonly readinessUrl: string;
+  /** `http://127.0.0.1:<prometheus>/stats/prometheus`. */
+  readonly prometheusUrl: string;
+  podView(): PodView;
+  /** The last `/healthz/ready` result the status server gave, if any. */
+  lastReadiness(): ReadinessResult | undefined;
+  waitForPod(predicate: (view: PodView) => boolean, options?: WaitOptions): Promise<PodView>;
+  stop(): Promise<void>;
+}
+
+export async function startAgent(
+  partial: Partial<AgentOptions> & Pick<AgentOptions, 'bootstrap'>,
+): Promise<Agent> {
+  const options = withDefaults(partial);
+  const ports = await resolvePorts(options.ports);
+  const log = options.logger;
+  const events = new EventEmitter<AgentEvents>();
+  const probe = new ReadinessProbe(`http://127.0.0.1:${ports.admin}`);
+  const status = await startStatusServer({
+    host: '127.0.0.1',
+    port: ports.status,
+    probe,
+    log,
+    onProbe: (result) => events.emit('readiness', result),
+  });
+  ports.status = status.port;
+  let envoy: EnvoyProcess;
+  try {
+    envoy = await startEnvoy({
+      bootstrap: makeSidecarBootstrap({
+        ...options.bootstrap,
+        adminPort: ports.admin,
+        agentPort: ports.status,
+        readinessPort: ports.readiness,
+        prometheusPort: ports.prometheus,
+      }),
+      envoyBin: options.envoyBin === '' ? undefined : options.envoyBin,
+      logLevel: options.envoyLogLevel,
+    });
+  } catch (err) {
+    await status.close();
+    throw err;
+  }
+  log.info({ envoyPid: envoy.pid, admin: envoy.adminUrl, ports }, 'Envoy started');
+  return new AgentImpl(options, ports, envoy, probe, status, events);
+}
+
+class AgentImpl implements Agent {
+  readonly statusUrl: string;
+  readonly readinessUrl: string;
+  readonly prometheusUrl: string;
+  readonly #pod: PodState;
+  #timer: NodeJS.Timeout | undefined;
+  #everReady = false;
+  #stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly options: AgentOptions,
+    readonly ports: AgentPorts,
+    readonly envoy: EnvoyProcess,
+    readonly probe: ReadinessProbe,
+    private readonly status: StatusServer,
+    readonly events: EventEmitter<AgentEvents>,
+  ) {
+    this.statusUrl = `http://127.0.0.1:${ports.status}${READINESS_PATH}`;
+    this.readinessUrl = `http://127.0.0.1:${ports.readiness}${READINESS_PATH}`;
+    this.prometheusUrl = `http://127.0.0.1:${ports.prometheus}${PROMETHEUS_PATH}`;
+    const name = options.bootstrap.podName ?? DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS.podName;
+    this.#pod = new PodState(name, options.failureThreshold);
+    void envoy.exited.then(() => {
+      if (this.#stopping === undefined && this.#pod.exited()) this.#changed();
+    });
+    // `pod` fires on changes only: the first view (1/2 Running) is `podView()`.
+    this.#schedule(0);
+  }
+
+  podView(): PodView {
+    return this.#pod.view;
+  }
+
+  lastReadiness(): ReadinessResult | undefined {
+    return this.status.last;
+  }
+
+  waitForPod(predicate: (view: PodView) => boolean, options: WaitOptions = {}): Promise<PodView> {
+    return waitFor(() => predicate(this.#pod.view) && this.#pod.view, {
+      description: 'the pod view to match',
+      timeoutMs: 20_000,
+      ...options,
+    });
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.probe.terminate();
+    await this.envoy.stop();
+    await this.status.close();
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = setTimeout(() => void this.#tick(), delayMs);
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#stopping !== undefined || this.envoy.exitStatus !== undefined) return;
+    // Until the sidecar is first ready, also ask pilot-agent directly, as the sidecar's
+    // `pilot-agent wait` start-up hook does: Envoy's readiness listener refuses connections
+    // until Envoy is LIVE, so only this way is the reason logged while Envoy waits.
+    if (!this.#everReady) await httpProbe(this.statusUrl, this.options.probeTimeoutMs);
+    const outcome = await httpProbe(this.readinessUrl, this.options.probeTimeoutMs);
+    if (outcome.ok) this.#everReady = true;
+    if (this.#stopping !== undefined || this.envoy.exitStatus !== undefined) return;
+    if (this.#pod.record(outcome)) this.#changed();
+    this.#schedule(this.options.probeIntervalMs);
+  }
+
+  #changed(): void {
+    const view = this.#pod.view;
+    const ready = `${view.ready}/${view.total}`;
+    this.options.logger.debug({ ready, status: view.status, probe: view.lastProbe }, 'pod view');
+    this.events.emit('pod', view);
+  }
+}
+
+function withDefaults(
+  partial: Partial<AgentOptions> & Pick<AgentOptions, 'bootstrap'>,
+): AgentOptions {
+  return {
+    ports: {},
+    envoyBin: '',
+    envoyLogLevel: 'warning',
+    probeIntervalMs: 1_000,
+    probeTimeoutMs: 3_000,
+    failureThreshold: 3,
+    logger: pino({ level: 'silent' }),
+    ...partial,
+  };
+}
+
+/**
+ * Fills in a real sidecar's ports and replaces 0 with a free port, except for the status
+ * server, which binds port 0 itself. Envoy's ports must be known before Envoy starts: they are
+ * written into the bootstrap (the readiness and Prometheus listeners are named after them, and
+ * `prometheus_stats` points at the admin port).
+ */
+async function resolvePorts(requested: Partial<AgentPorts>): Promise<AgentPorts> {
+  const ports: AgentPorts = {
+    status: requested.status ?? SIDECAR_PORTS.agentStatus,
+    admin: requested.admin ?? SIDECAR_PORTS.admin,
+    readiness: requested.readiness ?? SIDECAR_PORTS.readiness,
+    prometheus: requested.prometheus ?? SIDECAR_PORTS.prometheus,
+  };
+  const taken = new Set(Object.values(ports).filter((port) => port !== 0));
+  for (const key of ['admin', 'readiness', 'prometheus'] as const) {
+    if (ports[key] !== 0) continue;
+    let port = await freePort();
+    while (taken.has(port)) port = await freePort();
+    taken.add(port);
+    ports[key] = port;
+  }
+  return ports;
+}

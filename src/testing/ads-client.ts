@@ -188,9 +188,10 @@ export class AdsTestClient {
   /** Open streams only: a stream leaves the set when it ends, so long runs do not pile up. */
   private readonly streams = new Set<AdsTestStream>();
 
-  constructor(address: string) {
+  /** `credentials`: plaintext by default; `grpc.credentials.createSsl(rootCert)` for a TLS mock. */
+  constructor(address: string, credentials = grpc.credentials.createInsecure()) {
     const Client = adsClientConstructor();
-    this.client = new Client(address, grpc.credentials.createInsecure());
+    this.client = new Client(address, credentials);
   }
 
   sotw(): AdsTestStream {

@@ -1,0 +1,75 @@
+/**
+ * `serve`'s fault flags: `--fault <spec>` (repeatable) applies faults at start, and
+ * `--scenario <file.yaml>` replays a timeline. Both are validated before the server starts,
+ * so a mistake is one line naming the flag and the field, and nothing listens.
+ */
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { parseFaultFlag } from '../faults/flag-spec.js';
+import { resolveFault } from '../faults/spec.js';
+import { parseTimeline, type Timeline } from '../faults/timeline.js';
+import { runTimeline } from '../faults/timeline-runner.js';
+import type { MockIstiod } from '../server/mock-istiod.js';
+import { formatProblems } from '../xds/problems.js';
+import { UsageError } from './args.js';
+
+export const FAULT_USAGE = `  --fault <spec>           apply a fault at start (repeatable): JSON, or
+                           scenario[:key=value,…], e.g. delay:ms=2s,jitter=500ms or
+                           withhold:types=LDS (see docs/faults.md)
+  --scenario <file.yaml>   replay a timeline of timed fault steps (see docs/faults.md)
+`;
+
+export interface FaultFlags {
+  faults: { text: string; spec: Record<string, unknown> }[];
+  timeline: Timeline | undefined;
+}
+
+export function parseFaultFlags(
+  faults: readonly string[] | undefined,
+  scenarioFile: string | undefined,
+): FaultFlags {
+  const parsed = (faults ?? []).map((text) => {
+    const spec = parseFaultFlag(text);
+    const resolved = spec.ok ? resolveFault(spec.value, '', { fromText: true }) : spec;
+    if (!resolved.ok || !spec.ok) {
+      throw new UsageError(
+        `--fault "${text}": ${formatProblems(resolved.ok ? [] : resolved.problems)}`,
+      );
+    }
+    return { text, spec: spec.value };
+  });
+  return { faults: parsed, timeline: scenarioFile ? readTimeline(scenarioFile) : undefined };
+}
+
+function readTimeline(file: string): Timeline {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new UsageError(`--scenario: cannot read ${file} (${code})`);
+  }
+  const timeline = parseTimeline(text);
+  if (!timeline.ok)
+    throw new UsageError(`--scenario ${file}: ${formatProblems(timeline.problems)}`);
+  return timeline.value;
+}
+
+/** Applies the faults and starts the timeline; returns what stops the timeline. */
+export async function startFaults(
+  server: MockIstiod,
+  flags: FaultFlags,
+  log: Logger,
+): Promise<() => void> {
+  for (const { text, spec } of flags.faults) {
+    const applied = await server.faults.apply(spec, { fromText: true });
+    if (!applied.ok) throw new UsageError(`--fault "${text}": ${formatProblems(applied.problems)}`);
+    log.warn(
+      { fault: applied.value.id, scenario: applied.value.scenario },
+      `fault applied: ${text}`,
+    );
+  }
+  if (!flags.timeline) return () => undefined;
+  const run = runTimeline(server, flags.timeline, log);
+  return () => run.stop();
+}

@@ -1,0 +1,184 @@
+/**
+ * The fault endpoints of the control API: the scenarios (with their parameters' JSON
+ * Schema), the faults applied (apply, list, inspect, remove), per-test cleanup, and the two
+ * server operations tests reach for most: push again, and disconnect streams.
+ */
+import type { MockIstiod } from '../server/mock-istiod.js';
+import {
+  describeScenario,
+  describeScenarios,
+  findScenario,
+  scenarioNames,
+} from '../faults/registry.js';
+import { unknownScenarioMessage } from '../faults/spec.js';
+import { checkStatus, statusName } from '../faults/params.js';
+import { resolveTypeName, TYPE_NAME_HINT } from '../faults/type-names.js';
+import type { StreamSelector } from '../faults/model.js';
+import { formatProblems, type Problem } from '../xds/problems.js';
+import type { ControlResponse, Route } from './router.js';
+
+type FaultTarget = Pick<
+  MockIstiod,
+  'faults' | 'reset' | 'push' | 'disconnect' | 'serving' | 'withheld'
+>;
+
+export function problemsResponse(what: string, problems: readonly Problem[]): ControlResponse {
+  return { status: 400, body: { error: `${what}: ${formatProblems(problems)}`, problems } };
+}
+
+function notFound(error: string, extra: Record<string, unknown> = {}): ControlResponse {
+  return { status: 404, body: { error, ...extra } };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `{ node?, types? }` (push) or `{ node?, code?, message? }` (disconnect), every problem listed. */
+function readSelector(
+  body: unknown,
+  allowed: readonly string[],
+): { selector: StreamSelector & { code?: number; message?: string } } | { problems: Problem[] } {
+  if (body === undefined) return { selector: {} };
+  if (!isObject(body)) return { problems: [{ path: '', message: 'expected a JSON object' }] };
+  const problems: Problem[] = [];
+  const selector: StreamSelector & { code?: number; message?: string } = {};
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) {
+      problems.push({
+        path: key,
+        message: `unknown field; expected one of: ${allowed.join(', ')}`,
+      });
+    }
+  }
+  if (body.node !== undefined) {
+    if (typeof body.node === 'string' && body.node !== '') selector.node = body.node;
+    else problems.push({ path: 'node', message: 'expected a node-id glob such as "sidecar~*"' });
+  }
+  if (body.types !== undefined) {
+    const list = Array.isArray(body.types) ? (body.types as unknown[]) : [body.types];
+    const urls = list.map((name) => resolveTypeName(name));
+    urls.forEach((url, i) => {
+      if (!url) problems.push({ path: `types[${i}]`, message: `expected ${TYPE_NAME_HINT}` });
+    });
+    selector.types = urls.filter((u): u is string => u !== undefined);
+  }
+  if (body.code !== undefined) {
+    const code = checkStatus(body.code);
+    if (typeof code === 'string') problems.push({ path: 'code', message: code });
+    else selector.code = code.value;
+  }
+  if (body.message !== undefined) {
+    if (typeof body.message === 'string') selector.message = body.message;
+    else problems.push({ path: 'message', message: 'expected a string' });
+  }
+  return problems.length > 0 ? { problems } : { selector };
+}
+
+export function faultRoutes(target: FaultTarget): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/control/scenarios',
+      summary: 'fault scenarios, each with the JSON Schema of its parameters',
+      handle: () => ({ status: 200, body: { scenarios: describeScenarios() } }),
+    },
+    {
+      method: 'GET',
+      path: '/control/scenarios/:name',
+      summary: 'one fault scenario',
+      handle: ({ params }) => {
+        const scenario = findScenario(params.name);
+        if (!scenario)
+          return notFound(unknownScenarioMessage(params.name), { scenarios: scenarioNames() });
+        return { status: 200, body: describeScenario(scenario) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/control/faults',
+      summary: 'the faults applied, with their state and counts',
+      handle: () => ({ status: 200, body: { faults: target.faults.list() } }),
+    },
+    {
+      method: 'POST',
+      path: '/control/faults',
+      summary: 'apply a fault: {"scenario", "params", "scope", "trigger", "id"}',
+      handle: async ({ body }) => {
+        if (isObject(body) && body.scenario !== undefined && !findScenario(body.scenario)) {
+          return notFound(unknownScenarioMessage(body.scenario), { scenarios: scenarioNames() });
+        }
+        const applied = await target.faults.apply(body);
+        if (!applied.ok) return problemsResponse('invalid fault', applied.problems);
+        return { status: 201, body: { fault: applied.value } };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/control/faults',
+      summary: 'remove every fault',
+      handle: async () => ({ status: 200, body: { removed: await target.faults.clear() } }),
+    },
+    {
+      method: 'GET',
+      path: '/control/faults/:id',
+      summary: 'one fault',
+      handle: ({ params }) => {
+        const fault = target.faults.get(params.id ?? '');
+        return fault
+          ? { status: 200, body: { fault } }
+          : notFound(`no fault with id "${params.id}"`);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/control/faults/:id',
+      summary: 'remove a fault and undo its effect',
+      handle: async ({ params }) => {
+        const removed = await target.faults.remove(params.id ?? '');
+        return removed
+          ? { status: 200, body: { removed } }
+          : notFound(`no fault with id "${params.id}"`);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/control/reset',
+      summary:
+        'per-test cleanup: no faults, nothing held, port up, start-up resources, empty journal',
+      handle: async () => {
+        const removed = target.faults.list().length;
+        await target.reset();
+        return {
+          status: 200,
+          body: { removedFaults: removed, withheld: target.withheld, serving: target.serving },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/control/push',
+      summary: 'send the current version again: {"node": glob, "types": ["LDS"]}, both optional',
+      handle: ({ body }) => {
+        const read = readSelector(body, ['node', 'types']);
+        if ('problems' in read) return problemsResponse('invalid push', read.problems);
+        return { status: 200, body: { streams: target.push(read.selector) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/control/disconnect',
+      summary: 'end streams: {"node": glob, "code": "UNAVAILABLE", "message": "…"}, all optional',
+      handle: ({ body }) => {
+        const read = readSelector(body, ['node', 'code', 'message']);
+        if ('problems' in read) return problemsResponse('invalid disconnect', read.problems);
+        const { code, message, ...selector } = read.selector;
+        const count = target.disconnect(selector, code, message);
+        return {
+          status: 200,
+          body: { disconnected: count, code: statusName(code ?? 14) },
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,202 @@
+/**
+ * The fault engine of one mock istiod: the faults applied to it, in order, and the response
+ * policy they form together (the first active fault in scope with an opinion decides). It
+ * is how the control API, the library, the CLI and timelines apply and remove faults.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { MockIstiodError } from '../server/errors.js';
+import type { ResponseDecision, ResponsePolicy, ResponseQuery } from '../server/policy.js';
+import type { Result } from '../xds/problems.js';
+import { Fault } from './fault.js';
+import { SnapshotHistory } from './history.js';
+import type { FaultHost, FaultInfo, FaultSpec } from './model.js';
+import type { ParamOptions } from './params.js';
+import { resolveFault } from './spec.js';
+
+const SEND: ResponseDecision = Object.freeze({ kind: 'send' });
+
+export interface FaultEvents {
+  applied: [fault: FaultInfo];
+  activated: [fault: FaultInfo];
+  done: [fault: FaultInfo];
+  removed: [fault: FaultInfo];
+}
+
+/** A fault applied through the library: inspect it, wait for its trigger, remove it. */
+export interface FaultHandle {
+  readonly id: string;
+  /** Its current listing (the last one once removed). */
+  info(): FaultInfo;
+  /** Resolves once its trigger fired (at once if it has none). */
+  whenActive(options?: { timeoutMs?: number }): Promise<FaultInfo>;
+  /** Removes it and undoes what it did to the server (idempotent). */
+  remove(): Promise<void>;
+}
+
+export interface FaultEngineOptions {
+  host: FaultHost;
+  logger: Logger;
+  controlPlaneId: string;
+}
+
+export class FaultEngine implements ResponsePolicy {
+  /** Applied, activated, done and removed faults, for logs, metrics and waiters. */
+  readonly events = new EventEmitter<FaultEvents>();
+  private readonly faults = new Map<string, Fault>();
+  private readonly listeners = new Set<() => void>();
+  private readonly history = new SnapshotHistory();
+  private counter = 0;
+
+  constructor(private readonly options: FaultEngineOptions) {
+    options.host.events.on('stream-close', (stream) => this.history.forget(stream.connectionId));
+  }
+
+  decide(query: ResponseQuery): ResponseDecision {
+    this.history.record(query.stream.connectionId, query.snapshot);
+    for (const fault of this.faults.values()) {
+      if (fault.state !== 'active' || !fault.behaviour.decide) continue;
+      if (!fault.inScope(query.stream, query.typeUrl)) continue;
+      const decision = fault.behaviour.decide(query);
+      if (decision && decision.kind !== 'send') return decision;
+    }
+    return SEND;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Validates and applies a fault; on problems nothing is applied. */
+  async apply(input: unknown, options: ParamOptions = {}): Promise<Result<FaultInfo>> {
+    const resolved = resolveFault(input, '', options);
+    if (!resolved.ok) return resolved;
+    const id = resolved.value.id ?? this.nextId(resolved.value.scenario.name);
+    if (this.faults.has(id)) {
+      return {
+        ok: false,
+        problems: [{ path: 'id', message: `a fault with id "${id}" is already applied` }],
+      };
+    }
+    const fault = new Fault(id, resolved.value, {
+      host: this.options.host,
+      log: this.options.logger,
+      history: this.history,
+      controlPlaneId: this.options.controlPlaneId,
+      changed: () => this.changed(),
+      report: (f, what) => this.events.emit(what, f.info()),
+    });
+    this.faults.set(id, fault);
+    this.options.logger.info(
+      { fault: id, scenario: fault.resolved.scenario.name },
+      'fault applied',
+    );
+    this.events.emit('applied', fault.info());
+    await fault.start();
+    return { ok: true, value: fault.info() };
+  }
+
+  /** `apply`, throwing {@link MockIstiodError} (`INVALID_FAULT`) on problems; returns a handle. */
+  async inject(spec: FaultSpec): Promise<FaultHandle> {
+    const applied = await this.apply(spec);
+    if (!applied.ok)
+      throw MockIstiodError.fromProblems('INVALID_FAULT', 'invalid fault', applied.problems);
+    return this.handle(applied.value.id);
+  }
+
+  list(): FaultInfo[] {
+    return [...this.faults.values()].map((f) => f.info());
+  }
+
+  get(id: string): FaultInfo | undefined {
+    return this.faults.get(id)?.info();
+  }
+
+  /** Removes a fault and undoes its effect on the server; undefined when there is no such fault. */
+  async remove(id: string): Promise<FaultInfo | undefined> {
+    const fault = this.faults.get(id);
+    if (!fault) return undefined;
+    this.faults.delete(id);
+    const info = fault.info();
+    await fault.remove();
+    this.events.emit('removed', info);
+    this.options.host.resync();
+    this.changed();
+    return info;
+  }
+
+  /** Removes every fault. */
+  async clear(): Promise<FaultInfo[]> {
+    const removed: FaultInfo[] = [];
+    for (const id of [...this.faults.keys()].reverse()) {
+      const info = await this.remove(id);
+      if (info) removed.push(info);
+    }
+    return removed;
+  }
+
+  /** Removes the faults that hold responses back (withhold, partial): what was held goes out. */
+  release(): FaultInfo[] {
+    const holding = [...this.faults.values()].filter((f) => f.resolved.scenario.holds);
+    for (const fault of holding) void this.remove(fault.id);
+    return holding.map((f) => f.info());
+  }
+
+  /** Drops every fault without touching the server (it is closing). */
+  dispose(): void {
+    for (const fault of this.faults.values()) {
+      fault.removed = true;
+      fault.dispose();
+    }
+    this.faults.clear();
+  }
+
+  private handle(id: string): FaultHandle {
+    let last = this.get(id) as FaultInfo;
+    const info = () => (last = this.get(id) ?? last);
+    return {
+      id,
+      info,
+      whenActive: ({ timeoutMs = 10_000 } = {}) => this.whenActive(id, timeoutMs, info),
+      remove: async () => {
+        await this.remove(id);
+      },
+    };
+  }
+
+  private whenActive(id: string, timeoutMs: number, info: () => FaultInfo): Promise<FaultInfo> {
+    const now = info();
+    if (now.state !== 'armed') return Promise.resolve(now);
+    return new Promise((resolve, reject) => {
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.events.off('activated', onActive);
+        this.events.off('removed', onActive);
+      };
+      const onActive = (fault: FaultInfo) => {
+        if (fault.id !== id) return;
+        cleanup();
+        if (this.faults.has(id)) resolve(info());
+        else reject(new Error(`fault ${id} was removed before its trigger fired`));
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for fault ${id}'s trigger`));
+      }, timeoutMs);
+      this.events.on('activated', onActive);
+      this.events.on('removed', onActive);
+    });
+  }
+
+  private nextId(scenario: string): string {
+    let id: string;
+    do id = `${scenario}-${++this.counter}`;
+    while (this.faults.has(id));
+    return id;
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

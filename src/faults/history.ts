@@ -1,0 +1,50 @@
+/**
+ * What each stream was about to be sent, per type: the last few versions, so that faults
+ * can serve an older one — `stale` (a lagging control plane) and nack's `rollback` (back to
+ * the set the proxy last ACKed). Kept per stream, because with per-node resource sets two
+ * proxies may get different resources under the same version. Snapshots are immutable and
+ * shared, so keeping them is cheap; a stream's history goes when the stream closes.
+ */
+import type { TypeSnapshot } from '../snapshot/snapshot.js';
+
+const KEEP_PER_TYPE = 8;
+
+export class SnapshotHistory {
+  private readonly byStream = new Map<string, Map<string, TypeSnapshot[]>>();
+
+  /** Notes a snapshot for a stream (a version already noted is moved to the end). */
+  record(connectionId: string, snapshot: TypeSnapshot): void {
+    let byType = this.byStream.get(connectionId);
+    if (!byType) this.byStream.set(connectionId, (byType = new Map<string, TypeSnapshot[]>()));
+    const list = byType.get(snapshot.typeUrl) ?? [];
+    if (list.at(-1) === snapshot) return;
+    const kept = list.filter((s) => s.version !== snapshot.version);
+    kept.push(snapshot);
+    byType.set(snapshot.typeUrl, kept.slice(-KEEP_PER_TYPE));
+  }
+
+  /** The snapshot of `typeUrl` at `version` this stream was sent, if any. */
+  find(
+    connectionId: string,
+    typeUrl: string,
+    version: string | undefined,
+  ): TypeSnapshot | undefined {
+    if (version === undefined) return undefined;
+    return this.list(connectionId, typeUrl).find((s) => s.version === version);
+  }
+
+  /** The snapshot this stream saw just before `version` (the previous push of the type). */
+  before(connectionId: string, typeUrl: string, version: string): TypeSnapshot | undefined {
+    const list = this.list(connectionId, typeUrl);
+    const index = list.findIndex((s) => s.version === version);
+    return index > 0 ? list[index - 1] : index < 0 ? list.at(-1) : undefined;
+  }
+
+  forget(connectionId: string): void {
+    this.byStream.delete(connectionId);
+  }
+
+  private list(connectionId: string, typeUrl: string): TypeSnapshot[] {
+    return this.byStream.get(connectionId)?.get(typeUrl) ?? [];
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * Fault injection: the model, the scenarios, the engine, timelines. The public surface is
+ * re-exported by the package barrel (src/index.ts).
+ */
+export type { FaultInfo, FaultSpec, FaultState, StreamSelector, TriggerSpec } from './model.js';
+export { FaultEngine, type FaultEvents, type FaultHandle } from './engine.js';
+export { describeScenarios, scenarioNames } from './registry.js';
+export { NACK_CATALOGUE, type NackConfig } from './nack-catalogue.js';
+export { RESET_PRESETS } from './scenarios/reset.js';
+export { parseTimeline, validateTimeline, type Timeline, type TimelineStep } from './timeline.js';
+export { runTimeline, type TimelineRun } from './timeline-runner.js';
+export { parseDuration } from './duration.js';

@@ -1,0 +1,200 @@
+/**
+ * Timelines: a YAML (or JSON) list of timed steps — apply a fault, remove one, release,
+ * reset, push, disconnect — replayed deterministically against a mock istiod, for
+ * classroom demos and reproducible failure runs (`mock-istiod serve --scenario file.yaml`).
+ *
+ *   name: stuck-then-recovers
+ *   start: first-stream          # or `serve` (default): when `at: 0s` is
+ *   steps:
+ *     - at: 0s
+ *       fault: withhold
+ *       id: hold
+ *       note: Envoy waits in PRE_INITIALIZING with connected_state 1
+ *     - at: 10s
+ *       remove: hold
+ *
+ * Steps run in time order (file order for equal times), each after the previous one has
+ * finished, so the order of effects never depends on timing.
+ */
+import YAML from 'yaml';
+import type { Problem, Result } from '../xds/problems.js';
+import { DURATION_HINT, parseDuration } from './duration.js';
+import { checkStatus } from './params.js';
+import { resolveFault } from './spec.js';
+import { resolveTypeName, TYPE_NAME_HINT } from './type-names.js';
+
+export type TimelineAction =
+  | { kind: 'fault'; spec: Record<string, unknown> }
+  | { kind: 'remove'; id: string }
+  | { kind: 'release' }
+  | { kind: 'reset' }
+  | { kind: 'push'; node?: string; types?: string[] }
+  | { kind: 'disconnect'; node?: string; code?: number; message?: string };
+
+export interface TimelineStep {
+  at: number;
+  note?: string;
+  action: TimelineAction;
+}
+
+export interface Timeline {
+  name?: string;
+  description?: string;
+  start: 'serve' | 'first-stream';
+  steps: TimelineStep[];
+}
+
+const ACTIONS = ['fault', 'remove', 'release', 'reset', 'push', 'disconnect'] as const;
+const FAULT_KEYS = ['params', 'scope', 'trigger', 'id'];
+const TOP_KEYS = ['name', 'description', 'start', 'steps'];
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Parses YAML or JSON text into a validated timeline, every problem with its path. */
+export function parseTimeline(text: string): Result<Timeline> {
+  let doc: unknown;
+  try {
+    doc = YAML.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return { ok: false, problems: [{ path: '', message: `not valid YAML: ${message}` }] };
+  }
+  return validateTimeline(doc);
+}
+
+export function validateTimeline(doc: unknown): Result<Timeline> {
+  if (!isObject(doc) || !Array.isArray(doc.steps)) {
+    return { ok: false, problems: [{ path: 'steps', message: 'expected a list of steps' }] };
+  }
+  const problems: Problem[] = [];
+  for (const key of Object.keys(doc)) {
+    if (!TOP_KEYS.includes(key)) {
+      problems.push({
+        path: key,
+        message: `unknown field; expected one of: ${TOP_KEYS.join(', ')}`,
+      });
+    }
+  }
+  const start = doc.start ?? 'serve';
+  if (start !== 'serve' && start !== 'first-stream') {
+    problems.push({ path: 'start', message: 'expected serve or first-stream' });
+  }
+  const ids = new Set<string>();
+  const steps = (doc.steps as unknown[]).flatMap((raw, i) => {
+    const step = validateStep(raw, `steps[${i}]`, ids, problems);
+    return step ? [step] : [];
+  });
+  if (problems.length > 0) return { ok: false, problems };
+  // A stable sort: equal times keep file order.
+  steps.sort((a, b) => a.at - b.at);
+  return {
+    ok: true,
+    value: {
+      ...(typeof doc.name === 'string' ? { name: doc.name } : {}),
+      ...(typeof doc.description === 'string' ? { description: doc.description } : {}),
+      start: start as Timeline['start'],
+      steps,
+    },
+  };
+}
+
+function validateStep(raw: unknown, path: string, ids: Set<string>, problems: Problem[]) {
+  if (!isObject(raw)) {
+    problems.push({ path, message: 'expected a step object with "at" and one action' });
+    return undefined;
+  }
+  const at = parseDuration(raw.at);
+  if (at === undefined) problems.push({ path: `${path}.at`, message: `expected ${DURATION_HINT}` });
+  if (raw.note !== undefined && typeof raw.note !== 'string') {
+    problems.push({ path: `${path}.note`, message: 'expected a string' });
+  }
+  const actions = ACTIONS.filter((a) => raw[a] !== undefined);
+  if (actions.length !== 1) {
+    problems.push({ path, message: `expected exactly one action: ${ACTIONS.join(', ')}` });
+    return undefined;
+  }
+  const kind = actions[0] as (typeof ACTIONS)[number];
+  const known = ['at', 'note', kind, ...(kind === 'fault' ? FAULT_KEYS : [])];
+  for (const key of Object.keys(raw)) {
+    if (!known.includes(key))
+      problems.push({ path: `${path}.${key}`, message: 'unknown field in this step' });
+  }
+  const action = validateAction(kind, raw, path, ids, problems);
+  if (at === undefined || !action) return undefined;
+  return { at, action, ...(typeof raw.note === 'string' ? { note: raw.note } : {}) };
+}
+
+function validateAction(
+  kind: (typeof ACTIONS)[number],
+  raw: Record<string, unknown>,
+  path: string,
+  ids: Set<string>,
+  problems: Problem[],
+): TimelineAction | undefined {
+  const value = raw[kind];
+  switch (kind) {
+    case 'fault': {
+      const spec: Record<string, unknown> = { scenario: value };
+      for (const key of FAULT_KEYS) if (raw[key] !== undefined) spec[key] = raw[key];
+      const resolved = resolveFault(spec, path);
+      if (!resolved.ok) {
+        const rename = (p: string) => (p === `${path}.scenario` ? `${path}.fault` : p);
+        problems.push(...resolved.problems.map((p) => ({ ...p, path: rename(p.path) })));
+        return undefined;
+      }
+      if (typeof spec.id === 'string') ids.add(spec.id);
+      return { kind, spec };
+    }
+    case 'remove':
+      if (typeof value === 'string' && ids.has(value)) return { kind, id: value };
+      problems.push({
+        path: `${path}.remove`,
+        message: `expected the id of a fault applied by an earlier step (give that step an "id"), found ${JSON.stringify(value)}`,
+      });
+      return undefined;
+    case 'release':
+    case 'reset':
+      if (value === true) return { kind };
+      problems.push({ path: `${path}.${kind}`, message: 'expected true' });
+      return undefined;
+    default:
+      return validateStreamAction(kind, value, `${path}.${kind}`, problems);
+  }
+}
+
+function validateStreamAction(
+  kind: 'push' | 'disconnect',
+  value: unknown,
+  path: string,
+  problems: Problem[],
+): TimelineAction | undefined {
+  const body = value === true ? {} : value;
+  if (!isObject(body)) {
+    problems.push({ path, message: 'expected true or an object' });
+    return undefined;
+  }
+  const before = problems.length;
+  const action: TimelineAction & Record<string, unknown> = { kind };
+  if (body.node !== undefined) {
+    if (typeof body.node === 'string') action.node = body.node;
+    else problems.push({ path: `${path}.node`, message: 'expected a node-id glob' });
+  }
+  if (kind === 'push' && body.types !== undefined) {
+    const list = Array.isArray(body.types) ? (body.types as unknown[]) : [body.types];
+    action.types = list.flatMap((name, i) => {
+      const url = resolveTypeName(name);
+      if (!url)
+        problems.push({ path: `${path}.types[${i}]`, message: `expected ${TYPE_NAME_HINT}` });
+      return url ? [url] : [];
+    });
+  }
+  if (kind === 'disconnect' && body.code !== undefined) {
+    const code = checkStatus(body.code);
+    if (typeof code === 'string') problems.push({ path: `${path}.code`, message: code });
+    else action.code = code.value;
+  }
+  if (kind === 'disconnect' && typeof body.message === 'string') action.message = body.message;
+  return problems.length > before ? undefined : action;
+}

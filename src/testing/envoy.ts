@@ -1,0 +1,75 @@
+/**
+ * Real Envoy processes for test suites: `startEnvoy({ bootstrap })` spawns one (tracked by
+ * the leak check, killed when Node exits), and `sidecarBootstrap(istiod)` writes the
+ * bootstrap of a sidecar pointing at a mock istiod, with the short retry back-off tests want.
+ */
+import { makeSidecarBootstrap } from '../bootstrap/sidecar.js';
+import type { SidecarBootstrapOptions } from '../bootstrap/sidecar-options.js';
+import {
+  EnvoyExitedError,
+  startEnvoy as spawnEnvoy,
+  type EnvoyProcess,
+  type StartEnvoyOptions,
+} from '../envoy/envoy-process.js';
+import type { MockIstiod } from '../server/mock-istiod.js';
+import { track } from './leaks.js';
+import { waitFor, type WaitOptions } from './wait.js';
+
+export type EnvoyState = 'LIVE' | 'DRAINING' | 'PRE_INITIALIZING' | 'INITIALIZING';
+
+export interface TestEnvoy extends EnvoyProcess {
+  /** Waits until `/server_info` reports `state` (LIVE also waits for the workers); rejects at once if Envoy exits. */
+  waitForState(state: EnvoyState, options?: WaitOptions): Promise<void>;
+}
+
+export async function startEnvoy(options: StartEnvoyOptions): Promise<TestEnvoy> {
+  const envoy = await spawnEnvoy(options);
+  let stopped = false;
+  const stop = envoy.stop.bind(envoy);
+  const stoppedAndChecked = track({
+    kind: 'envoy',
+    pid: envoy.pid,
+    stopped: () => stopped,
+    stop: () => envoy.stop(),
+  });
+  return Object.assign(envoy, {
+    stop: async (opts?: { timeoutMs?: number }) => {
+      const exit = await stop(opts);
+      stopped = true;
+      stoppedAndChecked();
+      return exit;
+    },
+    waitForState: (state: EnvoyState, waitOptions: WaitOptions = {}) =>
+      waitForState(envoy, state, waitOptions),
+  });
+}
+
+async function waitForState(
+  envoy: EnvoyProcess,
+  state: EnvoyState,
+  options: WaitOptions,
+): Promise<void> {
+  if (state === 'LIVE') return envoy.waitForLive(options);
+  const seen = await waitFor(
+    async () =>
+      envoy.exitStatus
+        ? { exit: envoy.exitStatus }
+        : (await envoy.serverInfoState()) === state && {},
+    { timeoutMs: 15_000, description: `Envoy to be ${state}`, ...options },
+  );
+  if ('exit' in seen && seen.exit) throw new EnvoyExitedError(seen.exit, envoy.logTail());
+}
+
+/** A sidecar's bootstrap pointing at `istiod` (admin port chosen by the OS). */
+export function sidecarBootstrap(
+  istiod: Pick<MockIstiod, 'addresses'>,
+  overrides: Partial<SidecarBootstrapOptions> = {},
+): object {
+  const { host, port } = istiod.addresses.xds;
+  return makeSidecarBootstrap({
+    discoveryHost: host,
+    discoveryPort: port,
+    adminPort: 0,
+    ...overrides,
+  });
+}

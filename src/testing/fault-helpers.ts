@@ -1,0 +1,116 @@
+/**
+ * Fault-suite helpers of the test library: a fault scoped to a block of code, waiting for
+ * a request, and asserting that no response goes out for a while.
+ */
+import type { FaultHandle } from '../faults/engine.js';
+import type { FaultSpec } from '../faults/model.js';
+import { displayTypeName, resolveTypeName } from '../faults/type-names.js';
+import type { JournalEntry, JournalKind } from '../journal/journal.js';
+import type { StreamView, ResponseEvent } from '../server/events.js';
+import type { MockIstiod } from '../server/mock-istiod.js';
+
+/** The requests that ask for resources (not ACKs, NACKs or stale ones). */
+export const RESOURCE_REQUEST_KINDS: readonly JournalKind[] = [
+  'subscribe',
+  'reconnect',
+  'resubscribe',
+];
+
+export interface RequestFilter {
+  /** Only from nodes whose id contains this (as the journal's `node` filter). */
+  node?: string;
+  /** Which kinds of request count (default: subscribe, reconnect, resubscribe). */
+  kind?: JournalKind | readonly JournalKind[];
+  /** Only requests recorded after this journal sequence number (default: any so far). */
+  since?: number;
+  timeoutMs?: number;
+}
+
+function typeUrlOf(type: string): string {
+  const url = resolveTypeName(type);
+  if (!url) throw new TypeError(`not a resource type: ${JSON.stringify(type)}`);
+  return url;
+}
+
+export async function withFault<T>(
+  server: Pick<MockIstiod, 'faults'>,
+  fault: FaultSpec,
+  fn: (handle: FaultHandle) => Promise<T> | T,
+): Promise<T> {
+  const handle = await server.faults.inject(fault);
+  try {
+    return await fn(handle);
+  } finally {
+    await handle.remove();
+  }
+}
+
+/** The first request of `type` matching the filter, recorded or still to come. */
+export function waitForRequest(
+  server: Pick<MockIstiod, 'journal' | 'events'>,
+  type: string,
+  filter: RequestFilter = {},
+): Promise<JournalEntry> {
+  const typeUrl = typeUrlOf(type);
+  const kind = filter.kind ?? RESOURCE_REQUEST_KINDS;
+  const query = () =>
+    server.journal({ typeUrl, node: filter.node, kind, since: filter.since ?? 0 }).at(0);
+  const found = query();
+  if (found) return Promise.resolve(found);
+  const timeoutMs = filter.timeoutMs ?? 10_000;
+  return new Promise((resolve, reject) => {
+    const listener = () => {
+      const entry = query();
+      if (!entry) return;
+      cleanup();
+      resolve(entry);
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      const from = filter.node ? ` from a node matching "${filter.node}"` : '';
+      reject(
+        new Error(
+          `timed out after ${timeoutMs} ms waiting for a ${displayTypeName(typeUrl)} request${from}`,
+        ),
+      );
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      server.events.off('request', listener);
+    };
+    server.events.on('request', listener);
+  });
+}
+
+/** Resolves after `ms` if no response of `type` went out meanwhile; rejects at the first one. */
+export function expectNoResponse(
+  server: Pick<MockIstiod, 'events'>,
+  type: string,
+  ms: number,
+  options: { node?: string } = {},
+): Promise<void> {
+  const typeUrl = typeUrlOf(type);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const listener = (stream: StreamView, response: ResponseEvent) => {
+      if (response.typeUrl !== typeUrl) return;
+      if (options.node !== undefined && !stream.proxy.nodeId.includes(options.node)) return;
+      cleanup();
+      reject(
+        new Error(
+          `expected no ${displayTypeName(typeUrl)} response for ${ms} ms, but one was sent after ` +
+            `${Date.now() - started} ms to ${stream.proxy.nodeId} (version ${response.version}, nonce ${response.nonce})`,
+        ),
+      );
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      resolve();
+    }, ms);
+    const cleanup = () => {
+      clearTimeout(timer);
+      server.events.off('response', listener);
+    };
+    server.events.on('response', listener);
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * `mock-istiod/testing`: the test-suite library. A mock istiod on free ports with awaitable
+ * helpers and fault injection, real Envoy processes, and leak checks.
+ *
+ *   import { startMockIstiod, startEnvoy, sidecarBootstrap } from 'mock-istiod/testing';
+ */
+export { startMockIstiod, type TestMockIstiod } from './start.js';
+export { startEnvoy, sidecarBootstrap, type TestEnvoy, type EnvoyState } from './envoy.js';
+export { assertNoLeaks, closeAll, leaks } from './leaks.js';
+export { RESOURCE_REQUEST_KINDS, type RequestFilter } from './fault-helpers.js';
+export type { AckFilter, Acked, Nacked } from './waiters.js';
+export { waitFor, WaitTimeoutError, type WaitOptions } from './wait.js';
+export { freePort, freePorts } from './ports.js';
+export { AdsTestClient, AdsTestStream } from './ads-client.js';
+export {
+  EnvoyExitedError,
+  type EnvoyExit,
+  type StartEnvoyOptions,
+} from '../envoy/envoy-process.js';
+export type { StatValue } from '../envoy/admin-client.js';
+export type { FaultHandle } from '../faults/engine.js';
+export type { FaultInfo, FaultSpec, TriggerSpec } from '../faults/model.js';
+export { NACK_CATALOGUE } from '../faults/nack-catalogue.js';
+export type { JournalEntry, JournalFilter, JournalKind } from '../journal/journal.js';
+export { makeLabResources } from '../resources/lab.js';
+export { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';

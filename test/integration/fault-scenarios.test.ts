@@ -1,0 +1,315 @@
+/**
+ * The fault engine and each scenario, at the protocol level: the raw ADS test client plays
+ * the proxy (state of the world and delta), so every decision — hold, delay, replace, end —
+ * and every trigger and scope can be seen exactly on the wire.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MockIstiodError } from '../../src/server/errors.js';
+import {
+  AdsTestClient,
+  type AdsTestStream,
+  type ClientResponse,
+} from '../../src/testing/ads-client.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { waitFor } from '../../src/testing/wait.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { envoyRoot } from '../../src/xds/protos.js';
+import { sidecarNode } from '../support/nodes.js';
+
+let server: TestMockIstiod | undefined;
+let client: AdsTestClient | undefined;
+
+afterEach(async () => {
+  client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function setup(options: Parameters<typeof startMockIstiod>[0] = {}) {
+  server = await startMockIstiod(options);
+  client = new AdsTestClient(server.xdsAddress);
+  return { server, client };
+}
+
+const listenerType = envoyRoot().lookupType('envoy.config.listener.v3.Listener');
+function listenerNames(response: ClientResponse): string[] {
+  return response.resources
+    .map((r) => (listenerType.decode(r.value) as unknown as { name: string }).name)
+    .sort();
+}
+
+function ack(stream: AdsTestStream, response: ClientResponse): void {
+  stream.send({
+    type_url: response.type_url,
+    version_info: response.version_info,
+    response_nonce: response.nonce,
+  });
+}
+
+/** Opens a stream, takes and ACKs CDS then LDS; returns the stream and both responses. */
+async function synced(c: AdsTestClient, pod = 'orders-v1-0') {
+  const stream = c.sotw();
+  stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode(pod) });
+  const cds = await stream.next();
+  ack(stream, cds);
+  stream.send({ type_url: LISTENER_TYPE });
+  const lds = await stream.next();
+  ack(stream, lds);
+  return { stream, cds, lds };
+}
+
+describe('the engine', () => {
+  it('refuses an invalid fault with INVALID_FAULT naming every problem', async () => {
+    const { server } = await setup();
+    const error = await server
+      .inject({ scenario: 'reset', params: { code: 'LOUD', times: 0 } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MockIstiodError);
+    expect(error).toMatchObject({
+      code: 'INVALID_FAULT',
+      problems: [
+        {
+          path: 'params.code',
+          message: expect.stringContaining('expected a gRPC status name') as unknown,
+        },
+        { path: 'params.times', message: 'expected an integer ≥ 1, found 0' },
+      ],
+    });
+    expect(server.faults.list()).toEqual([]);
+  });
+
+  it('lets the first active fault in scope decide, and resyncs what it changed on removal', async () => {
+    const { server, client } = await setup();
+    const { stream, lds } = await synced(client);
+    const nack = await server.inject({ scenario: 'nack', params: { config: 'no-filter-chains' } });
+    await server.inject({ scenario: 'withhold', scope: { types: ['LDS'] } });
+    const bad = await stream.next();
+    expect(listenerNames(bad)).toEqual([
+      'nack-no-filter-chains',
+      'virtualInbound',
+      'virtualOutbound',
+    ]);
+    expect(bad.version_info).toBe(`${lds.version_info}+nack.no-filter-chains`);
+    await nack.remove();
+    await nack.remove(); // idempotent
+    // The withhold fault now holds the resync of LDS; releasing lets it out.
+    await server.expectNoResponse('LDS', 200);
+    server.release();
+    const back = await stream.next();
+    expect(back.version_info).toBe(lds.version_info);
+    expect(listenerNames(back)).toEqual(['virtualInbound', 'virtualOutbound']);
+  });
+});
+
+describe('triggers', () => {
+  it('onRequest with a type: armed until the proxy asks for LDS, then acting on it', async () => {
+    const { server, client } = await setup();
+    const fault = await server.inject({
+      scenario: 'withhold',
+      scope: { types: ['LDS'] },
+      trigger: { onRequest: { type: 'LDS', node: 'sidecar~*~orders-*' } },
+    });
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    ack(stream, await stream.next());
+    expect(fault.info().state).toBe('armed');
+    stream.send({ type_url: LISTENER_TYPE });
+    expect((await fault.whenActive()).state).toBe('active');
+    await server.expectNoResponse('LDS', 300);
+  });
+
+  it('afterResponses counts responses in scope only', async () => {
+    const { server, client } = await setup();
+    const fault = await server.inject({
+      scenario: 'reset',
+      params: { preset: 'rate-limit' },
+      scope: { node: '*reviews*' },
+      trigger: { afterResponses: 2 },
+    });
+    await synced(client, 'orders-v1-0'); // two responses, out of scope
+    expect(fault.info().state).toBe('armed');
+    const reviews = client.sotw();
+    reviews.send({ type_url: CLUSTER_TYPE, node: sidecarNode('reviews-v1-0') });
+    ack(reviews, await reviews.next());
+    reviews.send({ type_url: LISTENER_TYPE });
+    await reviews.next(); // the second response in scope: the trigger fires, the stream ends
+    expect(await reviews.done).toEqual({
+      code: grpc.status.RESOURCE_EXHAUSTED,
+      details: 'request rate limit exceeded: rate: Wait(n=1) would exceed context deadline',
+    });
+    expect(fault.info().state).toBe('active');
+    expect(server.streams().map((s) => s.proxy.id)).toEqual(['orders-v1-0.default']);
+  });
+
+  it('after T: armed, then active on time', async () => {
+    const { server } = await setup();
+    const fault = await server.inject({
+      scenario: 'delay',
+      params: { ms: 1 },
+      trigger: { after: '300ms' },
+    });
+    expect(fault.info().state).toBe('armed');
+    await expect(fault.whenActive({ timeoutMs: 100 })).rejects.toThrow(/timed out after 100 ms/);
+    const active = await fault.whenActive();
+    expect(Date.parse(active.activatedAt!) - Date.parse(active.appliedAt)).toBeGreaterThanOrEqual(
+      290,
+    );
+  });
+});
+
+describe('reset', () => {
+  it('with scope.types ends the stream when that type is due, with the authorization wording', async () => {
+    const { server, client } = await setup();
+    await server.inject({
+      scenario: 'reset',
+      params: { preset: 'authorization' },
+      scope: { types: ['LDS'] },
+    });
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode('orders-v1-0', 'shop') });
+    ack(stream, await stream.next());
+    stream.send({ type_url: LISTENER_TYPE });
+    expect(await stream.done).toEqual({
+      code: grpc.status.PERMISSION_DENIED,
+      details:
+        'authorization failed: no identities ([spiffe://cluster.local/ns/other/sa/other]) matched shop/default',
+    });
+  });
+
+  it('with times stops after that many streams and is then done', async () => {
+    const { server, client } = await setup();
+    const fault = await server.inject({
+      scenario: 'reset',
+      params: { preset: 'not-ready', times: 1 },
+    });
+    const first = client.sotw();
+    first.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    expect(await first.done).toEqual({
+      code: grpc.status.UNAVAILABLE,
+      details: 'server is not ready to serve discovery information',
+    });
+    expect(fault.info()).toMatchObject({ state: 'done', reason: 'ended 1 stream (times: 1)' });
+    await synced(client);
+  });
+});
+
+describe('nack policies', () => {
+  it('resend: the bad config again after each NACK, every interval', async () => {
+    const { server, client } = await setup();
+    const { stream, lds } = await synced(client);
+    await server.inject({
+      scenario: 'nack',
+      params: { config: 'unknown-cluster', after: 'resend', interval: 100 },
+    });
+    for (let i = 0; i < 3; i++) {
+      const bad = await stream.next();
+      expect(listenerNames(bad)).toContain('nack-unknown-cluster');
+      stream.send({
+        type_url: LISTENER_TYPE,
+        version_info: lds.version_info,
+        response_nonce: bad.nonce,
+        error_detail: { code: 13, message: 'rejected' },
+      });
+    }
+    await waitFor(() => (server.faults.list()[0]?.counts.rejected ?? 0) >= 3);
+  });
+
+  it('stop: nothing more after the NACK, even for a new version of the type', async () => {
+    const { server, client } = await setup();
+    const { stream, lds } = await synced(client);
+    await server.inject({ scenario: 'nack', params: { config: 'unknown-filter' } });
+    const bad = await stream.next();
+    stream.send({
+      type_url: LISTENER_TYPE,
+      version_info: lds.version_info,
+      response_nonce: bad.nonce,
+      error_detail: { code: 13, message: 'rejected' },
+    });
+    await server.waitForNack(LISTENER_TYPE);
+    expect(server.setResources([]).ok).toBe(true); // a new (empty) version of every type
+    await server.expectNoResponse('LDS', 300);
+  });
+});
+
+describe('stale', () => {
+  it('replaces with the previous version and the stream’s previous nonce', async () => {
+    const { server, client } = await setup();
+    const { stream, lds } = await synced(client);
+    server.setResources([]); // a second version of every type: empty
+    const empty = await stream.next(); // CDS, then LDS
+    ack(stream, empty);
+    const emptyLds = await stream.next();
+    ack(stream, emptyLds);
+    await server.inject({ scenario: 'stale', scope: { types: ['LDS'] } });
+    const stale = await stream.next();
+    expect(stale).toMatchObject({
+      type_url: LISTENER_TYPE,
+      version_info: lds.version_info,
+      nonce: emptyLds.nonce,
+    });
+    expect(listenerNames(stale)).toEqual(['virtualInbound', 'virtualOutbound']);
+  });
+
+  it('refuses oldVersion and reuseNonce both false', async () => {
+    const { server } = await setup();
+    await expect(
+      server.inject({ scenario: 'stale', params: { oldVersion: false, reuseNonce: false } }),
+    ).rejects.toMatchObject({ problems: [{ path: 'params' }] });
+  });
+});
+
+describe('down / up', () => {
+  it('ends streams with UNAVAILABLE, refuses connections, and comes back on the same port', async () => {
+    const { server, client } = await setup();
+    const { stream, cds } = await synced(client);
+    const port = server.addresses.xds.port;
+    await server.down();
+    expect(await stream.done).toEqual({
+      code: grpc.status.UNAVAILABLE,
+      details: 'mock istiod is down',
+    });
+    const refused = await new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => resolve('connected'));
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code));
+    });
+    expect(refused).toBe('ECONNREFUSED');
+    await server.up();
+    expect(server.addresses.xds.port).toBe(port);
+    const again = client.sotw();
+    again.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), version_info: cds.version_info });
+    expect((await again.next()).version_info).toBe(cds.version_info);
+    expect(server.journal({ kind: 'reconnect' })).toHaveLength(1);
+  });
+
+  it('flap runs its cycles and ends up, done', async () => {
+    const { server } = await setup();
+    const fault = await server.inject({
+      scenario: 'flap',
+      params: { down: 50, up: 50, cycles: 3 },
+    });
+    await waitFor(() => fault.info().state === 'done', { description: 'three cycles' });
+    expect(fault.info().counts.downs).toBe(3);
+    expect(server.serving).toBe(true);
+  });
+});
+
+describe('over delta xDS', () => {
+  it('withhold, push and disconnect act on delta streams too', async () => {
+    const { server, client } = await setup();
+    const hold = await server.inject({ scenario: 'withhold' });
+    const stream = client.delta();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    await server.expectNoResponse('CDS', 200);
+    await hold.remove();
+    const first = await stream.nextDelta();
+    expect(first.resources).toHaveLength(2);
+    stream.send({ type_url: CLUSTER_TYPE, response_nonce: first.nonce });
+    await server.waitForAck(CLUSTER_TYPE);
+    expect(server.disconnect({ node: 'sidecar~*' }, grpc.status.INTERNAL, 'bye')).toBe(1);
+    expect(await stream.done).toEqual({ code: grpc.status.INTERNAL, details: 'bye' });
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * `CreateCertificate`, answered as istiod answers it (security/pkg/server/ca/server.go): the
+ * bearer token is reviewed (a wrong audience, a bad signature or an expired token all become
+ * `UNAUTHENTICATED "request authenticate failure"`, with istiod's log line); then the CSR is
+ * signed for the token's identity, `spiffe://<trust domain>/ns/<ns>/sa/<sa>`, and the chain
+ * goes back leaf first, root last. The exact reason a token was refused, which istiod only
+ * logs, also travels in the `x-mock-istiod-reason` trailer, for tests and learners.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { KeyObject } from 'node:crypto';
+import type { Logger } from 'pino';
+import { parseCsr, signWorkloadCertificate, type CertificateAuthority } from '../tls/pki.js';
+import type { CaOptions } from '../tls/security-options.js';
+import {
+  caServiceDefinition,
+  type IstioCertificateRequest,
+  type IstioCertificateResponse,
+} from './ca-proto.js';
+import { reviewToken, type ServiceAccountIdentity } from './service-account-token.js';
+
+/** istiod's status message for every authentication failure. */
+export const AUTHENTICATE_FAILURE = 'request authenticate failure';
+/** The trailer carrying the precise reason a request was refused. */
+export const REASON_TRAILER = 'x-mock-istiod-reason';
+
+export interface CaServiceDeps {
+  /** The signing CA; undefined when the mock has no CA key (then every request fails). */
+  ca: CertificateAuthority | undefined;
+  rootCertPem: string;
+  jwtKey: KeyObject;
+  options: CaOptions;
+  log: Logger;
+  now?: () => Date;
+}
+
+export interface GrpcServiceEntry {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+type UnaryCall = grpc.ServerUnaryCall<IstioCertificateRequest, IstioCertificateResponse>;
+
+export function spiffeId(trustDomain: string, identity: ServiceAccountIdentity): string {
+  return `spiffe://${trustDomain}/ns/${identity.namespace}/sa/${identity.serviceAccount}`;
+}
+
+/** Go's `time.Duration` text for whole seconds (`3h0m0s`, `1m30s`, `45s`): istiod's wording. */
+export function goDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h}h${m}m${s}s`;
+  return m > 0 ? `${m}m${s}s` : `${s}s`;
+}
+
+class CaError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
+
+  toServiceError(): Partial<grpc.ServiceError> {
+    const metadata = new grpc.Metadata();
+    if (this.reason) metadata.set(REASON_TRAILER, this.reason);
+    return { code: this.code, details: this.message, metadata };
+  }
+}
+
+/** Istio's `ExtractBearerToken`, with its messages. */
+function bearerToken(metadata: grpc.Metadata): string | { reason: string } {
+  const values = metadata.get('authorization');
+  if (values.length === 0) return { reason: 'no HTTP authorization header exists' };
+  for (const value of values) {
+    if (typeof value === 'string' && value.startsWith('Bearer '))
+      return value.slice('Bearer '.length);
+  }
+  return { reason: 'no bearer token exists in HTTP authorization header' };
+}
+
+/** The caller's identity from its bearer token, or a CaError after istiod's log line. */
+function authenticate(call: UnaryCall, deps: CaServiceDeps, now: Date): ServiceAccountIdentity {
+  const token = bearerToken(call.metadata);
+  const review =
+    typeof token === 'string'
+      ? reviewToken(token, deps.jwtKey, deps.options.audiences, now)
+      : { ok: false as const, ...token };
+  if (review.ok) return review.identity;
+  // istiod's KubeJWTAuthenticator wraps what the API server's TokenReview said, which for any
+  // bad token is just "the token is not authenticated"; the precise reason is the mock's own.
+  const cluster = String(call.metadata.get('clusterid')[0] ?? 'Kubernetes');
+  const detail =
+    typeof token === 'string'
+      ? `failed to validate the JWT from cluster "${cluster}": the token is not authenticated`
+      : `target JWT extraction error: ${token.reason}`;
+  deps.log.warn(
+    { peer: call.getPeer(), reason: review.reason },
+    `Failed to authenticate client from ${call.getPeer()}: Authenticator KubeJWTAuthenticator: ${detail}`,
+  );
+  throw new CaError(grpc.status.UNAUTHENTICATED, AUTHENTICATE_FAILURE, review.reason);
+}
+
+/** Signs the CSR for `identity`, with istiod's checks and messages (security/pkg/pki/ca). */
+async function sign(
+  request: IstioCertificateRequest,
+  identity: ServiceAccountIdentity,
+  deps: CaServiceDeps,
+  now: Date,
+): Promise<IstioCertificateResponse> {
+  const { options } = deps;
+  const signError = (code: grpc.status, message: string) =>
+    new CaError(code, `CSR signing error (${message})`, message);
+  if (!deps.ca) throw signError(grpc.status.INTERNAL, 'Istio CA is not ready');
+  const requested = Number(request.validity_duration) || 0;
+  if (requested > options.maxCertTtlSeconds) {
+    const max = goDuration(options.maxCertTtlSeconds);
+    const message = `requested TTL ${goDuration(requested)} is greater than the max allowed TTL ${max}`;
+    throw signError(grpc.status.INVALID_ARGUMENT, message);
+  }
+  const parsed = parseCsr(request.csr);
+  if (!parsed.ok) throw signError(grpc.status.INVALID_ARGUMENT, parsed.message);
+  const lifetime = requested > 0 ? requested : options.defaultCertTtlSeconds;
+  const san = spiffeId(options.trustDomain, identity);
+  const leaf = await signWorkloadCertificate(deps.ca, parsed.csr, [san], lifetime * 1000, now);
+  deps.log.info({ san, ttl: goDuration(lifetime) }, `CSR successfully signed, sans [${san}].`);
+  // One certificate per entry, each ending in a newline, as istiod sends them.
+  return { cert_chain: [leaf, deps.rootCertPem].map((pem) => `${pem.trim()}\n`) };
+}
+
+export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
+  const now = deps.now ?? (() => new Date());
+  const CreateCertificate = (
+    call: UnaryCall,
+    callback: grpc.sendUnaryData<IstioCertificateResponse>,
+  ) => {
+    Promise.resolve()
+      .then(() => sign(call.request, authenticate(call, deps, now()), deps, now()))
+      .then(
+        (response) => callback(null, response),
+        (err: unknown) => {
+          if (err instanceof CaError) return callback(err.toServiceError());
+          deps.log.error({ err }, 'CSR signing failed');
+          const message = err instanceof Error ? err.message : String(err);
+          const internal = new CaError(grpc.status.INTERNAL, `CSR signing error (${message})`);
+          callback(internal.toServiceError());
+        },
+      );
+  };
+  return { definition: caServiceDefinition(), implementation: { CreateCertificate } };
+}

@@ -1,0 +1,72 @@
+/**
+ * The TLS and CA flags of `mock-istiod serve`: serve 15012 over TLS as istiod does, where the
+ * certificates live, and what the CA service accepts.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MockIstiodOptions } from '../server/options.js';
+import { DEFAULT_CA_OPTIONS } from '../tls/security-options.js';
+import { UsageError } from './args.js';
+
+/** Where `--tls` keeps its files without `--tls-dir`: the same place every run, so that Envoy
+ * bootstraps pointing at its root-cert.pem and tokens minted earlier stay valid. */
+export const DEFAULT_CLI_TLS_DIR = join(tmpdir(), 'mock-istiod-tls');
+
+export const TLS_FLAGS = {
+  tls: { type: 'boolean', default: false },
+  'tls-dir': { type: 'string' },
+  'tls-host': { type: 'string', multiple: true },
+  'token-audience': { type: 'string', multiple: true },
+  'trust-domain': { type: 'string' },
+} as const;
+
+export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over TLS, as istiod's 15012; writes
+                           root-cert.pem for Envoy's validation_context (docs/security.md)
+  --tls-dir <dir>          keep root-cert.pem, cert-chain.pem, key.pem, ca-key.pem and
+                           jwt-key.pem here: missing ones are made, present ones used
+                           [MOCK_ISTIOD_TLS_DIR] (implies --tls; default ${DEFAULT_CLI_TLS_DIR})
+  --tls-host <name>        another name or IP on a serving certificate the mock makes
+                           (repeatable; istiod.istio-system.svc and localhost are always on it)
+  --token-audience <aud>   an audience the CA accepts in tokens (repeatable) [TOKEN_AUDIENCES,
+                           comma-separated] (default ${DEFAULT_CA_OPTIONS.audiences.join(',')})
+  --trust-domain <domain>  SPIFFE trust domain of issued certificates (default ${DEFAULT_CA_OPTIONS.trustDomain})
+`;
+
+interface TlsFlagValues {
+  tls?: boolean;
+  'tls-dir'?: string;
+  'tls-host'?: string[];
+  'token-audience'?: string[];
+  'trust-domain'?: string;
+}
+
+/** The `tls` and `ca` options the flags and environment ask for. */
+export function parseTlsFlags(
+  values: TlsFlagValues,
+  env: NodeJS.ProcessEnv,
+): Pick<MockIstiodOptions, 'tls' | 'ca'> {
+  const dir = values['tls-dir'] ?? (env.MOCK_ISTIOD_TLS_DIR || undefined);
+  if (dir === '') throw new UsageError('--tls-dir: expected a directory');
+  const on = values.tls === true || dir !== undefined || (values['tls-host'] ?? []).length > 0;
+  const audiences =
+    values['token-audience'] ??
+    env.TOKEN_AUDIENCES?.split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
+  if (audiences?.some((a) => a === '')) {
+    throw new UsageError('--token-audience: expected a non-empty audience');
+  }
+  const trustDomain = values['trust-domain'];
+  if (trustDomain !== undefined && !/^[a-z0-9.-]+$/.test(trustDomain)) {
+    throw new UsageError(
+      `--trust-domain: expected a domain such as cluster.local, got "${trustDomain}"`,
+    );
+  }
+  return {
+    tls: on ? { dir: dir ?? DEFAULT_CLI_TLS_DIR, hosts: values['tls-host'] ?? [] } : false,
+    ca: {
+      ...(audiences && audiences.length > 0 ? { audiences } : {}),
+      ...(trustDomain ? { trustDomain } : {}),
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * The certificates of a mock istiod, made the way istiod's self-signed CA makes them: a root
+ * CA (`O=<trust domain>`, ten years), istiod's serving certificate for
+ * `istiod.istio-system.svc` (and, so that a local Envoy can connect, `localhost`, 127.0.0.1
+ * and ::1), and workload certificates signed from a CSR with the caller's SPIFFE identity as
+ * the only subject alternative name. Built with @peculiar/x509 over node's WebCrypto
+ * (node:crypto makes keys but not certificates).
+ */
+// The X.509 library resolves its parts through tsyringe, which needs the Reflect metadata API.
+import 'reflect-metadata';
+import { isIP } from 'node:net';
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { generateSigningKey, privateKeyToPem, type SigningKey } from './keys.js';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Certificates start a minute in the past, so that a peer whose clock lags accepts them. */
+const BACKDATE_MS = 60 * 1000;
+
+export const ROOT_VALIDITY_MS = 10 * 365 * DAY_MS;
+export const SERVING_VALIDITY_MS = 365 * DAY_MS;
+
+/** A certificate authority able to sign: its certificate and key. */
+export interface CertificateAuthority {
+  cert: x509.X509Certificate;
+  certPem: string;
+  key: SigningKey;
+}
+
+export interface IssuedCertificate {
+  certPem: string;
+  keyPem: string;
+}
+
+export async function createRootCa(
+  trustDomain: string,
+  now = new Date(),
+): Promise<CertificateAuthority & { keyPem: string }> {
+  const key = await generateSigningKey();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: [{ O: [trustDomain] }],
+    keys: { privateKey: key.privateKey, publicKey: key.publicKey },
+    serialNumber: serialNumber(),
+    notBefore: new Date(now.getTime() - BACKDATE_MS),
+    notAfter: new Date(now.getTime() + ROOT_VALIDITY_MS),
+    signingAlgorithm: key.algorithm,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+        true,
+      ),
+      await x509.SubjectKeyIdentifierExtension.create(key.publicKey),
+    ],
+  });
+  return {
+    cert,
+    certPem: cert.toString('pem'),
+    key,
+    keyPem: await privateKeyToPem(key.privateKey),
+  };
+}
+
+/** istiod's serving certificate, with a new key, for `hosts` (DNS names or IP addresses). */
+export async function issueServingCertificate(
+  ca: CertificateAuthority,
+  hosts: readonly string[],
+  now = new Date(),
+): Promise<IssuedCertificate> {
+  const key = await generateSigningKey();
+  const names = hosts.map((host): x509.JsonGeneralName =>
+    isIP(host) !== 0 ? { type: 'ip', value: host } : { type: 'dns', value: host },
+  );
+  const spki = await webcrypto.subtle.exportKey('spki', key.publicKey);
+  const cert = await signLeaf(ca, {
+    publicKey: new x509.PublicKey(spki),
+    names,
+    notAfter: new Date(now.getTime() + SERVING_VALIDITY_MS),
+    now,
+  });
+  return { certPem: cert.toString('pem'), keyPem: await privateKeyToPem(key.privateKey) };
+}
+
+/** A certificate signing request that parsed, with the public key it asks to have certified. */
+export type ParsedCsr = x509.Pkcs10CertificateRequest;
+
+/** Parses a PEM CSR; the error messages are istiod's (security/pkg/pki/util). */
+export function parseCsr(
+  pem: string,
+): { ok: true; csr: ParsedCsr } | { ok: false; message: string } {
+  if (!/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/.test(pem)) {
+    return { ok: false, message: 'certificate signing request is not properly encoded' };
+  }
+  try {
+    return { ok: true, csr: new x509.Pkcs10CertificateRequest(pem) };
+  } catch {
+    return { ok: false, message: 'failed to parse X.509 certificate signing request' };
+  }
+}
+
+/**
+ * A workload certificate for the CSR's public key. As istiod does, the identity comes from
+ * the caller (`uris`, SPIFFE ids), not from the CSR, and the subject is left empty.
+ */
+export async function signWorkloadCertificate(
+  ca: CertificateAuthority,
+  csr: ParsedCsr,
+  uris: readonly string[],
+  lifetimeMs: number,
+  now = new Date(),
+): Promise<string> {
+  const cert = await signLeaf(ca, {
+    publicKey: csr.publicKey,
+    names: uris.map((value) => ({ type: 'url', value })),
+    notAfter: new Date(now.getTime() + lifetimeMs),
+    now,
+  });
+  return cert.toString('pem');
+}
+
+interface LeafParams {
+  publicKey: x509.PublicKey;
+  names: x509.JsonGeneralName[];
+  notAfter: Date;
+  now: Date;
+}
+
+async function signLeaf(ca: CertificateAuthority, params: LeafParams) {
+  return x509.X509CertificateGenerator.create({
+    // An empty subject makes the SAN extension the only name, so it must be critical (RFC 5280).
+    subject: [],
+    issuer: ca.cert.subjectName,
+    publicKey: params.publicKey,
+    signingKey: ca.key.privateKey,
+    signingAlgorithm: ca.key.algorithm,
+    serialNumber: serialNumber(),
+    notBefore: new Date(params.now.getTime() - BACKDATE_MS),
+    notAfter: params.notAfter,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+        true,
+      ),
+      new x509.ExtendedKeyUsageExtension([
+        x509.ExtendedKeyUsage.serverAuth,
+        x509.ExtendedKeyUsage.clientAuth,
+      ]),
+      await x509.AuthorityKeyIdentifierExtension.create(ca.key.publicKey),
+      new x509.SubjectAlternativeNameExtension(params.names, true),
+    ],
+  });
+}
+
+/** 16 random bytes with the top bit clear: a positive serial, unique in practice. */
+function serialNumber(): string {
+  const bytes = webcrypto.getRandomValues(new Uint8Array(16));
+  bytes[0] = (bytes[0] ?? 0) & 0x7f;
+  return Buffer.from(bytes).toString('hex');
+}
+
+/** Reads a PEM certificate (the first in the text). */
+export function parseCertificate(pem: string): x509.X509Certificate {
+  return new x509.X509Certificate(pem);
+}

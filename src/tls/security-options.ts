@@ -1,0 +1,112 @@
+/**
+ * The options of a mock istiod's security side: TLS on the xDS port and the CA service
+ * beside it. They come in partial (`tls: true`, `ca: { audiences: ['other'] }`) and leave
+ * complete, with Istio's defaults, or as a list of every problem.
+ */
+import type { Problem, Result } from '../xds/problems.js';
+import { DEFAULT_TOKEN_AUDIENCE } from '../ca/service-account-token.js';
+
+/** The name Istio's proxies use for istiod: their SNI, and the serving certificate's SAN. */
+export const ISTIOD_SERVICE_NAME = 'istiod.istio-system.svc';
+/** Names on the serving certificate besides istiod's: what a local Envoy dials. */
+export const LOCAL_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1'];
+
+export interface TlsOptions {
+  /**
+   * Where the certificates and keys live (`root-cert.pem`, `cert-chain.pem`, `key.pem`,
+   * `ca-key.pem`, `jwt-key.pem`): missing files are made, present ones are used. Undefined:
+   * a temporary directory, removed when the mock closes.
+   */
+  dir: string | undefined;
+  /** More names for a serving certificate the mock makes, besides istiod's and localhost's. */
+  hosts: readonly string[];
+}
+
+export interface CaOptions {
+  /** Token audiences the CA accepts (Istio's `TOKEN_AUDIENCES`). */
+  audiences: readonly string[];
+  /** SPIFFE trust domain of issued identities (`spiffe://<trustDomain>/ns/<ns>/sa/<sa>`). */
+  trustDomain: string;
+  /** Lifetime when a request asks for none (Istio's `DEFAULT_WORKLOAD_CERT_TTL`: 24h). */
+  defaultCertTtlSeconds: number;
+  /** The longest lifetime a request may ask for (Istio's `MAX_WORKLOAD_CERT_TTL`: 90 days). */
+  maxCertTtlSeconds: number;
+}
+
+export const DEFAULT_CA_OPTIONS: Readonly<CaOptions> = Object.freeze({
+  audiences: [DEFAULT_TOKEN_AUDIENCE],
+  trustDomain: 'cluster.local',
+  defaultCertTtlSeconds: 24 * 3600,
+  maxCertTtlSeconds: 90 * 24 * 3600,
+});
+
+/** Every name on a serving certificate the mock makes. */
+export function servingHosts(tls: TlsOptions): string[] {
+  return [...new Set([ISTIOD_SERVICE_NAME, ...LOCAL_HOSTS, ...tls.hosts])];
+}
+
+export interface SecurityOptions {
+  tls: TlsOptions | false;
+  ca: CaOptions;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function resolveTls(input: unknown, problems: Problem[]): TlsOptions | false {
+  if (input === undefined || input === false) return false;
+  if (input === true) return { dir: undefined, hosts: [] };
+  if (!isObject(input)) {
+    problems.push({ path: 'tls', message: 'expected true, false or { dir, hosts }' });
+    return false;
+  }
+  const { dir, hosts = [] } = input;
+  if (dir !== undefined && (typeof dir !== 'string' || dir === '')) {
+    problems.push({ path: 'tls.dir', message: 'expected a directory path' });
+  }
+  if (!Array.isArray(hosts) || !hosts.every((h) => typeof h === 'string' && h !== '')) {
+    problems.push({ path: 'tls.hosts', message: 'expected a list of host names or IP addresses' });
+  }
+  return { dir: dir as string | undefined, hosts: Array.isArray(hosts) ? (hosts as string[]) : [] };
+}
+
+function resolveCa(input: unknown, problems: Problem[]): CaOptions {
+  if (input !== undefined && !isObject(input)) {
+    problems.push({ path: 'ca', message: 'expected an object' });
+    return { ...DEFAULT_CA_OPTIONS };
+  }
+  const ca = { ...DEFAULT_CA_OPTIONS, ...(input as Partial<CaOptions> | undefined) };
+  const auds = ca.audiences as unknown;
+  if (
+    !Array.isArray(auds) ||
+    auds.length === 0 ||
+    !auds.every((a) => typeof a === 'string' && a !== '')
+  ) {
+    problems.push({ path: 'ca.audiences', message: 'expected a non-empty list of audiences' });
+  }
+  if (typeof ca.trustDomain !== 'string' || !/^[a-z0-9.-]+$/.test(ca.trustDomain)) {
+    problems.push({
+      path: 'ca.trustDomain',
+      message: 'expected a trust domain such as cluster.local',
+    });
+  }
+  for (const key of ['defaultCertTtlSeconds', 'maxCertTtlSeconds'] as const) {
+    if (!Number.isInteger(ca[key]) || ca[key] < 1) {
+      problems.push({ path: `ca.${key}`, message: 'expected a positive whole number of seconds' });
+    }
+  }
+  if (ca.defaultCertTtlSeconds > ca.maxCertTtlSeconds) {
+    problems.push({
+      path: 'ca.defaultCertTtlSeconds',
+      message: 'must not exceed ca.maxCertTtlSeconds',
+    });
+  }
+  return ca;
+}
+
+/** Complete security options from the `tls` and `ca` a user gave, or every problem. */
+export function resolveSecurityOptions(tls: unknown, ca: unknown): Result<SecurityOptions> {
+  const problems: Problem[] = [];
+  const value = { tls: resolveTls(tls, problems), ca: resolveCa(ca, problems) };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
+}

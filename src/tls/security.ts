@@ -1,0 +1,142 @@
+/**
+ * The security side of a mock istiod, assembled at start: the TLS material (in memory, or in
+ * a directory), the gRPC server credentials for 15012 (TLS, or plaintext h2c), the CA service
+ * served beside ADS either way, and token minting with the mock's key.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { KeyObject } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { createCaService, type GrpcServiceEntry } from '../ca/ca-service.js';
+import {
+  mintToken,
+  resolveTokenRequest,
+  type MintedToken,
+  type TokenRequest,
+} from '../ca/service-account-token.js';
+import { MockIstiodError } from '../server/errors.js';
+import { resolveSecurityOptions, servingHosts, type TlsOptions } from './security-options.js';
+import {
+  createCaMaterial,
+  prepareTlsMaterial,
+  TLS_FILES,
+  type CaMaterial,
+  type TlsMaterial,
+} from './tls-material.js';
+
+/** What a started mock tells about its TLS and CA, and the token minting it offers. */
+export interface MockSecurity {
+  /** Whether the xDS port speaks TLS. */
+  readonly tls: boolean;
+  /** The root certificate (PEM): Envoy's trust anchor, and the last entry of every chain issued. */
+  readonly rootCert: string;
+  /** With TLS on: `<dir>/root-cert.pem`, for Envoy's `validation_context.trusted_ca.filename`. */
+  readonly rootCertPath: string | undefined;
+  /** With TLS on: the directory holding the certificates and keys. */
+  readonly dir: string | undefined;
+  /** Token audiences the CA accepts. */
+  readonly audiences: readonly string[];
+  readonly trustDomain: string;
+  /**
+   * Mints a service account token signed with the mock's key (defaults: namespace and
+   * service account `default`, audience `istio-ca`, one hour). Give a wrong audience to see
+   * the CA refuse it. Throws `MockIstiodError` naming every bad field.
+   */
+  createToken(request?: Partial<TokenRequest>): MintedToken;
+}
+
+export interface PreparedSecurity extends MockSecurity {
+  /** What the gRPC server on 15012 binds with. */
+  readonly credentials: grpc.ServerCredentials;
+  /** `istio.v1.auth.IstioCertificateService`, served beside ADS. */
+  readonly caService: GrpcServiceEntry;
+  /** Removes a temporary directory the mock made for itself. */
+  dispose(): void;
+}
+
+export async function prepareSecurity(
+  tlsInput: unknown,
+  caInput: unknown,
+  log: Logger,
+): Promise<PreparedSecurity> {
+  const resolved = resolveSecurityOptions(tlsInput, caInput);
+  if (!resolved.ok) {
+    throw MockIstiodError.fromProblems('INVALID_OPTIONS', 'invalid options', resolved.problems);
+  }
+  const { tls, ca: caOptions } = resolved.value;
+  // `tls: true` without a directory: one of its own, removed again at close.
+  const temporary =
+    tls && tls.dir === undefined ? mkdtempSync(join(tmpdir(), 'mock-istiod-tls-')) : undefined;
+  const dispose = () => {
+    if (temporary) rmSync(temporary, { recursive: true, force: true });
+  };
+  const dir = tls ? resolve(tls.dir ?? (temporary as string)) : undefined;
+  let material: CaMaterial & Partial<TlsMaterial>;
+  try {
+    material = await loadMaterial(tls, dir, caOptions.trustDomain, log);
+  } catch (err) {
+    dispose();
+    throw err;
+  }
+  const { rootCertPem, jwtKey } = material;
+  return {
+    tls: tls !== false,
+    rootCert: rootCertPem,
+    rootCertPath: dir ? join(dir, TLS_FILES.rootCert) : undefined,
+    dir,
+    audiences: caOptions.audiences,
+    trustDomain: caOptions.trustDomain,
+    credentials: tlsCredentials(material),
+    caService: createCaService({ ca: material.ca, rootCertPem, jwtKey, options: caOptions, log }),
+    createToken: (request = {}) => createToken(jwtKey, request),
+    dispose,
+  };
+}
+
+/** With TLS, the directory's material (files made or checked); without, a CA in memory. */
+async function loadMaterial(
+  tls: TlsOptions | false,
+  dir: string | undefined,
+  trustDomain: string,
+  log: Logger,
+): Promise<CaMaterial & Partial<TlsMaterial>> {
+  if (!tls) return createCaMaterial(trustDomain);
+  const hosts = servingHosts(tls);
+  const prepared = await prepareTlsMaterial({ dir, hosts, trustDomain });
+  if (!prepared.ok) {
+    throw MockIstiodError.fromProblems(
+      'INVALID_OPTIONS',
+      'invalid TLS directory',
+      prepared.problems,
+    );
+  }
+  for (const note of prepared.value.notes) log.info({ tlsDir: dir }, note);
+  return prepared.value;
+}
+
+/**
+ * TLS with the serving certificate, when there is one; client certificates are not asked for
+ * (istiod accepts but does not require them).
+ */
+function tlsCredentials(material: Partial<TlsMaterial>): grpc.ServerCredentials {
+  const { certChainPem, keyPem } = material;
+  if (certChainPem === undefined || keyPem === undefined) {
+    return grpc.ServerCredentials.createInsecure();
+  }
+  const pair = { cert_chain: Buffer.from(certChainPem), private_key: Buffer.from(keyPem) };
+  return grpc.ServerCredentials.createSsl(null, [pair], false);
+}
+
+function createToken(key: KeyObject, request: Partial<TokenRequest>): MintedToken {
+  const checked = resolveTokenRequest(request);
+  if (!checked.ok) {
+    throw MockIstiodError.fromProblems(
+      'INVALID_OPTIONS',
+      'invalid token request',
+      checked.problems,
+    );
+  }
+  return mintToken(key, checked.value);
+}

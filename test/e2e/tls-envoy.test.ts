@@ -1,0 +1,157 @@
+/**
+ * xDS over TLS, as istiod serves 15012, against a real Envoy: with the mock's root
+ * certificate in its `validation_context`, Envoy completes the TLS handshake (SNI
+ * istiod.istio-system.svc, ALPN h2), ACKs CDS and LDS and goes LIVE; trusting another CA, it
+ * refuses the mock's certificate, never opens a stream, stays PRE_INITIALIZING with
+ * `control_plane.connected_state` 0 and counts the verification failures.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { startEnvoy, sidecarBootstrap, type TestEnvoy } from '../../src/testing/envoy.js';
+import { assertNoLeaks } from '../../src/testing/leaks.js';
+import { freePorts } from '../../src/testing/ports.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { waitFor } from '../../src/testing/wait.js';
+import { prepareTlsMaterial, TLS_FILES } from '../../src/tls/tls-material.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { packageRoot } from '../../src/util/package-root.js';
+import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
+import { get } from '../support/lab.js';
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await assertNoLeaks();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-tls-e2e-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function startTlsMock(): Promise<{ istiod: TestMockIstiod; outboundPort: number }> {
+  const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
+  const istiod = await startMockIstiod({
+    tls: { dir: tempDir() },
+    resources: makeLabResources({ inboundPort, outboundPort }),
+  });
+  cleanups.push(() => istiod.close());
+  return { istiod, outboundPort };
+}
+
+async function startTlsEnvoy(
+  istiod: TestMockIstiod,
+  rootCertPath: string,
+  tlsServerName?: string,
+): Promise<TestEnvoy> {
+  const envoy = await startEnvoy({
+    bootstrap: sidecarBootstrap(istiod, { tlsRootCertPath: rootCertPath, tlsServerName }),
+    // Envoy says why a TLS handshake failed only at debug level, in its connection logger.
+    extraArgs: ['--component-log-level', 'connection:debug'],
+  });
+  cleanups.push(() => envoy.stop());
+  return envoy;
+}
+
+describe('xDS over TLS', () => {
+  it('Envoy trusting the mock root completes the handshake, ACKs and goes LIVE', async () => {
+    const { istiod, outboundPort } = await startTlsMock();
+    const rootCertPath = istiod.security.rootCertPath as string;
+    expect(rootCertPath.endsWith(TLS_FILES.rootCert)).toBe(true);
+
+    const envoy = await startTlsEnvoy(istiod, rootCertPath);
+    await envoy.waitForState('LIVE');
+    await istiod.waitForAck(CLUSTER_TYPE);
+    await istiod.waitForAck(LISTENER_TYPE);
+    expect(await envoy.stat('cluster.xds-grpc.ssl.handshake')).toBeGreaterThanOrEqual(1);
+    expect(await envoy.stat('cluster.xds-grpc.ssl.fail_verify_error')).toBe(0);
+    expect(await envoy.stat('control_plane.connected_state')).toBe(1);
+    // The listeners came over the TLS stream: virtualOutbound answers as the lab says.
+    expect(await get(`http://127.0.0.1:${outboundPort}/`)).toEqual({
+      status: 503,
+      body: 'no healthy upstream',
+    });
+  });
+
+  it('Envoy trusting another CA refuses the certificate and never gets config', async () => {
+    const { istiod } = await startTlsMock();
+    const other = tempDir();
+    const made = await prepareTlsMaterial({
+      dir: other,
+      hosts: ['localhost'],
+      trustDomain: 'elsewhere.local',
+    });
+    expect(made.ok).toBe(true);
+
+    const envoy = await startTlsEnvoy(istiod, join(other, TLS_FILES.rootCert));
+    const failures = await envoy.waitForStat(
+      'cluster.xds-grpc.ssl.fail_verify_error',
+      (v) => Number(v) >= 2,
+    );
+    expect(Number(failures)).toBeGreaterThanOrEqual(2);
+    expect(await envoy.stat('cluster.xds-grpc.ssl.handshake')).toBe(0);
+    expect(await envoy.stat('control_plane.connected_state')).toBe(0);
+    expect(await envoy.serverInfoState()).toBe('PRE_INITIALIZING');
+    expect(await envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
+    // No stream ever reached the mock: the handshake failed before any gRPC call.
+    expect(istiod.journal({ kind: 'open' })).toEqual([]);
+    // Envoy's connection logger (at debug) names OpenSSL's verdict.
+    await waitFor(() => envoy.logs().includes('CERTIFICATE_VERIFY_FAILED') || undefined, {
+      timeoutMs: 5_000,
+      description: "Envoy's log to report CERTIFICATE_VERIFY_FAILED",
+    });
+  });
+
+  it("Envoy expecting another server name refuses istiod's certificate (SAN check)", async () => {
+    const { istiod } = await startTlsMock();
+    const envoy = await startTlsEnvoy(
+      istiod,
+      istiod.security.rootCertPath as string,
+      'istiod.other-namespace.svc',
+    );
+    await envoy.waitForStat('cluster.xds-grpc.ssl.fail_verify_san', (v) => Number(v) >= 1);
+    expect(await envoy.stat('control_plane.connected_state')).toBe(0);
+    expect(await envoy.serverInfoState()).toBe('PRE_INITIALIZING');
+    expect(istiod.journal({ kind: 'open' })).toEqual([]);
+  });
+});
+
+function bootstrapCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...SEED_POD_ENV };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'bootstrap', ...args],
+      { cwd: packageRoot(), env, timeout: 30_000 },
+      (error, _stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
+      },
+    );
+  });
+}
+
+describe('mock-istiod bootstrap --tls-root-cert', () => {
+  it('writes a bootstrap the real Envoy validates, and one naming a missing root it rejects', async () => {
+    const dir = tempDir();
+    const made = await prepareTlsMaterial({
+      dir,
+      hosts: ['localhost'],
+      trustDomain: 'cluster.local',
+    });
+    expect(made.ok).toBe(true);
+    const ok = await bootstrapCli(['--tls-root-cert', join(dir, TLS_FILES.rootCert), '--validate']);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toMatch(/configuration '.+' OK/);
+
+    const missing = join(dir, 'nowhere.pem');
+    const bad = await bootstrapCli(['--tls-root-cert', missing, '--validate']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('envoy --mode validate rejected the bootstrap');
+    expect(bad.stderr).toContain(missing);
+  });
+});

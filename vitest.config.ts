@@ -1,9 +1,23 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Three projects, as the style guide asks: unit (pure code), integration (the server driven
 // in-process over real gRPC) and e2e (real Envoy processes). e2e files run one at a time:
 // each starts Envoy, and this project's machines have two cores.
 export default defineConfig({
+  // The examples import the package by name, as users do; here that name is the source.
+  resolve: {
+    alias: [
+      {
+        find: /^mock-istiod$/,
+        replacement: fileURLToPath(new URL('src/index.ts', import.meta.url)),
+      },
+      {
+        find: /^mock-istiod\/testing$/,
+        replacement: fileURLToPath(new URL('src/testing/index.ts', import.meta.url)),
+      },
+    ],
+  },
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
@@ -23,7 +37,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'examples/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,

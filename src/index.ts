@@ -74,3 +74,29 @@ export { renderBootstrap, type BootstrapFormat } from './bootstrap/render.js';
 export { startAgent, type Agent, type AgentOptions, type AgentPorts } from './envoy/agent.js';
 export type { PodView } from './envoy/agent-pod-view.js';
 export { ReadinessProbe, type ReadinessResult } from './envoy/readiness-probe.js';
+export type { XdsMetrics } from './metrics/metrics.js';
+export { openJournalFile, JournalFileError, type JournalFile } from './journal/file-sink.js';
+export { syncState, type SyncState } from './control/sync-status.js';
+export type { SentResources, SentType } from './control/sent-resources.js';
+export { collectStatus, type StatusReport, type ProxyReport } from './cli/status-report.js';
+export type { MockSecurity } from './tls/security.js';
+export { TLS_FILES } from './tls/tls-material.js';
+export {
+  ISTIOD_SERVICE_NAME,
+  DEFAULT_CA_OPTIONS,
+  type TlsOptions,
+  type CaOptions,
+} from './tls/security-options.js';
+export {
+  createCaClient,
+  CREATE_CERTIFICATE_PATH,
+  type CaClient,
+  type IstioCertificateRequest,
+  type IstioCertificateResponse,
+} from './ca/ca-proto.js';
+export { AUTHENTICATE_FAILURE, REASON_TRAILER, spiffeId } from './ca/ca-service.js';
+export {
+  DEFAULT_TOKEN_AUDIENCE,
+  type TokenRequest,
+  type MintedToken,
+} from './ca/service-account-token.js';

@@ -2,6 +2,11 @@
  * The subcommands of `mock-istiod`, in one table: a command adds one line here.
  */
 import { serve } from './serve.js';
+import { proxyStatus } from './proxy-status.js';
+import { status } from './status.js';
+import { bootstrap } from './bootstrap.js';
+import { agent } from './agent.js';
+import { token } from './token.js';
 
 export interface Command {
   summary: string;
@@ -10,4 +15,12 @@ export interface Command {
 
 export const COMMANDS: Record<string, Command> = {
   serve: { summary: "serve xDS like istiod, with the sidecar lab's resources", run: serve },
+  'proxy-status': {
+    summary: "each proxy's sync status per type, like istioctl proxy-status",
+    run: proxyStatus,
+  },
+  status: { summary: "the mock's view of each proxy beside its Envoy's own", run: status },
+  bootstrap: { summary: 'write the Envoy bootstrap pilot-agent would write', run: bootstrap },
+  agent: { summary: 'play pilot-agent: Envoy, readiness, the pod view', run: agent },
+  token: { summary: "mint a service account token for the mock's CA service", run: token },
 };

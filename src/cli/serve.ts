@@ -16,6 +16,7 @@ import {
   JOURNAL_USAGE,
   parseJournalSize,
 } from './journal-flag.js';
+import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 
@@ -36,7 +37,7 @@ ${FAULT_USAGE}  --listener-address <a>   address of the lab's listeners (default
   --outbound-port <port>   virtualOutbound port (default ${LAB_DEFAULTS.outboundPort})
   --app-address <addr>     the app behind inbound|<port>|| (default ${LAB_DEFAULTS.appAddress})
   --app-port <port>        the app's port (default ${LAB_DEFAULTS.appPort})
-${JOURNAL_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
+${JOURNAL_USAGE}${TLS_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
   --log-format <format>    pretty|json|auto (default auto: pretty in a terminal)
   -h, --help               show this help
 `;
@@ -60,6 +61,7 @@ const OPTIONS = {
   journal: { type: 'string' },
   'journal-size': { type: 'string' },
   'log-format': { type: 'string' },
+  ...TLS_FLAGS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -107,6 +109,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     resourcesPath: values.resources,
     journalSize: parseJournalSize(values['journal-size']),
     logger: log,
+    ...parseTlsFlags(values, env),
   });
   const journalFile = await attachJournalFile(values.journal, server, log);
   const started = await server.start();

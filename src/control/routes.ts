@@ -9,6 +9,7 @@ import { resourceRoutes } from './resource-routes.js';
 import { resourceFileRoutes } from './resource-file-routes.js';
 import { metricsRoutes } from './metrics-routes.js';
 import type { Route } from './router.js';
+import { caRoutes } from '../ca/ca-routes.js';
 
 export function allRoutes(server: MockIstiod): Route[] {
   return [
@@ -18,5 +19,6 @@ export function allRoutes(server: MockIstiod): Route[] {
     ...faultRoutes(server),
     ...resourceRoutes(server),
     ...resourceFileRoutes(server),
+    ...caRoutes(server),
   ];
 }

@@ -44,6 +44,22 @@ export type JournalSink = (entry: JournalEntry) => void;
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * The current time as an ISO string, formatted once per millisecond: a push to thousands of
+ * streams records two entries per stream within a few milliseconds.
+ */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
 export class Journal {
   private readonly ring: (JournalEntry | undefined)[];
   private next = 0;
@@ -60,7 +76,7 @@ export class Journal {
     this.seq += 1;
     const full: JournalEntry = {
       seq: this.seq,
-      time: entry.time ?? new Date().toISOString(),
+      time: entry.time ?? isoNow(),
       ...entry,
     };
     this.ring[this.next] = full;

@@ -155,12 +155,18 @@ export class DeltaSession implements StreamSession {
     const resources: NamedResource[] = [];
     const removed: string[] = [];
     const inScope = (name: string) => state.wildcard || state.explicit.has(name);
-    const names = state.wildcard
-      ? [...snapshot.resources.keys(), ...state.explicit]
-      : state.explicit;
-    for (const name of new Set(names)) {
-      const resource = snapshot.resources.get(name);
-      if (resource && state.known.get(name) !== resource.version) resources.push(resource);
+    // A wildcard subscription covers every resource of the snapshot, explicit names included
+    // (those not in the snapshot have nothing to send): one pass over the snapshot, no copy.
+    // This runs for every stream on every push.
+    if (state.wildcard) {
+      for (const [name, resource] of snapshot.resources) {
+        if (state.known.get(name) !== resource.version) resources.push(resource);
+      }
+    } else {
+      for (const name of state.explicit) {
+        const resource = snapshot.resources.get(name);
+        if (resource && state.known.get(name) !== resource.version) resources.push(resource);
+      }
     }
     for (const name of state.known.keys()) {
       if (inScope(name) && !snapshot.resources.has(name)) removed.push(name);
@@ -179,7 +185,7 @@ export class DeltaSession implements StreamSession {
     for (const name of diff.removed) state.known.delete(name);
     state.answered = true;
     state.sent = { version: snapshot.version, nonce, at: this.now(), count: diff.resources.length };
-    return { ...diff, nonce };
+    return { resources: diff.resources, removed: diff.removed, nonce };
   }
 
   onSnapshot(snapshot: Snapshot): void {

@@ -12,9 +12,22 @@ import { SotwStream } from './sotw-stream.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 
+/** How the port is served: TLS or plaintext, and the services beside ADS (istiod's CA). */
+export interface AdsTransport {
+  /** Plaintext h2c when absent. */
+  credentials?: grpc.ServerCredentials;
+  services?: readonly {
+    definition: grpc.ServiceDefinition;
+    implementation: grpc.UntypedServiceImplementation;
+  }[];
+}
+
 export interface AdsServer {
-  /** Binds and returns the port actually bound (port 0 picks a free one). */
-  listen(endpoint: Endpoint): Promise<number>;
+  /**
+   * Binds and returns the port actually bound (port 0 picks a free one). A listen without a
+   * transport (the `up` after a `down`) uses the last one given, so TLS and the CA come back too.
+   */
+  listen(endpoint: Endpoint, transport?: AdsTransport): Promise<number>;
   /** Ends every stream with `code`/`message`, then stops the listener. Idempotent. */
   close(code: grpc.status, message: string): Promise<void>;
   readonly listening: boolean;
@@ -26,6 +39,7 @@ function formatAddress({ host, port }: Endpoint): string {
 
 export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
   let server: grpc.Server | undefined;
+  let lastTransport: AdsTransport = {};
   const pending = new Set<AdsStream>();
 
   /** Streams without an accepted node yet are not registered; close() must end them too. */
@@ -47,13 +61,24 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
     get listening() {
       return server !== undefined;
     },
-    async listen(endpoint) {
+    async listen(endpoint, transport = lastTransport) {
       if (server) throw new MockIstiodError('LISTEN_FAILED', 'the ADS server is already listening');
-      const candidate = new grpc.Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+      lastTransport = transport;
+      const candidate = new grpc.Server({
+        'grpc.max_receive_message_length': 4 * 1024 * 1024,
+        // Channelz (grpc-js's own introspection, which nothing here serves) tracks every
+        // connection and call; off, a ramp of thousands of streams costs less CPU and memory
+        // (docs/BENCHMARKS.md).
+        'grpc.enable_channelz': 0,
+      });
       candidate.addService(ADS_SERVICE, handlers);
+      for (const service of transport.services ?? []) {
+        candidate.addService(service.definition, service.implementation);
+      }
       const address = formatAddress(endpoint);
       const port = await new Promise<number>((resolve, reject) => {
-        candidate.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+        const credentials = transport.credentials ?? grpc.ServerCredentials.createInsecure();
+        candidate.bindAsync(address, credentials, (err, bound) => {
           if (err) {
             reject(
               new MockIstiodError(

@@ -59,6 +59,7 @@ export abstract class AdsStream {
   private readonly delays = new Map<string, NodeJS.Timeout>();
   /** Types whose delay has run out: sent next without asking the policy again. */
   private readonly bypass = new Set<string>();
+  private cachedView: StreamView | undefined;
 
   constructor(
     private readonly call: AdsCall,
@@ -86,11 +87,19 @@ export abstract class AdsStream {
     return this.closed;
   }
 
-  /** The read-only view handed to listeners; undefined until the node was accepted. */
+  /**
+   * The read-only view handed to listeners; undefined until the node was accepted. Built
+   * once and shared by every event of the stream (its fields do not change once the stream
+   * is open; `types` is the session's live map): a push to thousands of streams should not
+   * allocate views for each response.
+   */
   view(): StreamView | undefined {
     const proxy = this.session.proxy;
     if (!proxy) return undefined;
-    return {
+    if (this.cachedView?.proxy === proxy && this.cachedView.connectionId === this.connectionId) {
+      return this.cachedView;
+    }
+    this.cachedView = {
       connectionId: this.connectionId,
       peer: this.peer,
       connectedAt: this.connectedAt,
@@ -98,6 +107,7 @@ export abstract class AdsStream {
       proxy,
       types: this.session.types,
     };
+    return this.cachedView;
   }
 
   /** The snapshot this stream is served from. */
@@ -109,11 +119,12 @@ export abstract class AdsStream {
   /** Ends the stream with a gRPC status (OK ends it cleanly). */
   end(code: grpc.status, message: string): void {
     if (this.closed) return;
-    if (code === grpc.status.OK) this.call.end();
-    else this.call.emit('error', { code, details: message });
+    // Record why first: emitting 'error' runs the call's own listeners, which finish too.
     this.finish(
       code === grpc.status.OK ? message : `ended by the server: ${grpc.status[code]} ${message}`,
     );
+    if (code === grpc.status.OK) this.call.end();
+    else this.call.emit('error', { code, details: message });
   }
 
   /** A new snapshot is current: mark what changed as owed and send it. */
@@ -174,23 +185,51 @@ export abstract class AdsStream {
   flush(): void {
     if (this.flushing || this.closed || !this.session.proxy) return;
     this.flushing = true;
-    this.drainOwed()
-      .catch((err: unknown) =>
-        this.ctx.log.error({ err, conId: this.connectionId }, 'ADS: write failed'),
-      )
+    // The common case, every write accepted, stays synchronous: a push to thousands of
+    // streams should not cost a chain of promises per stream. Only a stream whose `write()`
+    // asked to wait goes on asynchronously, after `drain`.
+    const skipped = new Set<string>();
+    let blocked = false;
+    try {
+      blocked = this.sendOwed(skipped);
+    } catch (err) {
+      this.writeFailed(err);
+    }
+    if (!blocked) {
+      this.flushing = false;
+      return;
+    }
+    this.drainThenSend(skipped)
+      .catch((err: unknown) => this.writeFailed(err))
       .finally(() => {
         this.flushing = false;
       });
   }
 
-  private async drainOwed(): Promise<void> {
-    const skipped = new Set<string>();
+  private writeFailed(err: unknown): void {
+    this.ctx.log.error({ err, conId: this.connectionId }, 'ADS: write failed');
+  }
+
+  /** Waits for `drain`, sends what is owed, and again while the stream asks to wait. */
+  private async drainThenSend(skipped: Set<string>): Promise<void> {
+    for (;;) {
+      await this.waitForDrain();
+      if (!this.sendOwed(skipped)) return;
+    }
+  }
+
+  /**
+   * Sends owed types in ADS order, as the policy decides, until none is left (returns false)
+   * or the stream is not writable any more (returns true: wait for `drain`). `skipped` holds
+   * the types the policy held during this flush.
+   */
+  private sendOwed(skipped: Set<string>): boolean {
     const allowed = (typeUrl: string) => !skipped.has(typeUrl) && !this.delays.has(typeUrl);
     for (;;) {
       const state = this.closed ? undefined : this.session.nextOwed(allowed);
       const view = this.view();
       const snapshot = this.snapshot();
-      if (!state || !view || !snapshot) return;
+      if (!state || !view || !snapshot) return false;
       const current = snapshot.get(state.typeUrl);
       const decision: ResponseDecision = this.bypass.delete(state.typeUrl)
         ? { kind: 'send' }
@@ -210,12 +249,12 @@ export abstract class AdsStream {
           continue;
         case 'end':
           this.end(decision.code, decision.message);
-          return;
+          return false;
         case 'replace':
-          await this.send(state, decision.snapshot, decision.reuseNonce === true);
+          if (!this.send(state, decision.snapshot, decision.reuseNonce === true)) return true;
           continue;
         case 'send':
-          await this.send(state, current, false);
+          if (!this.send(state, current, false)) return true;
       }
     }
   }
@@ -231,15 +270,16 @@ export abstract class AdsStream {
     this.delays.set(typeUrl, timer);
   }
 
-  private async send(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): Promise<void> {
+  /** Writes one response (if there is one to write); false when the stream asks to wait. */
+  private send(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): boolean {
     const started = performance.now();
     const built = this.build(state, snapshot, reuseNonce);
-    if (!built) return;
+    if (!built) return true;
     this.responsesSent += 1;
     const writable = this.call.write(built.message);
     const elapsedMs = performance.now() - started;
     this.afterSend(state, built, { snapshot, elapsedMs });
-    if (!writable) await this.waitForDrain();
+    return writable;
   }
 
   private afterSend(
@@ -252,11 +292,15 @@ export abstract class AdsStream {
     const { typeUrl } = state;
     const { version, nonce, count } = built;
     const bytes = built.message.length;
-    const type = shortTypeName(typeUrl);
-    this.ctx.log.info(
-      { conId: this.connectionId, type, version, resources: count, nonce },
-      `ADS:${type}: PUSH ${this.connectionId} resources:${count} size:${bytes}B`,
-    );
+    // Checked first, so that at warn level (a large fleet's setting) no line is built only to be
+    // dropped: this runs once per stream on every push.
+    if (this.ctx.log.isLevelEnabled('info')) {
+      const type = shortTypeName(typeUrl);
+      this.ctx.log.info(
+        { conId: this.connectionId, type, version, resources: count, nonce },
+        `ADS:${type}: PUSH ${this.connectionId} resources:${count} size:${bytes}B`,
+      );
+    }
     const names = state.names === '*' ? undefined : state.names;
     this.ctx.events.emit('response', view, {
       typeUrl,

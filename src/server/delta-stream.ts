@@ -1,13 +1,47 @@
 /**
  * A delta ADS stream (`DeltaAggregatedResources`): each response carries only what the
  * proxy does not have yet, and what it must remove. Resource entries are encoded once per
- * content (src/xds/wire-delta.ts); only the list differs per stream.
+ * content (src/xds/wire-delta.ts); only the list differs per stream, and small responses
+ * that several streams are owed alike are encoded once.
  */
 import type { RequestOutcome } from '../protocol/sotw-session.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
+import type { NamedResource } from '../snapshot/resource-set.js';
 import type { TypeSnapshot } from '../snapshot/snapshot.js';
-import { decodeDeltaRequest, encodeDeltaResponse } from '../xds/wire-delta.js';
+import { appendNonceField } from '../xds/wire.js';
+import { decodeDeltaRequest, encodeDeltaResponseBody } from '../xds/wire-delta.js';
 import { AdsStream, type BuiltResponse } from './ads-stream.js';
+
+/** Responses with at most this many resources share their encoding (see `sharedBody`). */
+const SHARED_MAX_RESOURCES = 64;
+const SHARED_MAX_PER_SNAPSHOT = 64;
+
+/**
+ * Bodies (all but the nonce) of small responses, by type snapshot and content. In a push,
+ * every stream that had the previous version is owed the same few changed resources, so the
+ * body is encoded once for all of them, as SotW bodies are. Large responses (a proxy's first,
+ * with the whole set) are encoded per stream: keying them would cost about as much.
+ */
+const sharedBodies = new WeakMap<TypeSnapshot, Map<string, Buffer>>();
+
+function sharedBody(
+  snapshot: TypeSnapshot,
+  resources: readonly NamedResource[],
+  removed: readonly string[],
+  encode: () => Buffer,
+): Buffer {
+  if (resources.length + removed.length > SHARED_MAX_RESOURCES) return encode();
+  const key = `${resources.map((r) => `${r.name}\0${r.version}`).join('\n')}\x01${removed.join('\n')}`;
+  let bodies = sharedBodies.get(snapshot);
+  if (!bodies) sharedBodies.set(snapshot, (bodies = new Map<string, Buffer>()));
+  let body = bodies.get(key);
+  if (!body) {
+    body = encode();
+    if (bodies.size >= SHARED_MAX_PER_SNAPSHOT) bodies.clear();
+    bodies.set(key, body);
+  }
+  return body;
+}
 
 export class DeltaStream extends AdsStream {
   readonly protocol = 'delta';
@@ -24,14 +58,16 @@ export class DeltaStream extends AdsStream {
   ): BuiltResponse | undefined {
     const next = this.session.next(state, snapshot, reuseNonce);
     if (!next) return undefined;
-    const message = encodeDeltaResponse({
-      systemVersion: snapshot.version,
-      typeUrl: state.typeUrl,
-      resources: next.resources,
-      removed: next.removed,
-      nonce: next.nonce,
-      controlPlaneId: this.ctx.controlPlaneId,
-    });
+    const body = sharedBody(snapshot, next.resources, next.removed, () =>
+      encodeDeltaResponseBody({
+        systemVersion: snapshot.version,
+        typeUrl: state.typeUrl,
+        resources: next.resources,
+        removed: next.removed,
+        controlPlaneId: this.ctx.controlPlaneId,
+      }),
+    );
+    const message = appendNonceField(body, next.nonce);
     return { message, version: snapshot.version, nonce: next.nonce, count: next.resources.length };
   }
 }

@@ -5,7 +5,12 @@
 import { formatProblems, type Problem } from '../xds/problems.js';
 
 export type MockIstiodErrorCode =
-  'INVALID_OPTIONS' | 'INVALID_RESOURCES' | 'LISTEN_FAILED' | 'NOT_STARTED' | 'CLOSED';
+  | 'INVALID_OPTIONS'
+  | 'INVALID_RESOURCES'
+  | 'INVALID_FAULT'
+  | 'LISTEN_FAILED'
+  | 'NOT_STARTED'
+  | 'CLOSED';
 
 export class MockIstiodError extends Error {
   constructor(

@@ -40,6 +40,7 @@ import type { AdsStream } from './ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from '../faults/host.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
+import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../tls/security.js';
 
 export interface StartedAddresses {
   xds: Endpoint;
@@ -90,6 +91,8 @@ export interface MockIstiod {
   readonly serving: boolean;
   /** Per-test cleanup: no faults, nothing held, port up, start-up resources, empty journal. */
   reset(): Promise<void>;
+  /** TLS and the CA after start: the root certificate, where it is, test tokens (docs/security.md). */
+  readonly security: MockSecurity;
   close(): Promise<void>;
 }
 
@@ -130,6 +133,7 @@ class MockIstiodImpl implements MockIstiod {
   private state: 'new' | 'starting' | 'running' | 'closed' = 'new';
   private counter = 0;
   private files: ResourceFiles | undefined;
+  private prepared: PreparedSecurity | undefined;
   private readonly apiStatus: ResourceStatus = {
     source: 'api',
     loadedAt: new Date().toISOString(),
@@ -192,7 +196,7 @@ class MockIstiodImpl implements MockIstiod {
       );
       for (const stream of this.streamsById.values()) stream.onSnapshot();
     });
-    attachCollisionWarnings(this.events, () => this.streams(), log);
+    attachCollisionWarnings(this.events, log);
     this.policy.onChange(() => {
       for (const stream of this.streamsById.values()) stream.flush();
     });
@@ -208,6 +212,11 @@ class MockIstiodImpl implements MockIstiod {
     return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   }
 
+  get security(): MockSecurity {
+    if (!this.prepared) throw new MockIstiodError('NOT_STARTED', 'mock istiod is not started');
+    return this.prepared;
+  }
+
   get withheld(): boolean {
     return this.withholdSwitch.withheld;
   }
@@ -217,7 +226,16 @@ class MockIstiodImpl implements MockIstiod {
       throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
     this.state = 'starting';
     try {
-      const xdsPort = await this.ads.listen(this.options.xds);
+      const security = await prepareSecurity(
+        this.options.tls,
+        this.options.ca,
+        this.options.logger,
+      );
+      this.prepared = security;
+      const xdsPort = await this.ads.listen(this.options.xds, {
+        credentials: security.credentials,
+        services: [security.caService],
+      });
       let control: Endpoint | undefined;
       if (this.options.control) {
         this.control = createControlServer(allRoutes(this), this.options.logger, {
@@ -232,6 +250,12 @@ class MockIstiodImpl implements MockIstiod {
       this.state = 'running';
       if (this.options.watchResources) this.files?.watch();
       this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
+      if (security.tls) {
+        this.options.logger.info(
+          { rootCert: security.rootCertPath },
+          "xDS is served over TLS: Envoy's validation_context must trust the root certificate",
+        );
+      }
       return this.started;
     } catch (err) {
       await this.close();
@@ -340,6 +364,7 @@ class MockIstiodImpl implements MockIstiod {
     this.files?.close();
     await this.control?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
+    this.prepared?.dispose();
     this.options.logger.info('mock istiod closed');
   }
 }

@@ -10,6 +10,11 @@ import type { ResponsePolicy } from './policy.js';
 import { controlBindProblem } from '../control/auth.js';
 import type { ResourceSetSpec } from '../snapshot/store.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
+import {
+  resolveSecurityOptions,
+  type CaOptions,
+  type TlsOptions,
+} from '../tls/security-options.js';
 
 export interface Endpoint {
   host: string;
@@ -41,6 +46,13 @@ export interface MockIstiodOptions {
   policies: readonly ResponsePolicy[];
   /** How many journal entries to keep in memory (a ring buffer). */
   journalSize: number;
+  /**
+   * Serve the xDS port over TLS, as istiod's 15012 (docs/security.md): `true` (certificates
+   * in a temporary directory), or `{ dir, hosts }`; false: plaintext h2c.
+   */
+  tls: boolean | Partial<TlsOptions>;
+  /** The CA service beside ADS (TLS on or off); missing fields take Istio's defaults. */
+  ca: Partial<CaOptions>;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -59,6 +71,8 @@ export function defaultOptions(): MockIstiodOptions {
     controlPlaneId: 'mock-istiod',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
+    tls: false,
+    ca: {},
   };
 }
 
@@ -92,6 +106,8 @@ export function resolveOptions(
       message: `expected a positive integer, found ${String(options.journalSize)}`,
     });
   }
+  const security = resolveSecurityOptions(options.tls, options.ca);
+  if (!security.ok) problems.push(...security.problems);
   if (!Array.isArray(options.resources)) {
     problems.push({ path: 'resources', message: 'expected an array of resources' });
   }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { SotwSession, type RequestOutcome } from '../protocol/sotw-session.js';
 import type { TypeState } from '../protocol/session.js';
 import type { TypeSnapshot } from '../snapshot/snapshot.js';
-import { decodeDiscoveryRequest, encodeNonceField } from '../xds/wire.js';
+import { appendNonceField, decodeDiscoveryRequest } from '../xds/wire.js';
 import { AdsStream, type BuiltResponse } from './ads-stream.js';
 
 export class SotwStream extends AdsStream {
@@ -21,7 +21,7 @@ export class SotwStream extends AdsStream {
   protected build(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): BuiltResponse {
     const names = state.names === '*' ? undefined : state.names;
     const nonce = reuseNonce && state.sent ? state.sent.nonce : randomUUID();
-    const message = Buffer.concat([snapshot.body(names), encodeNonceField(nonce)]);
+    const message = appendNonceField(snapshot.body(names), nonce);
     const count = snapshot.count(names);
     this.session.recordSent(state.typeUrl, snapshot.version, nonce, count);
     return { message, version: snapshot.version, nonce, count };

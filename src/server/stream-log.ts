@@ -19,7 +19,7 @@ export function logOutcome(
     case 'nack':
       log.warn(
         { conId, type, version: outcome.nack.version, code: outcome.nack.code },
-        `ADS:${type}: ACK ERROR ${conId} ${outcome.nack.code}:${outcome.nack.message}`,
+        `ADS:${type}: ACK ERROR ${conId} ${outcome.nack.code}:${outcome.nack.message.trimEnd()}`,
       );
       return;
     case 'stale':

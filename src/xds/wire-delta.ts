@@ -75,6 +75,26 @@ export interface DeltaResponseParts {
   controlPlaneId: string;
 }
 
+/**
+ * A `DeltaDiscoveryResponse` without its nonce (field 5): fields may come in any order, so
+ * `appendNonceField` (src/xds/wire.ts) completes it. Lets streams that are sent the same
+ * resources share one encoding.
+ */
+export function encodeDeltaResponseBody(parts: Omit<DeltaResponseParts, 'nonce'>): Buffer {
+  const writer = protobuf.Writer.create();
+  writer.uint32((1 << 3) | 2).string(parts.systemVersion);
+  for (const resource of parts.resources) {
+    writer.uint32((2 << 3) | 2).bytes(encodeDeltaResource(resource));
+  }
+  writer.uint32((4 << 3) | 2).string(parts.typeUrl);
+  for (const name of parts.removed) writer.uint32((6 << 3) | 2).string(name);
+  writer.uint32((7 << 3) | 2).fork();
+  writer.uint32((1 << 3) | 2).string(parts.controlPlaneId);
+  writer.ldelim();
+  const bytes = writer.finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** A complete `DeltaDiscoveryResponse`. */
 export function encodeDeltaResponse(parts: DeltaResponseParts): Buffer {
   const writer = protobuf.Writer.create();

@@ -53,7 +53,7 @@ function wireTypes(): Types {
 export interface RawNode {
   id?: string;
   cluster?: string;
-  metadata?: protobuf.Message;
+  metadata?: RawStruct;
   user_agent_name?: string;
   user_agent_version?: string;
 }
@@ -93,10 +93,48 @@ export function decodeNodeMessage(node: RawNode): DecodedNode {
   };
 }
 
-/** `Struct` → plain JSON, through google-protobuf's well-known-type support. */
-function structToJson(struct: protobuf.Message): Record<string, unknown> {
-  const bytes = wireTypes().struct.encode(struct).finish();
-  return structPb.Struct.deserializeBinary(bytes).toJavaScript();
+/** A `google.protobuf.Struct` as protobufjs decodes it (camelCase: protobufjs's own definition). */
+export interface RawStruct {
+  fields?: Record<string, RawValue>;
+}
+
+interface RawValue {
+  /** The `kind` oneof: which of the fields below is set. */
+  kind?: string;
+  numberValue?: number;
+  stringValue?: string;
+  boolValue?: boolean;
+  structValue?: RawStruct;
+  listValue?: { values?: RawValue[] };
+}
+
+/**
+ * `Struct` → plain JSON, read straight from protobufjs's decoded message: the same result as
+ * google-protobuf's `Struct.toJavaScript()` (a unit test holds the two together), without
+ * encoding the struct again to hand it over. Every new stream's node goes through here, and
+ * the round trip was the largest cost of a connect ramp (docs/BENCHMARKS.md).
+ */
+function structToJson(struct: RawStruct): Record<string, unknown> {
+  const json: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(struct.fields ?? {})) json[key] = valueToJson(value);
+  return json;
+}
+
+function valueToJson(value: RawValue): unknown {
+  switch (value.kind) {
+    case 'numberValue':
+      return value.numberValue;
+    case 'stringValue':
+      return value.stringValue;
+    case 'boolValue':
+      return value.boolValue;
+    case 'structValue':
+      return structToJson(value.structValue ?? {});
+    case 'listValue':
+      return (value.listValue?.values ?? []).map(valueToJson);
+    default:
+      return null;
+  }
 }
 
 /** Encodes a request (used by tests and the load generator playing Envoy's part). */
@@ -127,7 +165,7 @@ export const encodeStats = { responseBodies: 0 };
 
 /**
  * Encodes the shared part of a `DiscoveryResponse`: `version_info`, `resources`, `type_url`
- * and `control_plane`. Append {@link encodeNonceField} to make a complete response.
+ * and `control_plane`. {@link appendNonceField} makes it a complete response.
  */
 export function encodeResponseBody(
   version: string,
@@ -154,6 +192,37 @@ export function encodeNonceField(nonce: string): Buffer {
     .string(nonce)
     .finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * A complete response: `body` followed by the nonce field, in one allocation (a push writes
+ * one of these per stream, so it should copy the shared body once and do nothing else).
+ */
+export function appendNonceField(body: Buffer, nonce: string): Buffer {
+  const nonceLength = Buffer.byteLength(nonce);
+  const lengthBytes = varintSize(nonceLength);
+  const message = Buffer.allocUnsafe(body.length + 1 + lengthBytes + nonceLength);
+  body.copy(message, 0);
+  let offset = body.length;
+  message[offset++] = (5 << 3) | 2;
+  for (let n = nonceLength; ; n >>>= 7) {
+    if (n < 0x80) {
+      message[offset++] = n;
+      break;
+    }
+    message[offset++] = (n & 0x7f) | 0x80;
+  }
+  message.write(nonce, offset);
+  return message;
+}
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n >>>= 7;
+    size += 1;
+  }
+  return size;
 }
 
 /** Decodes a response (tests and the load generator) into plain fields. */

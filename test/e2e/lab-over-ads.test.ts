@@ -48,7 +48,11 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
     await waitFor(async () => (await envoy.stat('control_plane.connected_state')) === 1, {
       description: 'control_plane.connected_state 1',
     });
-    expect(istiod.streams()).toHaveLength(1);
+    // Envoy counts itself connected when its stream opens; the mock sees the stream with its
+    // first request, a moment later.
+    await waitFor(() => istiod.streams().length === 1, {
+      description: 'the mock to see the stream',
+    });
     expect(await envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
     expect(await envoy.stat('cluster_manager.cds.update_success')).toBe(0);
     expect(await get(lab.inboundUrl('/orders'))).toEqual({ error: 'ECONNREFUSED' });

@@ -1,0 +1,95 @@
+/**
+ * The Go load generator (bench/loadgen) as the harness drives it: one JSON command per
+ * line on stdin, one JSON reply per line on stdout.
+ */
+import { JsonLineChild } from './child.js';
+import { cpuSeconds } from './proc.js';
+
+export interface Summary {
+  count: number;
+  mean?: number;
+  p50?: number;
+  p90?: number;
+  p99?: number;
+  max?: number;
+}
+
+export interface GeneratorErrors {
+  count: number;
+  samples: string[];
+}
+
+export interface ConnectReply {
+  requested: number;
+  acked: number;
+  failed: number;
+  timedOut: boolean;
+  total: number;
+  firstResponse: Summary;
+  initAcked: Summary;
+  allAckedMs?: number;
+  errors: GeneratorErrors;
+}
+
+export interface PushReply {
+  expected: number;
+  acked: number;
+  timedOut: boolean;
+  httpMs: number;
+  latency: Summary;
+  errors: GeneratorErrors;
+  error?: string;
+}
+
+export interface LoadgenOptions {
+  bin: string;
+  target: string;
+  mode: 'sotw' | 'delta';
+  /** HTTP/2 window in bytes (default: the generator's 1 MiB). */
+  window?: number;
+  dialConcurrency?: number;
+  cpus?: string | undefined;
+  /** More flags, e.g. `-cpuprofile <file>` to profile the generator itself. */
+  extraArgs?: readonly string[];
+}
+
+export class Loadgen {
+  private readonly child: JsonLineChild;
+
+  constructor(options: LoadgenOptions) {
+    const args = ['-target', options.target, '-mode', options.mode];
+    if (options.window) args.push('-window', String(options.window));
+    if (options.dialConcurrency) args.push('-dial-concurrency', String(options.dialConcurrency));
+    args.push(...(options.extraArgs ?? []));
+    this.child = new JsonLineChild('loadgen', options.bin, args, { cpus: options.cpus });
+  }
+
+  get pid(): number {
+    return this.child.pid;
+  }
+
+  cpuSeconds(): number {
+    return cpuSeconds(this.pid);
+  }
+
+  async connect(n: number, timeoutMs: number): Promise<ConnectReply> {
+    this.child.send({ cmd: 'connect', n, timeoutMs });
+    return this.child.next<ConnectReply>(timeoutMs + 30_000, `connect reply (${n} streams)`);
+  }
+
+  async push(url: string, timeoutMs: number): Promise<PushReply> {
+    this.child.send({ cmd: 'push', url, timeoutMs });
+    return this.child.next<PushReply>(timeoutMs + 30_000, 'push reply');
+  }
+
+  async stall(n: number): Promise<{ stalled: number }> {
+    this.child.send({ cmd: 'stall', n });
+    return this.child.next(10_000, 'stall reply');
+  }
+
+  async quit(): Promise<void> {
+    this.child.send({ cmd: 'quit' });
+    await this.child.next(30_000, 'quit reply').catch(() => undefined);
+    await this.child.stop();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * What the harness reads about processes and the machine from /proc (Linux): CPU seconds
+ * (user + system) and resident memory of a process, and the facts a result is reported with.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux this runs on). */
+const CLOCK_TICKS = clockTicks();
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** User + system CPU seconds the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may hold spaces: split after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Resident set size in bytes (`VmRSS`). */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** Measures the CPU seconds `pids` use while `work` runs, and the wall time. */
+export async function measured<T>(
+  pids: Record<string, number>,
+  work: () => Promise<T>,
+): Promise<{ value: T; wallMs: number; cpu: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const started = performance.now();
+  const value = await work();
+  const wallMs = performance.now() - started;
+  const cpu = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => [k, round(cpuSeconds(pid) - (before[k] ?? 0), 3)]),
+  );
+  return { value, wallMs, cpu };
+}
+
+export function round(value: number, digits = 3): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function commandLine(file: string, args: string[]): string {
+  try {
+    return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch {
+    return 'unavailable';
+  }
+}
+
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  memoryGiB: number;
+  kernel: string;
+  node: string;
+  go: string;
+  envoy: string;
+  /** 1-minute load average when the run started: above 0.5 means others were using the CPUs. */
+  loadAverage: number;
+}
+
+export function machineInfo(envoyBin: string | undefined): MachineInfo {
+  const envoyVersion = envoyBin ? commandLine(envoyBin, ['--version']) : 'not found';
+  return {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: round(totalmem() / 2 ** 30, 1),
+    kernel: commandLine('uname', ['-r']),
+    node: process.version,
+    go: commandLine('go', ['version']).replace(/^go version /, ''),
+    envoy: /\/(\d+\.\d+\.\d+)\//.exec(envoyVersion)?.[1] ?? envoyVersion,
+    loadAverage: round(loadavg()[0] ?? 0, 2),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * How much each scenario does: `full` is the published run (`npm run bench`); `quick`
+ * (`npm run bench:quick`) checks that everything works in a couple of minutes.
+ */
+export interface Profile {
+  name: 'quick' | 'full';
+  /** Stream counts of the connect ramp, per protocol (a fresh server for each). */
+  fleet: { sotw: readonly number[]; delta: readonly number[] };
+  /** The stream counts at which pushes are timed (a subset of `fleet`). */
+  fanout: readonly number[];
+  /** Pushes timed at each of those counts. */
+  pushes: number;
+  slow: { streams: number; clusters: number; pushesBefore: number; pushesAfter: number };
+  sizes: { clusters: readonly number[]; streams: number; pushes: number };
+  envoyRuns: number;
+}
+
+export const PROFILES: Record<Profile['name'], Profile> = {
+  quick: {
+    name: 'quick',
+    fleet: { sotw: [100, 500], delta: [500] },
+    fanout: [500],
+    pushes: 5,
+    slow: { streams: 50, clusters: 1_000, pushesBefore: 3, pushesAfter: 8 },
+    sizes: { clusters: [10, 1_000, 10_000], streams: 10, pushes: 2 },
+    envoyRuns: 3,
+  },
+  full: {
+    name: 'full',
+    fleet: { sotw: [100, 1_000, 5_000], delta: [1_000, 5_000] },
+    fanout: [1_000, 5_000],
+    pushes: 10,
+    slow: { streams: 200, clusters: 1_000, pushesBefore: 5, pushesAfter: 20 },
+    sizes: { clusters: [10, 1_000, 10_000], streams: 100, pushes: 3 },
+    envoyRuns: 7,
+  },
+};

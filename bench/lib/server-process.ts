@@ -1,0 +1,108 @@
+/**
+ * Starts a server under benchmark as its own process, the mock (Node, the compiled bench
+ * entry bench/servers/mock-server.ts) or the go-control-plane peer (Go), and talks to its
+ * benchmark API. Both print `{"xdsPort","benchPort","pid"}` once they listen.
+ */
+import { JsonLineChild } from './child.js';
+import { cpuSeconds, rssBytes } from './proc.js';
+
+export type ServerKind = 'mock' | 'peer';
+
+export const SERVER_LABELS: Record<ServerKind, string> = {
+  mock: 'mock-istiod',
+  peer: 'go-control-plane',
+};
+
+export interface ServerStats {
+  heapUsed: number;
+  heapTotal: number;
+  /** Event-loop delay since the last reset, in ms (null for Go, which has no event loop). */
+  eventLoop: { p50: number; p99: number; max: number } | null;
+}
+
+export interface StartServerOptions {
+  kind: ServerKind;
+  resourcesPath: string;
+  rootDir: string;
+  bins: { peer: string; mockServer: string };
+  cpus?: string | undefined;
+}
+
+export class ServerProcess {
+  private constructor(
+    readonly kind: ServerKind,
+    private readonly child: JsonLineChild,
+    readonly xdsAddress: string,
+    private readonly benchUrl: string,
+  ) {}
+
+  static async start(options: StartServerOptions): Promise<ServerProcess> {
+    const child =
+      options.kind === 'mock'
+        ? new JsonLineChild(
+            'mock-istiod',
+            process.execPath,
+            ['--expose-gc', options.bins.mockServer, '--resources', options.resourcesPath],
+            { cwd: options.rootDir, cpus: options.cpus },
+          )
+        : new JsonLineChild(
+            'go-control-plane peer',
+            options.bins.peer,
+            ['-resources', options.resourcesPath],
+            {
+              cpus: options.cpus,
+            },
+          );
+    try {
+      const ready = await child.next<{ xdsPort: number; benchPort: number }>(60_000, 'ready line');
+      return new ServerProcess(
+        options.kind,
+        child,
+        `127.0.0.1:${ready.xdsPort}`,
+        `http://127.0.0.1:${ready.benchPort}`,
+      );
+    } catch (err) {
+      await child.stop();
+      throw err;
+    }
+  }
+
+  get pid(): number {
+    return this.child.pid;
+  }
+
+  get pushUrl(): string {
+    return `${this.benchUrl}/bench/push`;
+  }
+
+  cpuSeconds(): number {
+    return cpuSeconds(this.pid);
+  }
+
+  rss(): number {
+    return rssBytes(this.pid);
+  }
+
+  /** Heap (after a full GC when `gc`) and event-loop delay; `reset` restarts the delay histogram. */
+  async stats(options: { gc?: boolean; reset?: boolean } = {}): Promise<ServerStats> {
+    const query = new URLSearchParams();
+    if (options.gc) query.set('gc', '1');
+    if (options.reset) query.set('reset', '1');
+    return this.get<ServerStats>(`/bench/stats?${query.toString()}`);
+  }
+
+  /** Mean time to encode the whole CDS response once, and its size in bytes. */
+  encode(reps: number): Promise<{ ms: number; bytes: number }> {
+    return this.get(`/bench/encode?reps=${reps}`);
+  }
+
+  private async get<T>(path: string): Promise<T> {
+    const res = await fetch(`${this.benchUrl}${path}`, { signal: AbortSignal.timeout(60_000) });
+    if (!res.ok) throw new Error(`${this.kind} ${path}: HTTP ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  }
+
+  stop(): Promise<void> {
+    return this.child.stop();
+  }
+}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// loadgen owns every simulated client and answers the harness's commands.
+type loadgen struct {
+	o       options
+	refs    *refCache
+	ctx     context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	clients []*client
+	errs    errorLog
+	round   atomic.Pointer[pushRound]
+	seq     atomic.Int64
+}
+
+func newLoadgen(o options) *loadgen {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &loadgen{o: o, refs: newRefCache(), ctx: ctx, cancel: cancel}
+}
+
+// rampResult is what one client reports once its initial config is ACKed (or it failed).
+type rampResult struct {
+	firstResponse time.Duration
+	initAcked     time.Duration
+	doneAt        time.Time
+	err           error
+}
+
+// connect opens n more streams, at most dialConcurrency connecting at once, and waits until
+// each has ACKed its initial config or failed.
+func (lg *loadgen) connect(n int, timeout time.Duration) map[string]any {
+	started := time.Now()
+	results := make(chan rampResult, n)
+	sem := make(chan struct{}, lg.o.dialConcurrency)
+	lg.mu.Lock()
+	base := len(lg.clients)
+	for i := range n {
+		c := newClient(lg, base+i)
+		lg.clients = append(lg.clients, c)
+		go c.run(sem, results)
+	}
+	lg.mu.Unlock()
+
+	first, acked := make([]float64, 0, n), make([]float64, 0, n)
+	var last time.Time
+	failed := 0
+	deadline := time.After(timeout)
+collect:
+	for range n {
+		select {
+		case r := <-results:
+			if r.err != nil {
+				failed++
+				continue
+			}
+			first = append(first, ms(r.firstResponse))
+			acked = append(acked, ms(r.initAcked))
+			if r.doneAt.After(last) {
+				last = r.doneAt
+			}
+		case <-deadline:
+			break collect
+		}
+	}
+	complete := len(acked) == n
+	reply := map[string]any{
+		"event":         "connect",
+		"requested":     n,
+		"acked":         len(acked),
+		"failed":        failed,
+		"timedOut":      !complete && len(acked)+failed < n,
+		"total":         lg.alive(),
+		"firstResponse": summarize(first),
+		"initAcked":     summarize(acked),
+		"errors":        lg.errs.snapshot(),
+	}
+	if complete {
+		reply["allAckedMs"] = ms(last.Sub(started))
+	}
+	return reply
+}
+
+// pushRound collects, for one push, the time until each reading stream ACKed the new CDS.
+type pushRound struct {
+	seq       int64
+	t0        time.Time
+	mu        sync.Mutex
+	latencies []float64
+	expected  int
+	done      chan struct{}
+}
+
+func (r *pushRound) record(at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.latencies = append(r.latencies, ms(at.Sub(r.t0)))
+	if len(r.latencies) == r.expected {
+		close(r.done)
+	}
+}
+
+// push triggers a change through the server's bench API and waits until every stream that
+// still reads has ACKed a CDS response received after the trigger.
+func (lg *loadgen) push(url string, timeout time.Duration) map[string]any {
+	expected := lg.reading()
+	round := &pushRound{seq: lg.seq.Add(1), expected: expected, done: make(chan struct{})}
+	if expected == 0 {
+		close(round.done)
+	}
+	round.t0 = time.Now()
+	lg.round.Store(round)
+	httpErr := trigger(url)
+	httpMs := ms(time.Since(round.t0))
+	timedOut := false
+	if httpErr == nil {
+		select {
+		case <-round.done:
+		case <-time.After(timeout):
+			timedOut = true
+		}
+	}
+	lg.round.Store(nil)
+	round.mu.Lock()
+	latencies := append([]float64(nil), round.latencies...)
+	round.mu.Unlock()
+	reply := map[string]any{
+		"event":    "push",
+		"expected": expected,
+		"acked":    len(latencies),
+		"timedOut": timedOut,
+		"httpMs":   httpMs,
+		"latency":  summarize(latencies),
+		"errors":   lg.errs.snapshot(),
+	}
+	if httpErr != nil {
+		reply["error"] = httpErr.Error()
+	}
+	return reply
+}
+
+func trigger(url string) error {
+	res, err := http.Post(url, "application/json", nil)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("push: HTTP %d: %s", res.StatusCode, body)
+	}
+	return nil
+}
+
+// stall makes n reading streams stop reading (they keep their connection open).
+func (lg *loadgen) stall(n int) map[string]any {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	stalled := 0
+	for _, c := range lg.clients {
+		if stalled == n {
+			break
+		}
+		if c.alive.Load() && !c.stalled.Load() {
+			c.stalled.Store(true)
+			stalled++
+		}
+	}
+	return map[string]any{"event": "stall", "stalled": stalled}
+}
+
+// alive counts streams still open; reading counts those that also still read.
+func (lg *loadgen) alive() int {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	count := 0
+	for _, c := range lg.clients {
+		if c.alive.Load() {
+			count++
+		}
+	}
+	return count
+}
+
+func (lg *loadgen) reading() int {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	count := 0
+	for _, c := range lg.clients {
+		if c.alive.Load() && !c.stalled.Load() {
+			count++
+		}
+	}
+	return count
+}
+
+func (lg *loadgen) close() {
+	lg.cancel()
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	for _, c := range lg.clients {
+		c.closeConn()
+	}
+}
+
+// errorLog counts stream errors and keeps the first few messages.
+type errorLog struct {
+	mu      sync.Mutex
+	count   int
+	samples []string
+}
+
+func (e *errorLog) add(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.count++
+	if len(e.samples) < 5 {
+		e.samples = append(e.samples, err.Error())
+	}
+}
+
+func (e *errorLog) snapshot() map[string]any {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return map[string]any{"count": e.count, "samples": append([]string{}, e.samples...)}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

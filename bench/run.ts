@@ -1,0 +1,150 @@
+/**
+ * The benchmark harness: `npm run bench` (the published run) or `npm run bench:quick` (a
+ * couple of minutes). Builds the Go peer and generator, runs every scenario against the mock
+ * and the go-control-plane peer, writes `bench/results/<profile>.json` and refreshes that
+ * profile's table in docs/BENCHMARKS.md. See docs/BENCHMARKS.md for what each figure means.
+ *
+ *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy] [--servers mock,peer] [--no-pin]
+ *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { findEnvoy } from '../src/envoy/find-envoy.js';
+import type { BenchContext } from './lib/context.js';
+import { writeFormatted } from './lib/format.js';
+import { buildBenchPrograms } from './lib/build.js';
+import { machineInfo } from './lib/proc.js';
+import { PROFILES } from './lib/profile.js';
+import { refreshBenchmarksDoc, type BenchReport } from './lib/report.js';
+import type { ServerKind } from './lib/server-process.js';
+import { envoyLiveScenario } from './scenarios/envoy-live.js';
+import { fleetScenario } from './scenarios/fleet.js';
+import { setSizeScenario } from './scenarios/set-size.js';
+import { slowConsumerScenario } from './scenarios/slow-consumer.js';
+
+const SCENARIOS = {
+  fleet: fleetScenario,
+  slow: slowConsumerScenario,
+  sizes: setSizeScenario,
+  envoy: envoyLiveScenario,
+} as const;
+type ScenarioName = keyof typeof SCENARIOS;
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const rootDir = dirname(benchDir);
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+function list<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T[] {
+  if (value === undefined) return [...allowed];
+  const items = value.split(',').map((s) => s.trim());
+  const bad = items.filter((item) => !allowed.includes(item as T));
+  if (bad.length > 0) fail(`${flag}: unknown ${bad.join(', ')} (expected ${allowed.join(', ')})`);
+  return items as T[];
+}
+
+function envoyBinary(): string | undefined {
+  try {
+    return findEnvoy();
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      servers: { type: 'string' },
+      'no-pin': { type: 'boolean', default: false },
+      'render-only': { type: 'boolean', default: false },
+    },
+  });
+  const profile = PROFILES[values.quick ? 'quick' : 'full'];
+  if (values['render-only']) {
+    // Refreshes the doc's table from the last results, e.g. after changing the report.
+    const file = join(benchDir, 'results', `${profile.name}.json`);
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
+    await refreshBenchmarksDoc(join(rootDir, 'docs/BENCHMARKS.md'), saved);
+    process.stdout.write(`refreshed docs/BENCHMARKS.md from ${relative(rootDir, file)}\n`);
+    return 0;
+  }
+  const scenarios = list('--only', values.only, Object.keys(SCENARIOS) as ScenarioName[]);
+  const servers = list<ServerKind>('--servers', values.servers, ['mock', 'peer']);
+  const complete = scenarios.length === Object.keys(SCENARIOS).length && servers.length === 2;
+  const machine = machineInfo(envoyBinary());
+  const pin = !values['no-pin'] && machine.cpus >= 2 ? { server: '0', loadgen: '1' } : undefined;
+  const log = (message: string) => process.stdout.write(`${message}\n`);
+  log(
+    `bench (${profile.name}): ${scenarios.join(', ')} on ${servers.join(', ')}; building the Go programs and the mock's bench entry`,
+  );
+  const workDir = mkdtempSync(join(tmpdir(), 'mock-istiod-bench-'));
+  const ctx: BenchContext = {
+    rootDir,
+    workDir,
+    profile,
+    servers,
+    bins: buildBenchPrograms(benchDir),
+    pin,
+    log,
+  };
+  const startedAt = new Date().toISOString();
+  const results: Record<string, unknown> = {};
+  let failures = 0;
+  try {
+    for (const name of scenarios) {
+      try {
+        results[name] = await SCENARIOS[name](ctx);
+      } catch (err) {
+        failures += 1;
+        results[name] = { error: err instanceof Error ? err.message : String(err) };
+        log(`${name}: FAILED: ${String((results[name] as { error: string }).error)}`);
+      }
+    }
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const command = `npm run ${profile.name === 'quick' ? 'bench:quick' : 'bench'}${process.argv
+    .slice(2)
+    .filter((a) => a !== '--quick')
+    .map((a) => ` ${a}`)
+    .join('')}`;
+  const report = {
+    profile: profile.name,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    command,
+    machine,
+    pinning: pin
+      ? `server on CPU ${pin.server}, generator on CPU ${pin.loadgen} (taskset)`
+      : 'none',
+    parameters: profile,
+    results,
+  };
+  const outFile = join(
+    benchDir,
+    'results',
+    complete ? `${profile.name}.json` : `${profile.name}-partial.json`,
+  );
+  mkdirSync(dirname(outFile), { recursive: true });
+  await writeFormatted(outFile, JSON.stringify(report, null, 2));
+  log(`results: ${relative(rootDir, outFile)}`);
+  if (complete) {
+    await refreshBenchmarksDoc(join(rootDir, 'docs/BENCHMARKS.md'), report);
+    log('refreshed docs/BENCHMARKS.md');
+  }
+  return failures > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();

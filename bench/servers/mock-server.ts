@@ -1,0 +1,162 @@
+/**
+ * The mock under benchmark, in a process of its own: `createMockIstiod` exactly as
+ * `mock-istiod serve` builds it (control API on, journal and metrics on, logging at warn),
+ * serving a resource set read from a JSON file, plus a benchmark-only HTTP API on another
+ * port. Nothing here is part of the product: the hooks (forced GC, heap and event-loop
+ * figures, a push trigger) live only in this entry point, which the harness starts with
+ * `node --expose-gc --import tsx bench/servers/mock-server.ts --resources <file>`.
+ *
+ * Prints one JSON line on stdout once it listens: `{"xdsPort":…,"benchPort":…,"pid":…}`.
+ * The same bench routes as the Go peer (bench/peers/go-control-plane/bench.go).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
+import pino from 'pino';
+import { createMockIstiod, type MockIstiod } from '../../src/server/mock-istiod.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { encodeResponseBody } from '../../src/xds/wire.js';
+import { changeOneCluster } from '../lib/resource-set.js';
+
+const { values } = parseArgs({
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '0' },
+    'bench-port': { type: 'string', default: '0' },
+    resources: { type: 'string' },
+    'log-level': { type: 'string', default: 'warn' },
+  },
+});
+if (!values.resources) {
+  process.stderr.write('mock-server: --resources <file.json> is required\n');
+  process.exit(2);
+}
+
+grpc.setLogVerbosity(grpc.logVerbosity.NONE);
+let resources = JSON.parse(readFileSync(values.resources, 'utf8')) as Record<string, unknown>[];
+const server = createMockIstiod({
+  xds: { host: values.host, port: Number(values.port) },
+  control: { host: values.host, port: 0 },
+  resources,
+  logger: pino({ level: values['log-level'] }, pino.destination(2)),
+});
+
+// The event loop's delay, sampled every 2 ms; reset by `GET /bench/stats?reset=1`.
+const loopDelay = monitorEventLoopDelay({ resolution: 2 });
+loopDelay.enable();
+let pushes = 0;
+
+function push(istiod: MockIstiod): { version: string; ms: number } {
+  const started = performance.now();
+  pushes += 1;
+  resources = changeOneCluster(resources, pushes);
+  const result = istiod.setResources(resources);
+  if (!result.ok) throw new Error(result.problems.map((p) => `${p.path}: ${p.message}`).join('; '));
+  return { version: result.value.snapshot.version, ms: performance.now() - started };
+}
+
+function stats(url: URL) {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (url.searchParams.get('gc') === '1' && gc) {
+    gc();
+    gc();
+  }
+  const memory = process.memoryUsage();
+  const ms = (ns: number) => Math.round(ns / 1e3) / 1e3;
+  const eventLoop = {
+    p50: ms(loopDelay.percentile(50)),
+    p99: ms(loopDelay.percentile(99)),
+    max: ms(loopDelay.max),
+    samples: loopDelay.count,
+  };
+  if (url.searchParams.get('reset') === '1') loopDelay.reset();
+  return {
+    heapUsed: memory.heapUsed,
+    heapTotal: memory.heapTotal,
+    external: memory.external,
+    arrayBuffers: memory.arrayBuffers,
+    streams: server.streams().length,
+    eventLoop,
+  };
+}
+
+/** Encodes the whole CDS response body `reps` times, as the snapshot does once per version. */
+function encode(url: URL) {
+  const reps = Math.max(1, Number(url.searchParams.get('reps') ?? 5) || 5);
+  const snapshot = server.snapshot().get(CLUSTER_TYPE);
+  const list = [...snapshot.resources.values()];
+  const started = performance.now();
+  let bytes = 0;
+  for (let i = 0; i < reps; i++) {
+    bytes = encodeResponseBody(snapshot.version, CLUSTER_TYPE, list, 'mock-istiod').length;
+  }
+  return { ms: (performance.now() - started) / reps, bytes };
+}
+
+/** A CPU profile of what happens between start and stop, written as a `.cpuprofile` file. */
+let profiler: Session | undefined;
+async function profile(url: URL) {
+  if (url.pathname.endsWith('/start')) {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    const interval = Number(url.searchParams.get('intervalUs') ?? 1000) || 1000;
+    await profiler.post('Profiler.setSamplingInterval', { interval });
+    await profiler.post('Profiler.start');
+    return { profiling: true };
+  }
+  const file = url.searchParams.get('file');
+  if (!profiler || !file) throw new Error('POST /bench/profile/start first, then stop?file=<path>');
+  const { profile: result } = await profiler.post('Profiler.stop');
+  profiler.disconnect();
+  profiler = undefined;
+  writeFileSync(file, JSON.stringify(result));
+  return { file };
+}
+
+async function handle(req: IncomingMessage, url: URL): Promise<unknown> {
+  if (req.method === 'POST' && url.pathname === '/bench/push') return push(server);
+  if (req.method === 'GET' && url.pathname === '/bench/stats') return stats(url);
+  if (req.method === 'GET' && url.pathname === '/bench/encode') return encode(url);
+  if (req.method === 'POST' && url.pathname.startsWith('/bench/profile/')) return profile(url);
+  throw Object.assign(new Error(`no route ${req.method} ${url.pathname}`), { status: 404 });
+}
+
+function route(req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'http://bench');
+  const send = (status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  handle(req, url).then(
+    (body) => send(200, body),
+    (err: unknown) =>
+      send((err as { status?: number }).status ?? 500, {
+        error: err instanceof Error ? err.message : String(err),
+      }),
+  );
+}
+
+const started = await server.start();
+const bench = createServer(route);
+await new Promise<void>((resolve) =>
+  bench.listen(Number(values['bench-port']), values.host, resolve),
+);
+process.stdout.write(
+  `${JSON.stringify({
+    xdsPort: started.xds.port,
+    benchPort: (bench.address() as AddressInfo).port,
+    pid: process.pid,
+  })}\n`,
+);
+
+const stop = () => {
+  bench.close();
+  void server.close().then(() => process.exit(0));
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

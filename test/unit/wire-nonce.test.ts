@@ -1,0 +1,69 @@
+import { describe, expect, test } from 'vitest';
+import { envoyRoot } from '../../src/xds/protos.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { encodeDeltaResponse, encodeDeltaResponseBody } from '../../src/xds/wire-delta.js';
+import {
+  appendNonceField,
+  decodeDiscoveryResponse,
+  encodeNonceField,
+  encodeResponseBody,
+} from '../../src/xds/wire.js';
+
+describe('appendNonceField', () => {
+  const body = encodeResponseBody(
+    '2026-11-30T00:00:00Z/3',
+    CLUSTER_TYPE,
+    [{ typeUrl: CLUSTER_TYPE, value: new Uint8Array([10, 3, 97, 98, 99]) }],
+    'mock-istiod',
+  );
+
+  test.each([
+    ['empty', ''],
+    ['a UUID', '0c9a4b6e-4c1f-4f59-9a55-0b1a8f4b3a61'],
+    ['127 bytes (one-byte length)', 'n'.repeat(127)],
+    ['128 bytes (two-byte length)', 'n'.repeat(128)],
+    ['20,000 bytes (three-byte length)', 'n'.repeat(20_000)],
+    ['non-ASCII', 'nonce-é-✓'],
+  ])('gives the same bytes as concatenating the nonce field: %s', (_label, nonce) => {
+    const appended = appendNonceField(body, nonce);
+    expect(appended.equals(Buffer.concat([body, encodeNonceField(nonce)]))).toBe(true);
+    const decoded = decodeDiscoveryResponse(appended);
+    expect(decoded.nonce).toBe(nonce);
+    expect(decoded.version_info).toBe('2026-11-30T00:00:00Z/3');
+    expect(decoded.resources).toHaveLength(1);
+  });
+
+  test('leaves the shared body untouched', () => {
+    const before = Buffer.from(body);
+    appendNonceField(body, 'x');
+    expect(body.equals(before)).toBe(true);
+  });
+});
+
+describe('a delta response body shared by streams', () => {
+  test('plus its nonce decodes like a response encoded whole', () => {
+    const resource = {
+      name: 'inbound|8101||',
+      version: 'abc123',
+      typeUrl: CLUSTER_TYPE,
+      value: new Uint8Array([10, 3, 97, 98, 99]),
+    };
+    const parts = {
+      systemVersion: '2026-11-30T00:00:00Z/4',
+      typeUrl: CLUSTER_TYPE,
+      resources: [resource],
+      removed: ['gone'],
+      controlPlaneId: 'mock-istiod',
+    };
+    const type = envoyRoot().lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
+    const decode = (bytes: Uint8Array) => type.toObject(type.decode(bytes), { bytes: Array });
+    const body = encodeDeltaResponseBody(parts);
+    const shared = decode(appendNonceField(body, 'nonce-1'));
+    expect(shared).toEqual(decode(encodeDeltaResponse({ ...parts, nonce: 'nonce-1' })));
+    expect(shared).toMatchObject({
+      nonce: 'nonce-1',
+      removed_resources: ['gone'],
+      resources: [{ name: 'inbound|8101||', version: 'abc123' }],
+    });
+  });
+});

@@ -24,6 +24,18 @@ const SHORT_NAMES: Record<string, string> = {
   [EXTENSION_CONFIG_TYPE]: 'ECDS',
 };
 
+const URLS_BY_SHORT_NAME: Record<string, string> = Object.fromEntries(
+  Object.entries(SHORT_NAMES).map(([url, short]) => [short, url]),
+);
+
+/** istiod's short names: `CDS`, `LDS`, `EDS`, `RDS`, `SDS`, `ECDS`. */
+export const SHORT_TYPE_NAMES = Object.keys(URLS_BY_SHORT_NAME);
+
+/** The type URL of a short name (`cds`, `LDS`, any case), or undefined. */
+export function typeUrlOfShortName(name: string): string | undefined {
+  return URLS_BY_SHORT_NAME[name.trim().toUpperCase()];
+}
+
 /** `CDS`, `LDS`, … for known types; the message name for anything else. */
 export function shortTypeName(typeUrl: string): string {
   return SHORT_NAMES[typeUrl] ?? typeUrl.slice(typeUrl.lastIndexOf('/') + 1);

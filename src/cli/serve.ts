@@ -126,6 +126,8 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   }, log);
 }
 
+const SHUTDOWN_BOUND_MS = 10_000;
+
 function waitForSignal(
   close: () => Promise<void>,
   log: { info(msg: string): void },
@@ -138,7 +140,13 @@ function waitForSignal(
         process.exit(1);
       }
       stopping = true;
-      log.info(`${signal}: shutting down`);
+      log.info(`${signal}: shutting down (send it again to exit at once)`);
+      // A bound on the graceful part: streams get UNAVAILABLE and the journal is flushed
+      // well within it; past it something is stuck, and the process must still go.
+      setTimeout(() => {
+        log.info(`shutdown took longer than ${SHUTDOWN_BOUND_MS / 1000} s: exiting now`);
+        process.exit(1);
+      }, SHUTDOWN_BOUND_MS).unref();
       close().then(
         () => resolve(0),
         () => resolve(1),

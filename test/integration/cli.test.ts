@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
@@ -57,6 +60,48 @@ describe('mock-istiod serve', () => {
       expect((await stream.done).code).toBe(grpc.status.UNAVAILABLE);
     } finally {
       client.close();
+    }
+  });
+
+  it('on SIGTERM flushes the journal file, with the stream closed as the last entries', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-cli-'));
+    const journal = join(dir, 'journal.jsonl');
+    try {
+      const run = cli([
+        'serve',
+        '--port',
+        '0',
+        '--control-port',
+        '0',
+        '--log-format',
+        'json',
+        '--journal',
+        journal,
+      ]);
+      const serving = await waitFor(
+        () =>
+          run.stdout
+            .map((l) => JSON.parse(l) as { msg: string; xds?: string })
+            .find((l) => l.msg === 'mock istiod is serving'),
+        { timeoutMs: 15_000, description: 'the "mock istiod is serving" log line' },
+      );
+      const client = new AdsTestClient(serving.xds as string);
+      try {
+        const stream = client.sotw();
+        stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+        await stream.next(10_000);
+        run.child.kill('SIGTERM');
+        expect(await run.exit).toBe(0);
+      } finally {
+        client.close();
+      }
+      const kinds = readFileSync(journal, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { kind: string }).kind);
+      expect(kinds).toEqual(['open', 'subscribe', 'response', 'close']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

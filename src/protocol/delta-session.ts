@@ -10,17 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeSnapshot, Snapshot } from '../snapshot/snapshot.js';
 import type { NamedResource } from '../snapshot/resource-set.js';
-import { SERVED_TYPES, isWildcardType } from '../xds/type-urls.js';
+import { isWildcardType } from '../xds/type-urls.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
-import type { ProxyIdentity } from './node.js';
-import {
-  MISSING_TYPE_URL,
-  acceptNode,
-  inAdsOrder,
-  type SessionState,
-  type StreamSession,
-  type TypeState,
-} from './session.js';
+import { BaseSession, type TypeState } from './session.js';
 import type { RequestOutcome } from './sotw-session.js';
 
 export interface DeltaTypeState extends TypeState {
@@ -42,23 +34,10 @@ function namesOf(state: DeltaTypeState): TypeState['names'] {
   return state.wildcard ? '*' : [...state.explicit].sort();
 }
 
-export class DeltaSession implements StreamSession {
-  state: SessionState = { t: 'awaiting-node' };
-  readonly types = new Map<string, DeltaTypeState>();
-  private readonly owed = new Set<string>();
-
-  constructor(private readonly now: () => Date = () => new Date()) {}
-
-  get proxy(): ProxyIdentity | undefined {
-    return this.state.t === 'serving' ? this.state.proxy : undefined;
-  }
-
+export class DeltaSession extends BaseSession<DeltaTypeState> {
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
-    if (this.state.t === 'awaiting-node') {
-      this.state = acceptNode(request.node);
-      if (this.state.t === 'rejected') return { kind: 'rejected', message: this.state.message };
-    }
-    if (request.type_url === '') return { kind: 'rejected', message: MISSING_TYPE_URL };
+    const refusal = this.admit(request.node, request.type_url);
+    if (refusal) return { kind: 'rejected', message: refusal };
     const typeUrl = request.type_url;
     const existing = this.types.get(typeUrl);
     const state = existing ?? this.create(typeUrl, request);
@@ -193,23 +172,6 @@ export class DeltaSession implements StreamSession {
       if (!state.answered || state.sent?.version === snapshot.get(state.typeUrl).version) continue;
       const diff = this.diff(state, snapshot.get(state.typeUrl));
       if (diff.resources.length > 0 || diff.removed.length > 0) this.owed.add(state.typeUrl);
-    }
-  }
-
-  nextOwed(allowed: (typeUrl: string) => boolean = () => true): DeltaTypeState | undefined {
-    for (const typeUrl of inAdsOrder(this.owed, SERVED_TYPES)) {
-      if (allowed(typeUrl)) return this.types.get(typeUrl);
-    }
-    return undefined;
-  }
-
-  hasOwed(): boolean {
-    return this.owed.size > 0;
-  }
-
-  owe(typeUrls?: readonly string[]): void {
-    for (const typeUrl of this.types.keys()) {
-      if (!typeUrls || typeUrls.includes(typeUrl)) this.owed.add(typeUrl);
     }
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { DecodedNode } from '../xds/wire.js';
+import { SERVED_TYPES } from '../xds/type-urls.js';
 import { parseNode, type ProxyIdentity } from './node.js';
 
 /** The stream's lifecycle. */
@@ -67,6 +68,51 @@ export function acceptNode(node: DecodedNode | undefined): SessionState {
   return parsed.ok
     ? { t: 'serving', proxy: parsed.proxy }
     : { t: 'rejected', message: parsed.message };
+}
+
+/**
+ * What both sessions share: the lifecycle, the per-type states and the set of types owed a
+ * response, answered in ADS order.
+ */
+export abstract class BaseSession<S extends TypeState> implements StreamSession {
+  state: SessionState = { t: 'awaiting-node' };
+  readonly types = new Map<string, S>();
+  protected readonly owed = new Set<string>();
+
+  constructor(protected readonly now: () => Date = () => new Date()) {}
+
+  abstract onSnapshot(snapshot: Snapshot): void;
+
+  get proxy(): ProxyIdentity | undefined {
+    return this.state.t === 'serving' ? this.state.proxy : undefined;
+  }
+
+  /**
+   * The checks every request passes first: the stream's first request must carry a node
+   * istiod would accept, and every request must name a type. Returns the refusal, if any.
+   */
+  protected admit(node: DecodedNode | undefined, typeUrl: string): string | undefined {
+    if (this.state.t === 'awaiting-node') this.state = acceptNode(node);
+    if (this.state.t === 'rejected') return this.state.message;
+    return typeUrl === '' ? MISSING_TYPE_URL : undefined;
+  }
+
+  nextOwed(allowed: (typeUrl: string) => boolean = () => true): S | undefined {
+    for (const typeUrl of inAdsOrder(this.owed, SERVED_TYPES)) {
+      if (allowed(typeUrl)) return this.types.get(typeUrl);
+    }
+    return undefined;
+  }
+
+  hasOwed(): boolean {
+    return this.owed.size > 0;
+  }
+
+  owe(typeUrls?: readonly string[]): void {
+    for (const typeUrl of this.types.keys()) {
+      if (!typeUrls || typeUrls.includes(typeUrl)) this.owed.add(typeUrl);
+    }
+  }
 }
 
 /** Iterates owed type URLs in ADS order: CDS → EDS → LDS → RDS, then any others. */

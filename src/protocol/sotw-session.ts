@@ -8,20 +8,10 @@
  * (sections "ACK/NACK and resource type instance version", "When to send an update",
  * "Resource hints" and "Knowing when a requested resource does not exist").
  */
-import { SERVED_TYPES, isWildcardType } from '../xds/type-urls.js';
+import { isWildcardType } from '../xds/type-urls.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import type { ProxyIdentity } from './node.js';
-import {
-  MISSING_TYPE_URL,
-  acceptNode,
-  inAdsOrder,
-  type Nack,
-  type SessionState,
-  type Sent,
-  type StreamSession,
-  type TypeState,
-} from './session.js';
+import { BaseSession, type Nack, type Sent, type TypeState } from './session.js';
 
 export type { Nack, SessionState, Sent, TypeState } from './session.js';
 
@@ -53,24 +43,10 @@ function requestedNames(typeUrl: string, names: readonly string[]): TypeState['n
   return [...names].sort();
 }
 
-export class SotwSession implements StreamSession {
-  state: SessionState = { t: 'awaiting-node' };
-  readonly types = new Map<string, TypeState>();
-  /** Types owed a response, answered in ADS order (CDS → EDS → LDS → RDS, then others). */
-  private readonly owed = new Set<string>();
-
-  constructor(private readonly now: () => Date = () => new Date()) {}
-
-  get proxy(): ProxyIdentity | undefined {
-    return this.state.t === 'serving' ? this.state.proxy : undefined;
-  }
-
+export class SotwSession extends BaseSession<TypeState> {
   onRequest(request: DiscoveryRequest): RequestOutcome {
-    if (this.state.t === 'awaiting-node') {
-      this.state = acceptNode(request.node);
-      if (this.state.t === 'rejected') return { kind: 'rejected', message: this.state.message };
-    }
-    if (request.type_url === '') return { kind: 'rejected', message: MISSING_TYPE_URL };
+    const refusal = this.admit(request.node, request.type_url);
+    if (refusal) return { kind: 'rejected', message: refusal };
     const typeUrl = request.type_url;
     const names = requestedNames(typeUrl, request.resource_names);
     const current = this.types.get(typeUrl);
@@ -138,24 +114,6 @@ export class SotwSession implements StreamSession {
       if (state.sent && state.sent.version !== snapshot.get(state.typeUrl).version) {
         this.owed.add(state.typeUrl);
       }
-    }
-  }
-
-  /** The next type owed a response, in ADS order, or undefined. */
-  nextOwed(allowed: (typeUrl: string) => boolean = () => true): TypeState | undefined {
-    for (const typeUrl of inAdsOrder(this.owed, SERVED_TYPES)) {
-      if (allowed(typeUrl)) return this.types.get(typeUrl);
-    }
-    return undefined;
-  }
-
-  hasOwed(): boolean {
-    return this.owed.size > 0;
-  }
-
-  owe(typeUrls?: readonly string[]): void {
-    for (const typeUrl of this.types.keys()) {
-      if (!typeUrls || typeUrls.includes(typeUrl)) this.owed.add(typeUrl);
     }
   }
 

@@ -40,17 +40,22 @@ function cli(args: string[]): Run {
   return { child, stdout, stderr: () => stderr, exit };
 }
 
+/** The xDS address a `serve --log-format json` run reports once it listens. */
+async function xdsAddress(run: Run): Promise<string> {
+  const serving = await waitFor(
+    () =>
+      run.stdout
+        .map((l) => JSON.parse(l) as { msg: string; xds?: string })
+        .find((l) => l.msg === 'mock istiod is serving'),
+    { timeoutMs: 15_000, description: 'the "mock istiod is serving" log line' },
+  );
+  return serving.xds as string;
+}
+
 describe('mock-istiod serve', () => {
   it('serves on the ports it reports and exits 0 on SIGTERM, ending streams with UNAVAILABLE', async () => {
     const run = cli(['serve', '--port', '0', '--control-port', '0', '--log-format', 'json']);
-    const serving = await waitFor(
-      () =>
-        run.stdout
-          .map((l) => JSON.parse(l) as { msg: string; xds?: string })
-          .find((l) => l.msg === 'mock istiod is serving'),
-      { timeoutMs: 15_000, description: 'the "mock istiod is serving" log line' },
-    );
-    const client = new AdsTestClient(serving.xds as string);
+    const client = new AdsTestClient(await xdsAddress(run));
     try {
       const stream = client.sotw();
       stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
@@ -78,14 +83,7 @@ describe('mock-istiod serve', () => {
         '--journal',
         journal,
       ]);
-      const serving = await waitFor(
-        () =>
-          run.stdout
-            .map((l) => JSON.parse(l) as { msg: string; xds?: string })
-            .find((l) => l.msg === 'mock istiod is serving'),
-        { timeoutMs: 15_000, description: 'the "mock istiod is serving" log line' },
-      );
-      const client = new AdsTestClient(serving.xds as string);
+      const client = new AdsTestClient(await xdsAddress(run));
       try {
         const stream = client.sotw();
         stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });

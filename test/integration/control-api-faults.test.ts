@@ -6,29 +6,16 @@ import * as grpc from '@grpc/grpc-js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';
 
-let server: TestMockIstiod | undefined;
-let client: AdsTestClient | undefined;
-
-afterEach(async () => {
-  client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
-
-async function setup(options: Parameters<typeof startMockIstiod>[0] = {}) {
-  server = await startMockIstiod(options);
-  client = new AdsTestClient(server.xdsAddress);
-  return { server, client };
-}
+const mock = useMockIstiod();
+const setup = mock.setup;
 
 // Answers are arbitrary JSON, read loosely by the assertions below.
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call */
@@ -39,7 +26,7 @@ async function call(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Json }> {
-  const port = server?.addresses.control?.port;
+  const port = mock.server?.addresses.control?.port;
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
@@ -114,7 +101,7 @@ describe('/control/faults', () => {
     });
     const stream = await proxyWithClusters(client);
     stream.send({ type_url: LISTENER_TYPE });
-    await server!.expectNoResponse('LDS', 300);
+    await mock.server!.expectNoResponse('LDS', 300);
 
     const listed = await call('GET', '/control/faults');
     expect(listed.body.faults).toHaveLength(1);
@@ -192,7 +179,7 @@ describe('/control/faults', () => {
     await call('POST', '/control/faults', { scenario: 'delay', params: { ms: 1 } });
     const stream = await proxyWithClusters(client);
     stream.send({ type_url: LISTENER_TYPE });
-    await server!.expectNoResponse('LDS', 200);
+    await mock.server!.expectNoResponse('LDS', 200);
     expect((await call('POST', '/control/release')).body.released).toBe(true);
     expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
     expect((await call('GET', '/control/faults')).body.faults.map((f: Json) => f.scenario)).toEqual(
@@ -204,17 +191,17 @@ describe('/control/faults', () => {
 describe('POST /control/reset', () => {
   it('removes faults, releases, opens the port, restores the start-up resources, clears the journal', async () => {
     const { client } = await setup({ withholdFirst: true });
-    const startVersion = server!.snapshot().version;
+    const startVersion = mock.server!.snapshot().version;
     await call('POST', '/control/faults', { scenario: 'down' });
-    expect(server!.serving).toBe(false);
-    server!.setResources([makeStaticCluster({ name: 'only', endpoints: [] })]);
+    expect(mock.server!.serving).toBe(false);
+    mock.server!.setResources([makeStaticCluster({ name: 'only', endpoints: [] })]);
     const reset = await call('POST', '/control/reset');
     expect(reset).toMatchObject({
       status: 200,
       body: { removedFaults: 1, withheld: false, serving: true },
     });
-    expect(server!.journal()).toEqual([]);
-    expect(server!.snapshot().version).not.toBe(startVersion);
+    expect(mock.server!.journal()).toEqual([]);
+    expect(mock.server!.snapshot().version).not.toBe(startVersion);
     const stream = await proxyWithClusters(client);
     expect(stream).toBeDefined();
     const resources = await call('GET', '/control/resources');
@@ -239,7 +226,7 @@ describe('POST /control/push and /control/disconnect', () => {
     });
     expect(pushed).toEqual({ status: 200, body: { streams: 1 } });
     const again = await orders.next();
-    expect(again.version_info).toBe(server!.snapshot().get(CLUSTER_TYPE).version);
+    expect(again.version_info).toBe(mock.server!.snapshot().get(CLUSTER_TYPE).version);
     const bad = await call('POST', '/control/push', { types: ['XDS'], node: '', extra: 1 });
     expect(bad.status).toBe(400);
     expect((bad.body.problems as Json[]).map((p) => p.path).sort()).toEqual([
@@ -288,7 +275,7 @@ describe('/control/resources', () => {
 
   it('PUT with problems answers 400 with every field path and keeps the last good set', async () => {
     await setup();
-    const version = server!.snapshot().version;
+    const version = mock.server!.snapshot().version;
     const broken = [
       { '@type': CLUSTER_TYPE, name: 'a', connect_timeout: 'soon' },
       { '@type': 'type.googleapis.com/envoy.config.nope.v3.Thing', name: 'b' },
@@ -302,7 +289,7 @@ describe('/control/resources', () => {
       'resources[2].name',
     ]);
     expect(put.body.error).toMatch(/the last good set keeps serving/);
-    expect(server!.snapshot().version).toBe(version);
+    expect(mock.server!.snapshot().version).toBe(version);
     expect((await call('PUT', '/control/resources', { resource: [] })).status).toBe(400);
     expect((await call('PUT', '/control/resources', 'null')).status).toBe(400);
   });
@@ -323,17 +310,16 @@ describe('POST /control/resources/reload', () => {
         status: 200,
         body: { changed: [{ set: 'default', changed: ['CDS'] }] },
       });
-      const version = server!.snapshot().version;
+      const version = mock.server!.snapshot().version;
       writeFileSync(file, cluster('three', 'soon'));
       const bad = await call('POST', '/control/resources/reload');
       expect(bad.status).toBe(400);
       expect(bad.body.problems[0].path).toContain('connect_timeout');
-      expect(server!.snapshot().version).toBe(version);
+      expect(mock.server!.snapshot().version).toBe(version);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    await server?.close();
-    server = await startMockIstiod();
+    await setup();
     expect((await call('POST', '/control/resources/reload')).status).toBe(409);
   });
 });
@@ -348,7 +334,7 @@ describe('the switch, the state and the endpoint list', () => {
     });
     const stream = client.sotw();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    await server!.expectNoResponse('CDS', 200);
+    await mock.server!.expectNoResponse('CDS', 200);
     const state = await call('GET', '/control/state');
     expect(state.body).toMatchObject({ withheld: true, streams: [{ nodeId: sidecarNode().id }] });
     expect((await call('POST', '/control/release')).body).toEqual({

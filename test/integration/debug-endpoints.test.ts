@@ -3,32 +3,19 @@
  * the proxy: each sync status (SYNCED, NOT SENT, STALE, ERROR) is produced by a real
  * request sequence and read back over HTTP, in istiod's JSON shapes and error texts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NO_PROXY_ID, PROXY_NOT_CONNECTED } from '../../src/control/debug-routes.js';
-import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { type AdsTestStream } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/testing/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';
 
-let server: TestMockIstiod | undefined;
-let client: AdsTestClient | undefined;
-
-afterEach(async () => {
-  client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
-
-async function setup(options: Parameters<typeof startMockIstiod>[0] = {}) {
-  server = await startMockIstiod(options);
-  client = new AdsTestClient(server.xdsAddress);
-  return { server, client };
-}
+const mock = useMockIstiod();
+const setup = mock.setup;
 
 async function get(path: string): Promise<{ status: number; type: string; body: string }> {
-  const port = server?.addresses.control?.port;
+  const port = mock.server?.addresses.control?.port;
   const res = await fetch(`http://127.0.0.1:${port}${path}`);
   return {
     status: res.status,

@@ -5,34 +5,21 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MockIstiodError } from '../../src/server/errors.js';
 import {
   AdsTestClient,
   type AdsTestStream,
   type ClientResponse,
 } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/testing/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { envoyRoot } from '../../src/xds/protos.js';
+import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';
 
-let server: TestMockIstiod | undefined;
-let client: AdsTestClient | undefined;
-
-afterEach(async () => {
-  client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
-
-async function setup(options: Parameters<typeof startMockIstiod>[0] = {}) {
-  server = await startMockIstiod(options);
-  client = new AdsTestClient(server.xdsAddress);
-  return { server, client };
-}
+const mock = useMockIstiod();
+const setup = mock.setup;
 
 const listenerType = envoyRoot().lookupType('envoy.config.listener.v3.Listener');
 function listenerNames(response: ClientResponse): string[] {

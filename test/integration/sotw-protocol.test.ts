@@ -1,11 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { encodeStats } from '../../src/xds/wire.js';
+import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';
 
 const VERSION_PATTERN = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\/\d+$/;
@@ -17,21 +16,8 @@ function clusterNames(resources: { value: Buffer }[]): string[] {
     .sort();
 }
 
-let server: TestMockIstiod | undefined;
-let client: AdsTestClient | undefined;
-
-async function setup(options: Parameters<typeof startMockIstiod>[0] = {}) {
-  server = await startMockIstiod(options);
-  client = new AdsTestClient(server.xdsAddress);
-  return { server, client };
-}
-
-afterEach(async () => {
-  client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const mock = useMockIstiod();
+const setup = mock.setup;
 
 describe('the first request of a stream', () => {
   it('without a node ends the stream with INVALID_ARGUMENT "missing node information"', async () => {

@@ -5,7 +5,6 @@
  * would report it (`READY 1/2` → `2/2`), until SIGINT/SIGTERM. If Envoy exits on its own, so
  * does the agent (exit code 1), as the sidecar container would.
  */
-import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { envoyValidateError } from '../bootstrap/validate-message.js';
@@ -14,6 +13,7 @@ import { startAgent, type Agent } from '../envoy/agent.js';
 import { EnvoyExitedError, type EnvoyLogLevel } from '../envoy/envoy-process.js';
 import { describeExit } from '../envoy/envoy-exit.js';
 import { EnvoyNotFoundError } from '../envoy/find-envoy.js';
+import { parseFlags } from './flags.js';
 import { parseChoice } from './args.js';
 import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './bootstrap.js';
 import { createCliLogger, LOG_LEVELS } from './logger.js';
@@ -44,16 +44,8 @@ const OPTIONS = {
 } as const;
 
 export async function agent(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    process.stdout.write(AGENT_USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, OPTIONS, AGENT_USAGE);
+  if (!values) return 0;
   const envoyLogLevel: EnvoyLogLevel = parseChoice(
     '--envoy-log-level',
     values['envoy-log-level'],

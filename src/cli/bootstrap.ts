@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
 import { renderBootstrap, type BootstrapFormat } from '../bootstrap/render.js';
 import {
@@ -19,6 +18,7 @@ import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
 import { envoyValidateError, envoyValidateOkLine } from '../bootstrap/validate-message.js';
 import { EnvoyNotFoundError } from '../envoy/find-envoy.js';
 import { validateEnvoyConfig } from '../envoy/validate.js';
+import { parseFlags } from './flags.js';
 import { parseChoice, parsePort, UsageError } from './args.js';
 
 const DEFAULT_DISCOVERY = `127.0.0.1:${SIDECAR_PORTS.discovery}`;
@@ -136,16 +136,8 @@ const OPTIONS = {
 } as const;
 
 export async function bootstrap(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    process.stdout.write(BOOTSTRAP_USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, OPTIONS, BOOTSTRAP_USAGE);
+  if (!values) return 0;
   const fallbackFormat: BootstrapFormat = values.out?.endsWith('.json') ? 'json' : 'yaml';
   const format = parseChoice('--format', values.format, ['yaml', 'json'] as const, fallbackFormat);
   const input = podBootstrapInput(values, env);

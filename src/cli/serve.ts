@@ -2,11 +2,11 @@
  * `mock-istiod serve`: runs the mock on istiod's ports (15012 xDS, 15014 control) with the
  * lab's resources, until SIGINT/SIGTERM.
  */
-import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { makeLabResources, LAB_DEFAULTS } from '../resources/lab.js';
 import { createMockIstiod } from '../server/mock-istiod.js';
 import { DEFAULT_HOST } from '../server/options.js';
+import { parseFlags } from './flags.js';
 import { parseChoice, parsePort } from './args.js';
 import { createCliLogger, LOG_LEVELS } from './logger.js';
 import { FAULT_USAGE, parseFaultFlags, startFaults } from './fault-flags.js';
@@ -66,16 +66,8 @@ const OPTIONS = {
 } as const;
 
 export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    process.stdout.write(SERVE_USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, OPTIONS, SERVE_USAGE);
+  if (!values) return 0;
   // grpc-js writes its own errors to stderr; ours say the same thing in one clear line.
   if (env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const log = createCliLogger(

@@ -4,9 +4,9 @@
  * it (control API `POST /ca/token`; its signing key never leaves it); with `--tls-dir` the
  * token is signed here with that directory's `jwt-key.pem`, so the mock need not be running.
  */
+import { parseFlags } from './flags.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parseDuration } from '../faults/duration.js';
 import {
   mintToken,
@@ -75,16 +75,8 @@ function usageError(problems: readonly Problem[]): UsageError {
 }
 
 export async function token(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    process.stdout.write(TOKEN_USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, OPTIONS, TOKEN_USAGE);
+  if (!values) return 0;
   const ttlMs = values.ttl === undefined ? undefined : parseDuration(values.ttl);
   if (ttlMs === undefined && values.ttl !== undefined) {
     throw new UsageError(`--ttl: expected a duration such as 10m or 2h, got "${values.ttl}"`);

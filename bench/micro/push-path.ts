@@ -56,7 +56,7 @@ if (withListeners) {
     streams: () => [...streams.values()].flatMap((s) => s.view() ?? []),
     withheld: false,
   });
-  new SentResources(events, () => undefined);
+  new SentResources(events);
   attachCollisionWarnings(events, log);
 }
 const host = createFaultHost({

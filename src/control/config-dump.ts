@@ -35,7 +35,7 @@ export function resourceJson(resource: NamedResource): Json {
 
 /** The resources a response carried, in the order sent. */
 export function sentResources(sent: SentType | undefined): NamedResource[] {
-  if (!sent?.snapshot) return [];
+  if (!sent) return [];
   const { resources } = sent.snapshot;
   if (!sent.names) return [...resources.values()];
   return sent.names.flatMap((name) => resources.get(name) ?? []);

@@ -12,42 +12,26 @@ export interface SentType {
   version: string;
   nonce: string;
   at: Date;
-  /** Undefined when the response's resources could not be recovered (see `lookup`). */
-  snapshot: TypeSnapshot | undefined;
+  snapshot: TypeSnapshot;
   /** The names sent; undefined: every resource of `snapshot`. */
   names: readonly string[] | undefined;
 }
-
-/**
- * Finds the snapshot a response was drawn from when the stream did not say (older stream
- * code): the server's current one, if its version is the one sent.
- */
-export type SnapshotLookup = (
-  stream: StreamView,
-  typeUrl: string,
-  version: string,
-) => TypeSnapshot | undefined;
 
 export class SentResources {
   private readonly byStream = new Map<string, Map<string, SentType>>();
   private readonly detachAll: () => void;
 
-  constructor(events: ServerEventEmitter, lookup: SnapshotLookup) {
+  constructor(events: ServerEventEmitter) {
     const onResponse = (stream: StreamView, response: ResponseEvent) => {
       let types = this.byStream.get(stream.connectionId);
       if (!types) this.byStream.set(stream.connectionId, (types = new Map<string, SentType>()));
-      const subscribed = stream.types.get(response.typeUrl)?.names;
       types.set(response.typeUrl, {
         typeUrl: response.typeUrl,
         version: response.version,
         nonce: response.nonce,
         at: new Date(),
-        snapshot: response.snapshot ?? lookup(stream, response.typeUrl, response.version),
-        names: response.snapshot
-          ? response.names
-          : subscribed === '*' || subscribed === undefined
-            ? undefined
-            : subscribed,
+        snapshot: response.snapshot,
+        names: response.names,
       });
     };
     const onClose = (stream: StreamView) => this.byStream.delete(stream.connectionId);

@@ -29,11 +29,11 @@ export interface ResponseEvent {
   count: number;
   bytes: number;
   /** The type's snapshot the response was drawn from (what `/debug/config_dump` shows). */
-  snapshot?: TypeSnapshot;
+  snapshot: TypeSnapshot;
   /** The names of `snapshot` the proxy is subscribed to; undefined: all of them (wildcard). */
   names?: readonly string[];
   /** Milliseconds spent building and writing the response (`pilot_xds_push_time`). */
-  elapsedMs?: number;
+  elapsedMs: number;
 }
 
 /** The resource set changed: every subscribed stream is owed the changed types. */

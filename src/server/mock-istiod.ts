@@ -166,10 +166,7 @@ class MockIstiodImpl implements MockIstiod {
     attachJournal(this.journalStore, this.events);
     this.metrics = createXdsMetrics(this.events, this);
     this.faults.events.on('applied', (fault) => this.metrics.faultApplied(fault.scenario));
-    this.sentResources = new SentResources(this.events, (stream, typeUrl, version) => {
-      const current = store.snapshotFor(stream.proxy).get(typeUrl);
-      return current.version === version ? current : undefined;
-    });
+    this.sentResources = new SentResources(this.events);
     this.ads = createAdsServer(
       {
         snapshotFor: (proxy) => store.snapshotFor(proxy),

@@ -23,7 +23,7 @@ import { startLabUpstream, type LabUpstream } from './lab-upstream.js';
 import { formatPodHeader, formatPodLine } from '../src/envoy/agent-pod-view.js';
 import { startAgent, type Agent } from '../src/envoy/agent.js';
 import { makeLabResources } from '../src/resources/lab.js';
-import { freePorts } from '../src/testing/ports.js';
+import { freePorts } from '../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../src/testing/start.js';
 import { isMainModule } from '../src/util/is-main.js';
 import { Narrator, PORT_ROLES, SIDECAR_DEMO_PORTS, type DemoPorts } from './demo-narrator.js';

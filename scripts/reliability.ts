@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { startMockIstiod } from '../src/testing/start.js';
-import { waitFor } from '../src/testing/wait.js';
+import { waitFor } from '../src/util/wait.js';
 import { churn, settledHeap } from '../test/support/churn.js';
 import { fuzzCase } from '../test/support/fuzz-inputs.js';
 import { RawAdsClient, seededRandom } from '../test/support/raw-ads.js';

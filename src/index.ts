@@ -1,10 +1,11 @@
 /**
  * mock-istiod's public API. Anything not exported here is internal.
  */
-export { createMockIstiod, type MockIstiod, type StartedAddresses } from './server/mock-istiod.js';
-export type { MockIstiodOptions, Endpoint } from './server/options.js';
-export { MockIstiodError, type MockIstiodErrorCode } from './server/errors.js';
-export type { ServerEvents, StreamView, ResponseEvent } from './server/events.js';
+export { createMockIstiod, type MockIstiod, type StartedAddresses } from './app/mock-istiod.js';
+export type { MockIstiodOptions } from './app/options.js';
+export type { Endpoint } from './core/endpoint.js';
+export { MockIstiodError, type MockIstiodErrorCode } from './core/errors.js';
+export type { ServerEvents, StreamView, ResponseEvent } from './core/events.js';
 export {
   makeLabResources,
   LAB_DEFAULTS,
@@ -25,7 +26,7 @@ export {
 export type { EnvoyResource } from './resources/types.js';
 export { makeProxylessService, type ProxylessServiceOptions } from './resources/proxyless.js';
 export * from './xds/type-urls.js';
-export type { Problem, Result } from './xds/problems.js';
+export type { Problem, Result } from './util/problems.js';
 export { startMockIstiod, type TestMockIstiod } from './testing/start.js';
 export {
   Journal,
@@ -33,7 +34,7 @@ export {
   type JournalFilter,
   type JournalKind,
 } from './journal/journal.js';
-export { waitFor, WaitTimeoutError } from './testing/wait.js';
+export { waitFor, WaitTimeoutError } from './util/wait.js';
 export { AdsTestClient, AdsTestStream } from './testing/ads-client.js';
 export {
   FaultEngine,
@@ -42,7 +43,6 @@ export {
   NACK_CATALOGUE,
   RESET_PRESETS,
   parseTimeline,
-  runTimeline,
   type FaultEvents,
   type FaultHandle,
   type FaultInfo,
@@ -51,10 +51,10 @@ export {
   type NackConfig,
   type StreamSelector,
   type Timeline,
-  type TimelineRun,
   type TimelineStep,
   type TriggerSpec,
 } from './faults/index.js';
+export { runTimeline, type TimelineRun } from './app/timeline-runner.js';
 export {
   startEnvoy,
   sidecarBootstrap,
@@ -76,17 +76,17 @@ export type { PodView } from './envoy/agent-pod-view.js';
 export { ReadinessProbe, type ReadinessResult } from './envoy/readiness-probe.js';
 export type { XdsMetrics } from './metrics/metrics.js';
 export { openJournalFile, JournalFileError, type JournalFile } from './journal/file-sink.js';
-export { syncState, type SyncState } from './control/sync-status.js';
+export { syncState, type SyncState } from './core/sync-status.js';
 export type { SentResources, SentType } from './control/sent-resources.js';
 export { collectStatus, type StatusReport, type ProxyReport } from './cli/status-report.js';
-export type { MockSecurity } from './tls/security.js';
-export { TLS_FILES } from './tls/tls-material.js';
+export type { MockSecurity } from './ca/security.js';
+export { TLS_FILES } from './tls/tls-files.js';
 export {
   ISTIOD_SERVICE_NAME,
   DEFAULT_CA_OPTIONS,
   type TlsOptions,
   type CaOptions,
-} from './tls/security-options.js';
+} from './ca/security-options.js';
 export {
   createCaClient,
   CREATE_CERTIFICATE_PATH,

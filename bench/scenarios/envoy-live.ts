@@ -6,7 +6,7 @@
  */
 import { makeSidecarBootstrap, type JsonObject } from '../../src/bootstrap/sidecar.js';
 import { startEnvoy } from '../../src/envoy/envoy-process.js';
-import { freePorts } from '../../src/testing/ports.js';
+import { freePorts } from '../../src/util/ports.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import type { BenchContext } from '../lib/context.js';
 import { round } from '../lib/proc.js';

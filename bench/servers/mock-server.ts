@@ -17,7 +17,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { createMockIstiod, type MockIstiod } from '../../src/server/mock-istiod.js';
+import { createMockIstiod, type MockIstiod } from '../../src/app/mock-istiod.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { encodeResponseBody } from '../../src/xds/wire.js';
 import { changeOneCluster } from '../lib/resource-set.js';

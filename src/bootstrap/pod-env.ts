@@ -9,7 +9,7 @@
  *   `<WORKLOAD_NAME>.<namespace>`).
  */
 import { isIP } from 'node:net';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import type { JsonObject } from './proto-json.js';
 import type { SidecarBootstrapOptions } from './sidecar-options.js';
 

@@ -3,8 +3,8 @@
  * check that reports every bad field at once.
  */
 import { isIP } from 'node:net';
-import type { Problem, Result } from '../xds/problems.js';
-import { formatProblems } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
+import { formatProblems } from '../util/problems.js';
 import type { JsonObject } from './proto-json.js';
 
 export interface SidecarBootstrapOptions {

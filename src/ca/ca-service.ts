@@ -10,7 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { parseCsr, signWorkloadCertificate, type CertificateAuthority } from '../tls/pki.js';
-import type { CaOptions } from '../tls/security-options.js';
+import type { CaOptions } from './security-options.js';
 import {
   caServiceDefinition,
   type IstioCertificateRequest,

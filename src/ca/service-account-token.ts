@@ -5,7 +5,7 @@
  * for istiod: signature, expiry, audience, subject.
  */
 import { randomUUID, type KeyObject } from 'node:crypto';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import { signJwt, verifyJwt } from './jwt.js';
 
 /** The audience istiod asks TokenReview for (Istio's `TOKEN_AUDIENCES` default). */

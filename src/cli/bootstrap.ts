@@ -13,7 +13,7 @@ import {
   resolveSidecarBootstrapOptions,
   SIDECAR_PORTS,
 } from '../bootstrap/sidecar.js';
-import { formatProblems } from '../xds/problems.js';
+import { formatProblems } from '../util/problems.js';
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
 import { envoyValidateError, envoyValidateOkLine } from '../bootstrap/validate-message.js';
 import { EnvoyNotFoundError } from '../envoy/find-envoy.js';

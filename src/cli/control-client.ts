@@ -3,7 +3,8 @@
  * by default on 127.0.0.1:15014 (`--control-host`, `--control-port`, or the environment
  * variables `serve` reads). A mock that does not answer is reported in one line.
  */
-import { DEFAULT_HOST } from '../server/options.js';
+import { DEFAULT_HOST } from '../app/options.js';
+import { formatEndpoint } from '../core/endpoint.js';
 import { parsePort } from './args.js';
 
 export const CONTROL_FLAGS = {
@@ -44,7 +45,7 @@ export function controlAddress(
     values['control-port'] ?? env.MOCK_ISTIOD_CONTROL_PORT,
     15014,
   );
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+  return formatEndpoint({ host, port });
 }
 
 /** The mock could not be asked (not running, wrong port, not a mock). */

@@ -8,9 +8,9 @@ import type { Logger } from 'pino';
 import { parseFaultFlag } from '../faults/flag-spec.js';
 import { resolveFault } from '../faults/spec.js';
 import { parseTimeline, type Timeline } from '../faults/timeline.js';
-import { runTimeline } from '../faults/timeline-runner.js';
-import type { MockIstiod } from '../server/mock-istiod.js';
-import { formatProblems } from '../xds/problems.js';
+import { runTimeline } from '../app/timeline-runner.js';
+import type { MockIstiod } from '../app/mock-istiod.js';
+import { formatProblems } from '../util/problems.js';
 import { UsageError } from './args.js';
 
 export const FAULT_USAGE = `  --fault <spec>           apply a fault at start (repeatable): JSON, or

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { JournalFileError, openJournalFile, type JournalFile } from '../journal/file-sink.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
-import type { MockIstiod } from '../server/mock-istiod.js';
+import type { MockIstiod } from '../app/mock-istiod.js';
 import { UsageError } from './args.js';
 
 export const JOURNAL_USAGE = `  --journal <file>         write every request and response to <file> as JSON lines

@@ -3,7 +3,7 @@
  * The `mock-istiod` command. User mistakes print one line and exit 2; nothing a user does
  * wrong prints a stack trace.
  */
-import { MockIstiodError } from '../server/errors.js';
+import { MockIstiodError } from '../core/errors.js';
 import { UsageError } from './args.js';
 import { COMMANDS } from './commands.js';
 

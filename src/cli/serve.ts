@@ -4,8 +4,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { makeLabResources, LAB_DEFAULTS } from '../resources/lab.js';
-import { createMockIstiod } from '../server/mock-istiod.js';
-import { DEFAULT_HOST } from '../server/options.js';
+import { createMockIstiod } from '../app/mock-istiod.js';
+import { DEFAULT_HOST } from '../app/options.js';
 import { parseFlags } from './flags.js';
 import { parseChoice, parsePort } from './args.js';
 import { createCliLogger, LOG_LEVELS } from './logger.js';

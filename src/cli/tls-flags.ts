@@ -4,8 +4,8 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MockIstiodOptions } from '../server/options.js';
-import { DEFAULT_CA_OPTIONS } from '../tls/security-options.js';
+import type { MockIstiodOptions } from '../app/options.js';
+import { DEFAULT_CA_OPTIONS } from '../ca/security-options.js';
 import { UsageError } from './args.js';
 
 /** Where `--tls` keeps its files without `--tls-dir`: the same place every run, so that Envoy

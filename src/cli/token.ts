@@ -15,8 +15,8 @@ import {
   type TokenRequest,
 } from '../ca/service-account-token.js';
 import { loadJwtKey } from '../tls/tls-files.js';
-import { TLS_FILES } from '../tls/tls-material.js';
-import type { Problem } from '../xds/problems.js';
+import { TLS_FILES } from '../tls/tls-files.js';
+import type { Problem } from '../util/problems.js';
 import { UsageError } from './args.js';
 import {
   CONTROL_FLAGS,

@@ -5,7 +5,7 @@
  * proto3 JSON with the .proto field names, as Envoy prints them, so the two dumps can be
  * compared side by side. istiod prints the same structure with lowerCamelCase names.
  */
-import type { NamedResource } from '../snapshot/resource-set.js';
+import type { NamedResource } from '../core/snapshot.js';
 import { toJson } from '../xds/json.js';
 import { findMessageType } from '../xds/protos.js';
 import {

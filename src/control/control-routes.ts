@@ -1,16 +1,9 @@
 /**
  * The control endpoints of the core: withhold / release responses and read the state.
  */
-import type { StreamView } from '../server/events.js';
+import type { StreamView } from '../core/events.js';
 import type { Route } from './router.js';
-
-/** What these routes need from the server (kept narrow so they are easy to test). */
-export interface Controllable {
-  release(): boolean;
-  withhold(): void;
-  readonly withheld: boolean;
-  streams(): StreamView[];
-}
+import type { Controllable } from './target.js';
 
 export function describeStream(stream: StreamView) {
   return {

@@ -6,8 +6,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { MockIstiodError } from '../server/errors.js';
-import type { Endpoint } from '../server/options.js';
+import { MockIstiodError } from '../core/errors.js';
+import type { Endpoint } from '../core/endpoint.js';
 import { authorized } from './auth.js';
 import {
   HttpError,

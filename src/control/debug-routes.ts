@@ -4,8 +4,7 @@
  * `/debug/config_dump?proxyID=`, plus the mock's own `/debug/streamz` and `/debug/journal`.
  * `?pretty` indents any of them.
  */
-import type { JournalEntry, JournalFilter } from '../journal/journal.js';
-import type { StreamView } from '../server/events.js';
+import type { StreamView } from '../core/events.js';
 import { buildConfigDump, buildTypedDump } from './config-dump.js';
 import {
   adszView,
@@ -17,18 +16,9 @@ import {
 } from './debug-views.js';
 import { parseJournalQuery } from './journal-query.js';
 import { HttpError, type ControlRequest, type ControlResponse, type Route } from './router.js';
-import type { SentResources } from './sent-resources.js';
 import { streamzView } from './streamz-view.js';
+import type { Debuggable } from './target.js';
 import { typeUrlsFromList } from './type-names.js';
-
-/** What these routes need from the server. */
-export interface Debuggable {
-  streams(): StreamView[];
-  readonly withheld: boolean;
-  journal(filter?: JournalFilter): JournalEntry[];
-  /** What each stream was last sent, per type. */
-  readonly sentResources: SentResources;
-}
 
 // istiod's texts (debug.go, errorHandler), answered as text/plain.
 export const NO_PROXY_ID = 'You must provide a proxyID in the query string\n';

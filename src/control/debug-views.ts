@@ -4,8 +4,8 @@
  * behaviour and ordering follow istiod; times are RFC 3339 like Go's. A stream of any
  * protocol (state of the world or delta) shows the same way.
  */
-import type { TypeState } from '../protocol/session.js';
-import type { StreamView } from '../server/events.js';
+import type { TypeState } from '../core/stream-state.js';
+import type { StreamView } from '../core/events.js';
 import {
   CLUSTER_TYPE,
   ENDPOINT_TYPE,

@@ -3,7 +3,6 @@
  * Schema), the faults applied (apply, list, inspect, remove), per-test cleanup, and the two
  * server operations tests reach for most: push again, and disconnect streams.
  */
-import type { MockIstiod } from '../server/mock-istiod.js';
 import {
   describeScenario,
   describeScenarios,
@@ -14,25 +13,11 @@ import { unknownScenarioMessage } from '../faults/spec.js';
 import { checkStatus, statusName } from '../faults/params.js';
 import { resolveTypeName, TYPE_NAME_HINT } from '../faults/type-names.js';
 import type { StreamSelector } from '../faults/model.js';
-import { formatProblems, type Problem } from '../xds/problems.js';
-import type { ControlResponse, Route } from './router.js';
-
-type FaultTarget = Pick<
-  MockIstiod,
-  'faults' | 'reset' | 'push' | 'disconnect' | 'serving' | 'withheld'
->;
-
-export function problemsResponse(what: string, problems: readonly Problem[]): ControlResponse {
-  return { status: 400, body: { error: `${what}: ${formatProblems(problems)}`, problems } };
-}
-
-function notFound(error: string, extra: Record<string, unknown> = {}): ControlResponse {
-  return { status: 404, body: { error, ...extra } };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import type { Problem } from '../util/problems.js';
+import { notFound, problemsResponse } from './responses.js';
+import type { Route } from './router.js';
+import type { FaultTarget } from './target.js';
+import { isObject } from '../util/guards.js';
 
 /** `{ node?, types? }` (push) or `{ node?, code?, message? }` (disconnect), every problem listed. */
 function readSelector(

@@ -5,7 +5,7 @@
  * and `limit` (the newest N).
  */
 import type { JournalFilter, JournalKind } from '../journal/journal.js';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import { typeUrlFromName } from './type-names.js';
 
 export const JOURNAL_KINDS = [

@@ -2,10 +2,10 @@
  * `GET /metrics`: the server's Prometheus metrics (istiod's `pilot_*` names and the mock's
  * own `mock_istiod_*`), in the text exposition format.
  */
-import type { XdsMetrics } from '../metrics/metrics.js';
 import type { Route } from './router.js';
+import type { HasMetrics } from './target.js';
 
-export function metricsRoutes(target: { readonly metrics: XdsMetrics }): Route[] {
+export function metricsRoutes(target: HasMetrics): Route[] {
   return [
     {
       method: 'GET',

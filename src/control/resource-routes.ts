@@ -3,21 +3,13 @@
  * whole against Envoy's protos: on any problem the answer is 400 listing every problem with
  * its field path, and the last good set keeps serving.
  */
-import type { MockIstiod } from '../server/mock-istiod.js';
 import type { ResourceSetSpec } from '../snapshot/store.js';
 import { shortTypeName } from '../xds/type-urls.js';
 import { resourceJson } from './config-dump.js';
-import { problemsResponse } from './fault-routes.js';
+import { problemsResponse } from './responses.js';
 import type { ControlResponse, Route } from './router.js';
-
-type ResourceTarget = Pick<
-  MockIstiod,
-  'setResources' | 'setResourceSets' | 'resourceSets' | 'reloadResources' | 'resourceStatus'
->;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import type { ResourceTarget } from './target.js';
+import { isObject } from '../util/guards.js';
 
 function describeSets(target: ResourceTarget) {
   return target.resourceSets().map((set) => ({

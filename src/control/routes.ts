@@ -1,7 +1,6 @@
 /**
  * Every route of the control API, in one list. A concern adds its routes file here.
  */
-import type { MockIstiod } from '../server/mock-istiod.js';
 import { controlRoutes } from './control-routes.js';
 import { debugRoutes } from './debug-routes.js';
 import { faultRoutes } from './fault-routes.js';
@@ -9,9 +8,10 @@ import { resourceRoutes } from './resource-routes.js';
 import { resourceFileRoutes } from './resource-file-routes.js';
 import { metricsRoutes } from './metrics-routes.js';
 import type { Route } from './router.js';
-import { caRoutes } from '../ca/ca-routes.js';
+import { caRoutes } from './ca-routes.js';
+import type { ControlTarget } from './target.js';
 
-export function allRoutes(server: MockIstiod): Route[] {
+export function allRoutes(server: ControlTarget): Route[] {
   return [
     ...controlRoutes(server),
     ...debugRoutes(server),

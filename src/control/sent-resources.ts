@@ -4,8 +4,8 @@
  * copy. `/debug/config_dump` renders from here, so it shows what the proxy was actually
  * sent, including a response a fault replaced, not what the mock would send now.
  */
-import type { TypeSnapshot } from '../snapshot/snapshot.js';
-import type { ResponseEvent, ServerEventEmitter, StreamView } from '../server/events.js';
+import type { TypeSnapshot } from '../core/snapshot.js';
+import type { ResponseEvent, ServerEventEmitter, StreamView } from '../core/events.js';
 
 export interface SentType {
   typeUrl: string;

@@ -3,11 +3,11 @@
  * endpoints spread over several shapes (nonces in syncz, metadata in adsz) plus versions,
  * times and the last NACK, in one JSON document. The `status` command reads it.
  */
-import type { TypeState } from '../protocol/session.js';
-import type { StreamView } from '../server/events.js';
+import type { TypeState } from '../core/stream-state.js';
+import type { StreamView } from '../core/events.js';
 import { shortTypeName } from '../xds/type-urls.js';
 import { namespaceOf, sortedStreams } from './debug-views.js';
-import { syncState, type SyncState } from './sync-status.js';
+import { syncState, type SyncState } from '../core/sync-status.js';
 
 export interface TypeDetail {
   /** `CDS`, `LDS`, … */

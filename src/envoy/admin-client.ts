@@ -3,8 +3,8 @@
  * Node's built-in fetch. It reads what tests and the `status` command need: `/ready`,
  * `/server_info`, stats and `config_dump`. Shapes were checked against Envoy 1.40.
  */
-import { waitFor } from '../testing/wait.js';
-import type { WaitOptions } from '../testing/wait.js';
+import { waitFor } from '../util/wait.js';
+import type { WaitOptions } from '../util/wait.js';
 
 /** A stat's value: counters and gauges are numbers, text stats (`*.version_text`) strings. */
 export type StatValue = number | string;

@@ -14,8 +14,8 @@ import {
   SIDECAR_PORTS,
 } from '../bootstrap/sidecar.js';
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
-import { freePort } from '../testing/ports.js';
-import { waitFor, type WaitOptions } from '../testing/wait.js';
+import { freePort } from '../util/ports.js';
+import { waitFor, type WaitOptions } from '../util/wait.js';
 import { httpProbe, PodState, type PodView } from './agent-pod-view.js';
 import { startStatusServer, type StatusServer } from './agent-status-server.js';
 import { startEnvoy, type EnvoyLogLevel, type EnvoyProcess } from './envoy-process.js';

@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { waitFor } from '../testing/wait.js';
-import type { WaitOptions } from '../testing/wait.js';
+import { waitFor } from '../util/wait.js';
+import type { WaitOptions } from '../util/wait.js';
 import { BoundedLog } from './bounded-log.js';
 import { EnvoyExitedError } from './envoy-exit.js';
 import type { EnvoyExit } from './envoy-exit.js';

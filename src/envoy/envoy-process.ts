@@ -12,7 +12,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WaitOptions } from '../testing/wait.js';
+import type { WaitOptions } from '../util/wait.js';
 import { EnvoyAdminClient } from './admin-client.js';
 import type { StatValue } from './admin-client.js';
 import { EnvoyChild } from './envoy-child.js';

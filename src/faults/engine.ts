@@ -5,9 +5,9 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { MockIstiodError } from '../server/errors.js';
-import type { ResponseDecision, ResponsePolicy, ResponseQuery } from '../server/policy.js';
-import type { Result } from '../xds/problems.js';
+import { MockIstiodError } from '../core/errors.js';
+import type { ResponseDecision, ResponsePolicy, ResponseQuery } from '../core/policy.js';
+import type { Result } from '../util/problems.js';
 import { Fault } from './fault.js';
 import { SnapshotHistory } from './history.js';
 import type { FaultHost, FaultInfo, FaultSpec } from './model.js';

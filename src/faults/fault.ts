@@ -4,8 +4,8 @@
  * it registers (server event listeners, timers) is undone when it finishes or is removed.
  */
 import type { Logger } from 'pino';
-import type { ServerEvents, StreamView } from '../server/events.js';
-import { TypeSnapshot } from '../snapshot/snapshot.js';
+import type { ServerEvents, StreamView } from '../core/events.js';
+import { TypeSnapshot } from '../core/snapshot.js';
 import { matchesGlob } from './glob.js';
 import type { SnapshotHistory } from './history.js';
 import type { FaultBehaviour, FaultContext, FaultHost, FaultInfo, FaultState } from './model.js';

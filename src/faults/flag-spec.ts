@@ -8,7 +8,7 @@
  *   --fault delay:ms=2s,jitter=500ms,seed=7
  *   --fault 'reset:preset=authentication,after=10s'
  */
-import type { Result } from '../xds/problems.js';
+import type { Result } from '../util/problems.js';
 
 const SCOPE_KEYS = ['node', 'types'];
 const TRIGGER_KEYS = ['after', 'afterResponses'];

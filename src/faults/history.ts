@@ -5,7 +5,7 @@
  * proxies may get different resources under the same version. Snapshots are immutable and
  * shared, so keeping them is cheap; a stream's history goes when the stream closes.
  */
-import type { TypeSnapshot } from '../snapshot/snapshot.js';
+import type { TypeSnapshot } from '../core/snapshot.js';
 
 const KEEP_PER_TYPE = 8;
 

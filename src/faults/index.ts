@@ -8,5 +8,4 @@ export { describeScenarios, scenarioNames } from './registry.js';
 export { NACK_CATALOGUE, type NackConfig } from './nack-catalogue.js';
 export { RESET_PRESETS } from './scenarios/reset.js';
 export { parseTimeline, validateTimeline, type Timeline, type TimelineStep } from './timeline.js';
-export { runTimeline, type TimelineRun } from './timeline-runner.js';
 export { parseDuration } from './duration.js';

@@ -6,11 +6,11 @@
  * touches) and an optional trigger (when it starts acting).
  */
 import type { Logger } from 'pino';
-import type { ServerEventEmitter, ServerEvents, StreamView } from '../server/events.js';
-import type { ResponseDecision, ResponseQuery } from '../server/policy.js';
-import type { NamedResource } from '../snapshot/resource-set.js';
-import type { Snapshot, TypeSnapshot } from '../snapshot/snapshot.js';
-import type { Problem } from '../xds/problems.js';
+import type { ServerEventEmitter, ServerEvents, StreamView } from '../core/events.js';
+import type { ResponseDecision, ResponseQuery } from '../core/policy.js';
+import type { NamedResource } from '../core/snapshot.js';
+import type { Snapshot, TypeSnapshot } from '../core/snapshot.js';
+import type { Problem } from '../util/problems.js';
 import type { SnapshotHistory } from './history.js';
 import type { ParamSchemas, Params } from './params.js';
 

@@ -9,7 +9,7 @@
  */
 import { makeStaticCluster } from '../resources/cluster.js';
 import { makeHttpListener } from '../resources/listener.js';
-import type { NamedResource } from '../snapshot/resource-set.js';
+import type { NamedResource } from '../core/snapshot.js';
 import { envoyRoot } from '../xds/protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../xds/type-urls.js';
 

@@ -4,7 +4,7 @@
  * publish a JSON Schema for each scenario (`GET /control/scenarios`).
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import { resolveTypeName, TYPE_NAME_HINT } from './type-names.js';
 

@@ -3,7 +3,7 @@
  * engine runs: the scenario, checked parameters with defaults, the scope and the trigger.
  * Every problem is reported with its path (`params.ms`, `scope.types[1]`, `trigger.after`).
  */
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import type {
   FaultScope,
@@ -15,6 +15,7 @@ import type {
 import { validateParams, type ParamOptions, type Params } from './params.js';
 import { findScenario, scenarioNames } from './registry.js';
 import { resolveTypeName, TYPE_NAME_HINT } from './type-names.js';
+import { isObject } from '../util/guards.js';
 
 export interface ResolvedFault {
   id: string | undefined;
@@ -28,10 +29,6 @@ export interface ResolvedFault {
 
 const SPEC_KEYS = ['scenario', 'id', 'params', 'scope', 'trigger'];
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The message for a scenario name that does not exist, listing the valid ones. */
 export function unknownScenarioMessage(name: unknown): string {

@@ -17,11 +17,12 @@
  * finished, so the order of effects never depends on timing.
  */
 import YAML from 'yaml';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import { checkStatus } from './params.js';
 import { resolveFault } from './spec.js';
 import { resolveTypeName, TYPE_NAME_HINT } from './type-names.js';
+import { isObject } from '../util/guards.js';
 
 export type TimelineAction =
   | { kind: 'fault'; spec: Record<string, unknown> }
@@ -47,10 +48,6 @@ export interface Timeline {
 const ACTIONS = ['fault', 'remove', 'release', 'reset', 'push', 'disconnect'] as const;
 const FAULT_KEYS = ['params', 'scope', 'trigger', 'id'];
 const TOP_KEYS = ['name', 'description', 'start', 'steps'];
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Parses YAML or JSON text into a validated timeline, every problem with its path. */
 export function parseTimeline(text: string): Result<Timeline> {

@@ -3,8 +3,8 @@
  * entries, kept in a bounded ring buffer (oldest dropped first) and handed to sinks (such
  * as a JSONL file). It listens to the server's events; it never touches the protocol.
  */
-import type { RequestOutcome } from '../protocol/sotw-session.js';
-import type { ServerEventEmitter, StreamView } from '../server/events.js';
+import type { RequestOutcome } from '../core/stream-state.js';
+import type { ServerEventEmitter, StreamView } from '../core/events.js';
 
 export type JournalKind =
   'open' | 'close' | 'rejected' | 'response' | Exclude<RequestOutcome['kind'], 'rejected'>;

@@ -5,7 +5,7 @@
  * start). A held or delayed response keeps the clock running: that is what a proxy waiting
  * on a withholding control plane experiences.
  */
-import type { StreamView } from '../server/events.js';
+import type { StreamView } from '../core/events.js';
 
 interface Pending {
   startMs: number;

@@ -4,14 +4,14 @@
  * events. `text()` is the Prometheus exposition served on `/metrics`.
  */
 import { Registry } from 'prom-client';
-import type { RequestOutcome } from '../protocol/sotw-session.js';
+import type { RequestOutcome } from '../core/stream-state.js';
 import type {
   ResponseEvent,
   ServerEventEmitter,
   ServerEvents,
   SnapshotEvent,
   StreamView,
-} from '../server/events.js';
+} from '../core/events.js';
 import { ConvergenceTracker } from './convergence.js';
 import { createIstiodMetrics, type IstiodMetrics } from './istiod-metrics.js';
 import { createMockMetrics, type MetricsSources, type MockMetrics } from './mock-metrics.js';

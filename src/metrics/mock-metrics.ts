@@ -4,8 +4,8 @@
  * the debug endpoints show, so they can never drift from them.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { SYNC_STATES, syncState } from '../control/sync-status.js';
-import type { StreamView } from '../server/events.js';
+import { SYNC_STATES, syncState } from '../core/sync-status.js';
+import type { StreamView } from '../core/events.js';
 import { shortTypeName } from '../xds/type-urls.js';
 
 /** What the scrape-time gauges read. */

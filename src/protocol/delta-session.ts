@@ -8,12 +8,13 @@
  * Rules: https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#incremental-xds
  */
 import { randomUUID } from 'node:crypto';
-import type { TypeSnapshot, Snapshot } from '../snapshot/snapshot.js';
-import type { NamedResource } from '../snapshot/resource-set.js';
+import type { TypeSnapshot, Snapshot } from '../core/snapshot.js';
+import type { NamedResource } from '../core/snapshot.js';
 import { isWildcardType } from '../xds/type-urls.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
-import { BaseSession, type TypeState } from './session.js';
-import type { RequestOutcome } from './sotw-session.js';
+import { BaseSession } from './session.js';
+import { type TypeState } from '../core/stream-state.js';
+import type { RequestOutcome } from '../core/stream-state.js';
 
 export interface DeltaTypeState extends TypeState {
   wildcard: boolean;

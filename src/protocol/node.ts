@@ -4,29 +4,8 @@
  * error texts, which end the stream with INVALID_ARGUMENT.
  */
 import { isIP } from 'node:net';
+import { NODE_TYPES, type NodeType, type ProxyIdentity } from '../core/identity.js';
 import type { DecodedNode } from '../xds/wire.js';
-
-export const NODE_TYPES = ['sidecar', 'router', 'waypoint', 'ztunnel'] as const;
-export type NodeType = (typeof NODE_TYPES)[number];
-
-export interface ProxyIdentity {
-  /** The full node id as sent. */
-  nodeId: string;
-  type: NodeType;
-  /** Addresses from `INSTANCE_IPS` metadata, else the id's IP part. */
-  ipAddresses: string[];
-  /** The third part of the id, `<pod>.<namespace>`; istiod calls it the proxy ID. */
-  id: string;
-  /** The fourth part, `<namespace>.svc.cluster.local`. */
-  dnsDomain: string;
-  /** `node.cluster` (`<workload>.<namespace>` for a sidecar). */
-  cluster: string;
-  metadata: Record<string, unknown>;
-  /** `CLUSTER_ID` from metadata (istiod's default is `Kubernetes`). */
-  clusterId: string;
-  /** `ISTIO_VERSION` from metadata, when present. */
-  istioVersion: string;
-}
 
 export type ParsedNode = { ok: true; proxy: ProxyIdentity } | { ok: false; message: string };
 

@@ -2,10 +2,12 @@
  * What every ADS session (state of the world or delta) shares: the stream's lifecycle and
  * the per-type state that debug views and test waiters read, whatever the protocol.
  */
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { Snapshot } from '../core/snapshot.js';
 import type { DecodedNode } from '../xds/wire.js';
 import { SERVED_TYPES } from '../xds/type-urls.js';
-import { parseNode, type ProxyIdentity } from './node.js';
+import { parseNode } from './node.js';
+import { type ProxyIdentity } from '../core/identity.js';
+import type { TypeState } from '../core/stream-state.js';
 
 /** The stream's lifecycle. */
 export type SessionState =
@@ -15,35 +17,6 @@ export type SessionState =
   | { t: 'serving'; proxy: ProxyIdentity }
   /** Ended by a protocol violation (the stream is closed with `message`). */
   | { t: 'rejected'; message: string };
-
-export interface Sent {
-  version: string;
-  nonce: string;
-  at: Date;
-  count: number;
-}
-
-export interface Nack {
-  /** The version Envoy rejected (the one we had sent). */
-  version: string;
-  nonce: string;
-  /** The version Envoy says it still runs (`version_info` of a SotW NACK; empty in delta). */
-  keptVersion: string;
-  code: number;
-  message: string;
-  at: Date;
-}
-
-/** What a session knows about one subscribed type. */
-export interface TypeState {
-  typeUrl: string;
-  /** `'*'` for a wildcard subscription, else the names asked for (sorted). */
-  names: '*' | readonly string[];
-  sent: Sent | undefined;
-  acked: { version: string; nonce: string; at: Date } | undefined;
-  /** The last NACK, cleared by the next ACK. */
-  nack: Nack | undefined;
-}
 
 /** The part of a session the stream glue drives, whatever the protocol. */
 export interface StreamSession {

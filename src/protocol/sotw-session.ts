@@ -10,27 +10,9 @@
  */
 import { isWildcardType } from '../xds/type-urls.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
-import { BaseSession, type Nack, type Sent, type TypeState } from './session.js';
-
-export type { Nack, SessionState, Sent, TypeState } from './session.js';
-
-/** What a request meant. The stream glue logs and reports each; only some need a response. */
-export type RequestOutcome =
-  | { kind: 'rejected'; message: string }
-  | { kind: 'subscribe'; typeUrl: string }
-  /** SotW: `version` is what the proxy runs. Delta: `version` is empty and `known` counts the
-   * resources listed in `initial_resource_versions`. */
-  | { kind: 'reconnect'; typeUrl: string; version: string; known?: number }
-  /** Delta only: names dropped from the subscription (nothing to send). */
-  | { kind: 'unsubscribe'; typeUrl: string; names: string[] }
-  | { kind: 'resubscribe'; typeUrl: string }
-  | { kind: 'ack'; typeUrl: string; version: string; nonce: string }
-  /** The last nonce again, without an error, but still on an older version: after a NACK,
-   * Envoy repeats its request this way (error_detail cleared once sent). Not an ACK. */
-  | { kind: 'repeat'; typeUrl: string; version: string }
-  | { kind: 'nack'; typeUrl: string; nack: Nack }
-  | { kind: 'stale'; typeUrl: string; nonce: string; expected: string | undefined };
+import type { Snapshot } from '../core/snapshot.js';
+import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';
+import { BaseSession } from './session.js';
 
 function sameNames(a: TypeState['names'], b: TypeState['names']): boolean {
   if (a === '*' || b === '*') return a === b;

@@ -8,7 +8,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { checkReferences } from '../snapshot/references.js';
 import { packResourceSet } from '../snapshot/resource-set.js';
 import type { ResourceSetSpec } from '../snapshot/store.js';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import { loadResourceFiles, type LoadedSet } from './files.js';
 
 export interface ValidatedSets {

@@ -16,7 +16,7 @@ import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { parseNodeMatch, type NodeMatch } from '../snapshot/node-match.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/store.js';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 

@@ -4,8 +4,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { ADS_SERVICE, type AdsCall } from './ads-service.js';
-import { MockIstiodError } from './errors.js';
-import type { Endpoint } from './options.js';
+import { MockIstiodError } from '../core/errors.js';
+import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
@@ -31,10 +31,6 @@ export interface AdsServer {
   /** Ends every stream with `code`/`message`, then stops the listener. Idempotent. */
   close(code: grpc.status, message: string): Promise<void>;
   readonly listening: boolean;
-}
-
-function formatAddress({ host, port }: Endpoint): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
@@ -75,7 +71,7 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
       for (const service of transport.services ?? []) {
         candidate.addService(service.definition, service.implementation);
       }
-      const address = formatAddress(endpoint);
+      const address = formatEndpoint(endpoint);
       const port = await new Promise<number>((resolve, reject) => {
         const credentials = transport.credentials ?? grpc.ServerCredentials.createInsecure();
         candidate.bindAsync(address, credentials, (err, bound) => {

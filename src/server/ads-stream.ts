@@ -10,14 +10,15 @@
 import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { RequestOutcome } from '../protocol/sotw-session.js';
-import type { StreamSession, TypeState } from '../protocol/session.js';
-import type { ProxyIdentity } from '../protocol/node.js';
-import type { Snapshot, TypeSnapshot } from '../snapshot/snapshot.js';
+import type { RequestOutcome } from '../core/stream-state.js';
+import type { StreamSession } from '../protocol/session.js';
+import type { TypeState } from '../core/stream-state.js';
+import type { ProxyIdentity } from '../core/identity.js';
+import type { Snapshot, TypeSnapshot } from '../core/snapshot.js';
 import { shortTypeName } from '../xds/type-urls.js';
 import type { AdsCall } from './ads-service.js';
-import type { ServerEventEmitter, StreamView } from './events.js';
-import type { ResponseDecision, ResponsePolicy } from './policy.js';
+import type { ServerEventEmitter, StreamView } from '../core/events.js';
+import type { ResponseDecision, ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
 
 export interface StreamContext {

@@ -4,10 +4,10 @@
  * content (src/xds/wire-delta.ts); only the list differs per stream, and small responses
  * that several streams are owed alike are encoded once.
  */
-import type { RequestOutcome } from '../protocol/sotw-session.js';
+import type { RequestOutcome } from '../core/stream-state.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
-import type { NamedResource } from '../snapshot/resource-set.js';
-import type { TypeSnapshot } from '../snapshot/snapshot.js';
+import type { NamedResource } from '../core/snapshot.js';
+import type { TypeSnapshot } from '../core/snapshot.js';
 import { appendNonceField } from '../xds/wire.js';
 import { decodeDeltaRequest, encodeDeltaResponseBody } from '../xds/wire-delta.js';
 import { AdsStream, type BuiltResponse } from './ads-stream.js';

@@ -4,9 +4,10 @@
  * this response's nonce.
  */
 import { randomUUID } from 'node:crypto';
-import { SotwSession, type RequestOutcome } from '../protocol/sotw-session.js';
-import type { TypeState } from '../protocol/session.js';
-import type { TypeSnapshot } from '../snapshot/snapshot.js';
+import { SotwSession } from '../protocol/sotw-session.js';
+import { type RequestOutcome } from '../core/stream-state.js';
+import type { TypeState } from '../core/stream-state.js';
+import type { TypeSnapshot } from '../core/snapshot.js';
 import { appendNonceField, decodeDiscoveryRequest } from '../xds/wire.js';
 import { AdsStream, type BuiltResponse } from './ads-stream.js';
 

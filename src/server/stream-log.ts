@@ -3,8 +3,8 @@
  * (`ADS:LDS: ACK ERROR <conId> <code>:<message>`).
  */
 import type { Logger } from 'pino';
-import type { RequestOutcome } from '../protocol/sotw-session.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { RequestOutcome } from '../core/stream-state.js';
+import type { Snapshot } from '../core/snapshot.js';
 import { shortTypeName } from '../xds/type-urls.js';
 
 export function logOutcome(

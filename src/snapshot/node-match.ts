@@ -3,8 +3,8 @@
  * values (for example `CLUSTER_ID`), all of which must match. An empty selector matches
  * every proxy.
  */
-import type { ProxyIdentity } from '../protocol/node.js';
-import type { Problem } from '../xds/problems.js';
+import type { ProxyIdentity } from '../core/identity.js';
+import type { Problem } from '../util/problems.js';
 
 export interface NodeMatch {
   /** Glob over the full node id (`*` any run, `?` one character). */

@@ -8,7 +8,7 @@
  */
 import { findMessageType } from '../xds/protos.js';
 import { toJson } from '../xds/json.js';
-import type { Problem } from '../xds/problems.js';
+import type { Problem } from '../util/problems.js';
 import {
   CLUSTER_TYPE,
   ENDPOINT_TYPE,
@@ -16,7 +16,7 @@ import {
   ROUTE_TYPE,
   messageNameOf,
 } from '../xds/type-urls.js';
-import type { NamedResource, PackedSet } from './resource-set.js';
+import type { NamedResource, PackedSet } from '../core/snapshot.js';
 
 export interface ReferenceReport {
   /** Envoy would reject the set (NACK). */

@@ -4,24 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import { packAnyJson } from '../xds/json.js';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import { ENDPOINT_TYPE } from '../xds/type-urls.js';
-import type { PackedResource } from '../xds/wire.js';
-
-export interface NamedResource extends PackedResource {
-  name: string;
-  /** Per-resource version for delta xDS: a hash of the encoded resource, so that the same
-   * content has the same version across pushes and across restarts of the mock (a proxy
-   * reconnecting with `initial_resource_versions` is not sent what it already has). */
-  version: string;
-}
+import type { NamedResource, PackedSet } from '../core/snapshot.js';
 
 export function contentVersion(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('base64url').slice(0, 16);
 }
-
-/** Packed resources by type URL, then by name. */
-export type PackedSet = Map<string, Map<string, NamedResource>>;
 
 /** A `ClusterLoadAssignment` is named by `cluster_name`; every other type by `name`. */
 function resourceName(typeUrl: string, value: Record<string, unknown>): unknown {

@@ -4,11 +4,11 @@
  * selector matches it (a set without one matches everybody). Replacing sets validates them
  * first; on any problem the previous snapshots keep serving.
  */
-import type { ProxyIdentity } from '../protocol/node.js';
-import type { Problem, Result } from '../xds/problems.js';
+import type { ProxyIdentity } from '../core/identity.js';
+import type { Problem, Result } from '../util/problems.js';
 import { matchesNode, type NodeMatch } from './node-match.js';
-import { packResourceSet, sameResources, type PackedSet } from './resource-set.js';
-import { Snapshot } from './snapshot.js';
+import { packResourceSet, sameResources } from './resource-set.js';
+import { Snapshot, type PackedSet, type SnapshotChange } from '../core/snapshot.js';
 import { createVersioner, type Clock } from './version.js';
 
 export const DEFAULT_SET = 'default';
@@ -18,14 +18,6 @@ export interface ResourceSetSpec {
   /** Which proxies get this set; undefined: every proxy. */
   match?: NodeMatch;
   resources: readonly unknown[];
-}
-
-export interface SnapshotChange {
-  /** The name of the set that changed. */
-  set: string;
-  snapshot: Snapshot;
-  /** Type URLs whose resources changed (and so got a new version). */
-  changed: string[];
 }
 
 export interface StoredSet {

@@ -11,9 +11,9 @@ import {
   type EnvoyProcess,
   type StartEnvoyOptions,
 } from '../envoy/envoy-process.js';
-import type { MockIstiod } from '../server/mock-istiod.js';
+import type { MockIstiod } from '../app/mock-istiod.js';
 import { track } from './leaks.js';
-import { waitFor, type WaitOptions } from './wait.js';
+import { waitFor, type WaitOptions } from '../util/wait.js';
 
 export type EnvoyState = 'LIVE' | 'DRAINING' | 'PRE_INITIALIZING' | 'INITIALIZING';
 

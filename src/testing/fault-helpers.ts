@@ -6,8 +6,8 @@ import type { FaultHandle } from '../faults/engine.js';
 import type { FaultSpec } from '../faults/model.js';
 import { displayTypeName, resolveTypeName } from '../faults/type-names.js';
 import type { JournalEntry, JournalKind } from '../journal/journal.js';
-import type { StreamView, ResponseEvent } from '../server/events.js';
-import type { MockIstiod } from '../server/mock-istiod.js';
+import type { StreamView, ResponseEvent } from '../core/events.js';
+import type { MockIstiod } from '../app/mock-istiod.js';
 
 /** The requests that ask for resources (not ACKs, NACKs or stale ones). */
 export const RESOURCE_REQUEST_KINDS: readonly JournalKind[] = [

@@ -9,8 +9,8 @@ export { startEnvoy, sidecarBootstrap, type TestEnvoy, type EnvoyState } from '.
 export { assertNoLeaks, closeAll, leaks } from './leaks.js';
 export { RESOURCE_REQUEST_KINDS, type RequestFilter } from './fault-helpers.js';
 export type { AckFilter, Acked, Nacked } from './waiters.js';
-export { waitFor, WaitTimeoutError, type WaitOptions } from './wait.js';
-export { freePort, freePorts } from './ports.js';
+export { waitFor, WaitTimeoutError, type WaitOptions } from '../util/wait.js';
+export { freePort, freePorts } from '../util/ports.js';
 export { AdsTestClient, AdsTestStream } from './ads-client.js';
 export {
   EnvoyExitedError,

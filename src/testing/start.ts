@@ -11,8 +11,8 @@
 import type { FaultHandle } from '../faults/engine.js';
 import type { FaultSpec } from '../faults/model.js';
 import type { JournalEntry } from '../journal/journal.js';
-import { createMockIstiod, type MockIstiod } from '../server/mock-istiod.js';
-import type { MockIstiodOptions } from '../server/options.js';
+import { createMockIstiod, type MockIstiod } from '../app/mock-istiod.js';
+import type { MockIstiodOptions } from '../app/options.js';
 import {
   expectNoResponse,
   waitForRequest,

@@ -2,9 +2,9 @@
  * Awaiting protocol events on a mock istiod: an ACK or a NACK of a type (optionally from
  * one node, optionally of one version). Resolves at once when it already happened.
  */
-import type { Nack } from '../protocol/sotw-session.js';
-import type { StreamView } from '../server/events.js';
-import type { MockIstiod } from '../server/mock-istiod.js';
+import type { Nack } from '../core/stream-state.js';
+import type { StreamView } from '../core/events.js';
+import type { MockIstiod } from '../app/mock-istiod.js';
 import { shortTypeName } from '../xds/type-urls.js';
 
 export interface AckFilter {

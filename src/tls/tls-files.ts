@@ -5,11 +5,23 @@
  */
 import { createPrivateKey, type KeyObject, type X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { Problem } from '../xds/problems.js';
+import type { Problem } from '../util/problems.js';
 import { signingKeyFromPem } from './keys.js';
 import { chainProblem, readCertificates, samePublicKey, validityWarning } from './pem-checks.js';
 import { parseCertificate, type CertificateAuthority } from './pki.js';
-import type { TlsFileName } from './tls-material.js';
+
+/** The files of a TLS directory. The first three are named as Istio names them. */
+export const TLS_FILES = Object.freeze({
+  rootCert: 'root-cert.pem',
+  certChain: 'cert-chain.pem',
+  key: 'key.pem',
+  /** The CA's signing key (the key of root-cert.pem), as in Istio's `cacerts` secret. */
+  caKey: 'ca-key.pem',
+  /** The ES256 key test tokens are signed with (ours: `mock-istiod token --tls-dir`). */
+  jwtKey: 'jwt-key.pem',
+});
+
+export type TlsFileName = keyof typeof TLS_FILES;
 
 type PathOf = (name: TlsFileName) => string;
 

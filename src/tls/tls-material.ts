@@ -9,22 +9,10 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Problem, Result } from '../xds/problems.js';
-import { loadCa, loadJwtKey, loadServing } from './tls-files.js';
+import type { Problem, Result } from '../util/problems.js';
+import { loadCa, loadJwtKey, loadServing, TLS_FILES, type TlsFileName } from './tls-files.js';
+
 import { createRootCa, issueServingCertificate, type CertificateAuthority } from './pki.js';
-
-/** The files of a TLS directory. The first three are named as Istio names them. */
-export const TLS_FILES = Object.freeze({
-  rootCert: 'root-cert.pem',
-  certChain: 'cert-chain.pem',
-  key: 'key.pem',
-  /** The CA's signing key (the key of root-cert.pem), as in Istio's `cacerts` secret. */
-  caKey: 'ca-key.pem',
-  /** The ES256 key test tokens are signed with (ours: `mock-istiod token --tls-dir`). */
-  jwtKey: 'jwt-key.pem',
-});
-
-export type TlsFileName = keyof typeof TLS_FILES;
 
 /** What the CA service needs, TLS or not. */
 export interface CaMaterial {

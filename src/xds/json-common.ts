@@ -5,7 +5,7 @@
  * @internal
  */
 import type protobuf from 'protobufjs';
-import type { Problem } from './problems.js';
+import type { Problem } from '../util/problems.js';
 
 /** State threaded through one `fromJson` call: where `@type` names resolve, what went wrong. */
 export interface FromContext {

@@ -15,7 +15,7 @@ import { messageFromJson, packAnyFromJson } from './json-from.js';
 import { encodeMessage } from './json-registry.js';
 import type { PackedAny } from './json-from.js';
 import { messageToJson } from './json-to.js';
-import type { Result } from './problems.js';
+import type { Result } from '../util/problems.js';
 import { envoyRoot } from './protos.js';
 
 export type { PackedAny } from './json-from.js';

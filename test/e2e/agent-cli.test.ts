@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 interface Run {

@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, type Agent } from '../../src/envoy/agent.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { makeHttpListener } from '../../src/resources/listener.js';
-import { freePorts } from '../../src/testing/ports.js';
+import { freePorts } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { get } from '../support/lab.js';
 

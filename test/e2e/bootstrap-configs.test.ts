@@ -11,7 +11,7 @@ import { envoyValidateError } from '../../src/bootstrap/validate-message.js';
 import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { validateEnvoyConfig } from '../../src/envoy/validate.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const configPath = (file: string) => join(packageRoot(), 'envoy-configs', file);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { validateEnvoyConfig } from '../../src/envoy/validate.js';
-import { freePort } from '../../src/testing/ports.js';
+import { freePort } from '../../src/util/ports.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const configs = join(packageRoot(), 'envoy-configs');

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { get, startLab, type Lab } from '../support/lab.js';
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeClusterLoadAssignment } from '../../src/resources/endpoint.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { ENDPOINT_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
 import { get, startLab, type Lab } from '../support/lab.js';
 

@@ -7,7 +7,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/fault-lab.js';
 

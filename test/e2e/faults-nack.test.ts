@@ -7,9 +7,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NACK_CATALOGUE } from '../../src/faults/nack-catalogue.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { freePorts } from '../../src/testing/ports.js';
+import { freePorts } from '../../src/util/ports.js';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/fault-lab.js';
 

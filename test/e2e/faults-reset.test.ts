@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESET_PRESETS } from '../../src/faults/scenarios/reset.js';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/fault-lab.js';
 
 /**

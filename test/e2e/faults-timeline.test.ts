@@ -13,8 +13,8 @@ import { startLabUpstream, type LabUpstream } from '../../scripts/lab-upstream.j
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { startEnvoy } from '../../src/testing/envoy.js';
 import { assertNoLeaks, closeAll } from '../../src/testing/leaks.js';
-import { freePorts } from '../../src/testing/ports.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { freePorts } from '../../src/util/ports.js';
+import { waitFor } from '../../src/util/wait.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { get } from '../support/fault-lab.js';
 

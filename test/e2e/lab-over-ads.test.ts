@@ -8,7 +8,7 @@ import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeHttpListener } from '../../src/resources/listener.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { get, startLab, type Lab } from '../support/lab.js';
 

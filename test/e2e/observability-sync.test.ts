@@ -12,7 +12,7 @@ import {
 } from '../../src/cli/proxy-status-view.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { makeHttpListener } from '../../src/resources/listener.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { startLab, type Lab } from '../support/lab.js';
 

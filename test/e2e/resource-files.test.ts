@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { get, startLab, type Lab } from '../support/lab.js';
 

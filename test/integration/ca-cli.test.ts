@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/testing/wait.js';
-import { freePorts } from '../../src/testing/ports.js';
-import { TLS_FILES } from '../../src/tls/tls-material.js';
+import { waitFor } from '../../src/util/wait.js';
+import { freePorts } from '../../src/util/ports.js';
+import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { caClient, createCertificate, makeCsr } from '../support/ca.js';
 

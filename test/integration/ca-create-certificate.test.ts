@@ -17,10 +17,11 @@ import type { CaClient } from '../../src/ca/ca-proto.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import type { MockIstiodOptions } from '../../src/server/options.js';
+import type { MockIstiodOptions } from '../../src/app/options.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { servingHosts } from '../../src/tls/security-options.js';
-import { prepareTlsMaterial, TLS_FILES } from '../../src/tls/tls-material.js';
+import { servingHosts } from '../../src/ca/security-options.js';
+import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
+import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { sidecarNode } from '../support/nodes.js';
 import { caClient, createCertificate, makeCsr } from '../support/ca.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { churn, settledHeap } from '../support/churn.js';
 
 const CYCLES = 1_000;

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/nodes.js';

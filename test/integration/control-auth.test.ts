@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MockIstiodError } from '../../src/server/errors.js';
-import { createMockIstiod } from '../../src/server/mock-istiod.js';
+import { MockIstiodError } from '../../src/core/errors.js';
+import { createMockIstiod } from '../../src/app/mock-istiod.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 
 let server: TestMockIstiod | undefined;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { NO_PROXY_ID, PROXY_NOT_CONNECTED } from '../../src/control/debug-routes.js';
 import { type AdsTestStream } from '../../src/testing/ads-client.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';

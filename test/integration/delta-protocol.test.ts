@@ -3,7 +3,7 @@ import { makeLabResources } from '../../src/resources/lab.js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { AdsTestClient, type ClientDeltaResponse } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/nodes.js';
 

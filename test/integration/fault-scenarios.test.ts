@@ -6,13 +6,13 @@
 import * as grpc from '@grpc/grpc-js';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { MockIstiodError } from '../../src/server/errors.js';
+import { MockIstiodError } from '../../src/core/errors.js';
 import {
   AdsTestClient,
   type AdsTestStream,
   type ClientResponse,
 } from '../../src/testing/ads-client.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { useMockIstiod } from '../support/mock-fixture.js';

@@ -5,10 +5,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTimeline, type Timeline } from '../../src/faults/timeline.js';
-import { runTimeline } from '../../src/faults/timeline-runner.js';
+import { runTimeline } from '../../src/app/timeline-runner.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/nodes.js';
 

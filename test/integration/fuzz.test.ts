@@ -8,7 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { fuzzCase } from '../support/fuzz-inputs.js';
 import { sidecarNode } from '../support/nodes.js';

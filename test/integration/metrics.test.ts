@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/nodes.js';

@@ -6,7 +6,7 @@ import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/nodes.js';

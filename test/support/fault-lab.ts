@@ -8,13 +8,13 @@ import { get as httpGet } from 'node:http';
 import { startLabUpstream, type LabUpstream } from '../../scripts/lab-upstream.js';
 import { makeLabResources, type LabOptions } from '../../src/resources/lab.js';
 import type { FaultSpec } from '../../src/faults/model.js';
-import type { MockIstiodOptions } from '../../src/server/options.js';
+import type { MockIstiodOptions } from '../../src/app/options.js';
 import type { StartEnvoyOptions } from '../../src/envoy/envoy-process.js';
 import { sidecarBootstrap, startEnvoy, type TestEnvoy } from '../../src/testing/envoy.js';
 import { closeAll } from '../../src/testing/leaks.js';
-import { freePorts } from '../../src/testing/ports.js';
+import { freePorts } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/testing/wait.js';
+import { waitFor } from '../../src/util/wait.js';
 
 export interface FaultLab {
   istiod: TestMockIstiod;

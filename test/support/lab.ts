@@ -8,8 +8,8 @@ import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { makeLabResources, type LabOptions } from '../../src/resources/lab.js';
 import type { EnvoyResource } from '../../src/resources/types.js';
-import type { MockIstiodOptions } from '../../src/server/options.js';
-import { freePorts } from '../../src/testing/ports.js';
+import type { MockIstiodOptions } from '../../src/app/options.js';
+import { freePorts } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 
 export interface Lab {

@@ -1,12 +1,8 @@
 import pino from 'pino';
 import { describe, expect, test } from 'vitest';
-import type { ProxyIdentity } from '../../src/protocol/node.js';
-import { attachCollisionWarnings } from '../../src/server/collisions.js';
-import {
-  ServerEventEmitter,
-  type NodeCollision,
-  type StreamView,
-} from '../../src/server/events.js';
+import type { ProxyIdentity } from '../../src/core/identity.js';
+import { attachCollisionWarnings } from '../../src/app/collisions.js';
+import { ServerEventEmitter, type NodeCollision, type StreamView } from '../../src/core/events.js';
 
 function stream(
   connectionId: string,

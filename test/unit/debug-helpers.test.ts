@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseJournalQuery } from '../../src/control/journal-query.js';
-import { syncState } from '../../src/control/sync-status.js';
+import { syncState } from '../../src/core/sync-status.js';
 import { typeUrlFromName, typeUrlsFromList } from '../../src/control/type-names.js';
 import { ConvergenceTracker } from '../../src/metrics/convergence.js';
 import { grpcCodeName, metricType } from '../../src/metrics/metric-type.js';
-import type { TypeState } from '../../src/protocol/session.js';
-import type { StreamView } from '../../src/server/events.js';
+import type { TypeState } from '../../src/core/stream-state.js';
+import type { StreamView } from '../../src/core/events.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
 
 const at = new Date(0);

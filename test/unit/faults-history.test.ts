@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SnapshotHistory } from '../../src/faults/history.js';
-import { TypeSnapshot } from '../../src/snapshot/snapshot.js';
+import { TypeSnapshot } from '../../src/core/snapshot.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 
 const snap = (version: string) => new TypeSnapshot(CLUSTER_TYPE, version, new Map(), 'test');

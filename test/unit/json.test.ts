@@ -1,7 +1,7 @@
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { encodeJson, fromJson, packAnyJson, toJson } from '../../src/xds/json.js';
-import { type Problem, formatProblems } from '../../src/xds/problems.js';
+import { type Problem, formatProblems } from '../../src/util/problems.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 
 const root = envoyRoot();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SotwSession } from '../../src/protocol/sotw-session.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import type { DiscoveryRequest } from '../../src/xds/wire.js';
-import { Snapshot } from '../../src/snapshot/snapshot.js';
+import { Snapshot } from '../../src/core/snapshot.js';
 
 /** An empty snapshot: every type answers at `version`. */
 const snapshotAt = (version: string) => new Snapshot(version, version, new Map(), 'test');

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRootCa } from '../../src/tls/pki.js';
-import { resolveSecurityOptions } from '../../src/tls/security-options.js';
-import { prepareTlsMaterial, TLS_FILES, type TlsMaterial } from '../../src/tls/tls-material.js';
-import type { Problem } from '../../src/xds/problems.js';
+import { resolveSecurityOptions } from '../../src/ca/security-options.js';
+import { prepareTlsMaterial, type TlsMaterial } from '../../src/tls/tls-material.js';
+import { TLS_FILES } from '../../src/tls/tls-files.js';
+import type { Problem } from '../../src/util/problems.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -14,7 +14,7 @@ import {
   parseCsr,
   signWorkloadCertificate,
 } from '../../src/tls/pki.js';
-import { servingHosts } from '../../src/tls/security-options.js';
+import { servingHosts } from '../../src/ca/security-options.js';
 
 async function csrFor(pem: string): Promise<string> {
   const key = await signingKeyFromPem(pem);

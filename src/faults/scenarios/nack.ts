@@ -12,12 +12,12 @@
  * untouched, and removing the fault simply resends the current version (the store was never
  * changed, so there is nothing to restore).
  */
-import type { RequestOutcome } from '../../protocol/sotw-session.js';
-import type { StreamView } from '../../server/events.js';
-import type { ResponseDecision, ResponseQuery } from '../../server/policy.js';
+import type { RequestOutcome } from '../../core/stream-state.js';
+import type { StreamView } from '../../core/events.js';
+import type { ResponseDecision, ResponseQuery } from '../../core/policy.js';
 import { packResourceSet } from '../../snapshot/resource-set.js';
-import type { TypeSnapshot } from '../../snapshot/snapshot.js';
-import { formatProblems } from '../../xds/problems.js';
+import type { TypeSnapshot } from '../../core/snapshot.js';
+import { formatProblems } from '../../util/problems.js';
 import type { FaultContext, ScenarioDefinition } from '../model.js';
 import { findNackConfig, NACK_CATALOGUE, type NackConfig } from '../nack-catalogue.js';
 import { displayTypeName } from '../type-names.js';

@@ -3,7 +3,7 @@
  * serves clusters but never listeners would. Envoy gets its CDS response, requests LDS, and
  * waits there (INITIALIZING).
  */
-import type { ResponseDecision } from '../../server/policy.js';
+import type { ResponseDecision } from '../../core/policy.js';
 import type { ScenarioDefinition } from '../model.js';
 
 const HOLD: ResponseDecision = Object.freeze({ kind: 'hold' });

@@ -6,7 +6,7 @@
  * response of those types is due. `times` limits how many streams it ends.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { StreamView } from '../../server/events.js';
+import type { StreamView } from '../../core/events.js';
 import type { ScenarioDefinition } from '../model.js';
 import { statusName } from '../params.js';
 

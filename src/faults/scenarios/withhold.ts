@@ -3,7 +3,7 @@
  * a fresh Envoy stays PRE_INITIALIZING with `control_plane.connected_state` 1; with only LDS
  * held it gets its clusters and stays INITIALIZING.
  */
-import type { ResponseDecision } from '../../server/policy.js';
+import type { ResponseDecision } from '../../core/policy.js';
 import type { ScenarioDefinition } from '../model.js';
 
 const HOLD: ResponseDecision = Object.freeze({ kind: 'hold' });

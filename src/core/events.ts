@@ -4,12 +4,12 @@
  * listen here (the seam go-control-plane calls callbacks). Listeners must not throw.
  */
 import { EventEmitter } from 'node:events';
-import type { ProxyIdentity } from '../protocol/node.js';
-import type { RequestOutcome } from '../protocol/sotw-session.js';
-import type { TypeState } from '../protocol/session.js';
-import type { TypeSnapshot } from '../snapshot/snapshot.js';
-import type { SnapshotChange } from '../snapshot/store.js';
-import type { Problem } from '../xds/problems.js';
+import type { ProxyIdentity } from './identity.js';
+import type { RequestOutcome } from './stream-state.js';
+import type { TypeState } from './stream-state.js';
+import type { TypeSnapshot } from './snapshot.js';
+import type { SnapshotChange } from './snapshot.js';
+import type { Problem } from '../util/problems.js';
 
 /** A read-only view of one connected stream. */
 export interface StreamView {

@@ -8,7 +8,7 @@
  * go the stream sends the version current at that moment.
  */
 import type * as grpc from '@grpc/grpc-js';
-import type { TypeSnapshot } from '../snapshot/snapshot.js';
+import type { TypeSnapshot } from './snapshot.js';
 import type { StreamView } from './events.js';
 
 export interface ResponseQuery {

@@ -9,7 +9,7 @@
  *
  * A type the proxy never subscribed to is `IGNORED` (istioctl's word for it).
  */
-import type { TypeState } from '../protocol/session.js';
+import type { TypeState } from './stream-state.js';
 
 export const SYNC_STATES = ['SYNCED', 'NOT SENT', 'STALE', 'ERROR'] as const;
 export type SyncState = (typeof SYNC_STATES)[number];

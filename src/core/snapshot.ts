@@ -5,8 +5,18 @@
  * response body for a type (everything but the nonce) is encoded once per version and shared
  * by every stream; a subset of names (non-wildcard subscriptions) is cached the same way.
  */
-import { encodeResponseBody } from '../xds/wire.js';
-import type { NamedResource, PackedSet } from './resource-set.js';
+import { encodeResponseBody, type PackedResource } from '../xds/wire.js';
+
+export interface NamedResource extends PackedResource {
+  name: string;
+  /** Per-resource version for delta xDS: a hash of the encoded resource, so that the same
+   * content has the same version across pushes and across restarts of the mock (a proxy
+   * reconnecting with `initial_resource_versions` is not sent what it already has). */
+  version: string;
+}
+
+/** Packed resources by type URL, then by name. */
+export type PackedSet = Map<string, Map<string, NamedResource>>;
 
 const MAX_CACHED_SUBSETS = 64;
 
@@ -104,4 +114,12 @@ export class Snapshot {
     const base = previous?.baseVersion ?? baseVersion ?? version;
     return { snapshot: new Snapshot(pushVersion, base, types, controlPlaneId), changed };
   }
+}
+
+export interface SnapshotChange {
+  /** The name of the set that changed. */
+  set: string;
+  snapshot: Snapshot;
+  /** Type URLs whose resources changed (and so got a new version). */
+  changed: string[];
 }

@@ -6,21 +6,12 @@
  */
 import type { Logger } from 'pino';
 import { loadAndValidate, watchResources, type ValidatedSets } from '../resources/file-source.js';
-import type { SnapshotChange, SnapshotStore } from '../snapshot/store.js';
-import { formatProblems, type Problem, type Result } from '../xds/problems.js';
-import { MockIstiodError } from './errors.js';
-import type { ServerEventEmitter } from './events.js';
-
-export interface ResourceStatus {
-  /** Where resources come from: a path, or `api` when set through the API / library. */
-  source: string;
-  /** When the sets now serving were loaded. */
-  loadedAt: string;
-  /** Warnings of the sets now serving (accepted, but Envoy would warm on them). */
-  warnings: Problem[];
-  /** The last failed reload, cleared by the next good one. */
-  lastError: { at: string; problems: Problem[] } | undefined;
-}
+import type { SnapshotStore } from '../snapshot/store.js';
+import type { SnapshotChange } from '../core/snapshot.js';
+import { formatProblems, type Result } from '../util/problems.js';
+import { MockIstiodError } from '../core/errors.js';
+import type { ServerEventEmitter } from '../core/events.js';
+import type { ResourceStatus } from '../resources/status.js';
 
 /** Loads the files once, for start-up: problems throw, one line each. */
 export function loadInitialSets(path: string): ValidatedSets {

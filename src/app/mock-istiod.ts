@@ -9,38 +9,40 @@ import { allRoutes } from '../control/routes.js';
 import {
   createSnapshotStore,
   type ResourceSetSpec,
-  type SnapshotChange,
   type SnapshotStore,
   type StoredSet,
 } from '../snapshot/store.js';
+import { type SnapshotChange } from '../core/snapshot.js';
 import type { ValidatedSets } from '../resources/file-source.js';
 import { attachCollisionWarnings } from './collisions.js';
-import { loadInitialSets, ResourceFiles, type ResourceStatus } from './resource-files.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import { loadInitialSets, ResourceFiles } from './resource-files.js';
+import { type ResourceStatus } from '../resources/status.js';
+import type { Snapshot } from '../core/snapshot.js';
 import {
   attachJournal,
   Journal,
   type JournalEntry,
   type JournalFilter,
 } from '../journal/journal.js';
-import type { Result } from '../xds/problems.js';
+import type { Result } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
 import { SentResources } from '../control/sent-resources.js';
-import { createAdsServer, type AdsServer } from './ads-server.js';
-import { MockIstiodError } from './errors.js';
-import { ServerEventEmitter, type StreamView } from './events.js';
+import { createAdsServer, type AdsServer } from '../server/ads-server.js';
+import { MockIstiodError } from '../core/errors.js';
+import { ServerEventEmitter, type StreamView } from '../core/events.js';
 import {
   combinePolicies,
   createWithholdSwitch,
   type ResponsePolicy,
   type WithholdSwitch,
-} from './policy.js';
-import { resolveOptions, type Endpoint, type MockIstiodOptions } from './options.js';
-import type { AdsStream } from './ads-stream.js';
+} from '../core/policy.js';
+import { resolveOptions, type MockIstiodOptions } from './options.js';
+import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
+import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
-import { createFaultHost } from '../faults/host.js';
+import { createFaultHost } from './fault-host.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
-import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../tls/security.js';
+import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
 
 export interface StartedAddresses {
   xds: Endpoint;
@@ -205,8 +207,7 @@ class MockIstiodImpl implements MockIstiod {
   }
 
   get xdsAddress(): string {
-    const { host, port } = this.addresses.xds;
-    return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    return formatEndpoint(this.addresses.xds);
   }
 
   get security(): MockSecurity {

@@ -2,7 +2,7 @@
  * The one error class of the package, with a closed set of codes. User mistakes (bad
  * options, bad resources, a port in use) carry a message meant to be printed as one line.
  */
-import { formatProblems, type Problem } from '../xds/problems.js';
+import { formatProblems, type Problem } from '../util/problems.js';
 
 export type MockIstiodErrorCode =
   | 'INVALID_OPTIONS'

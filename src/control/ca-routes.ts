@@ -3,15 +3,11 @@
  * the root certificate. The token signing key itself is never sent anywhere; off loopback
  * these routes, like every control route, need the control token.
  */
-import type { Route } from '../control/router.js';
-import { problemsResponse } from '../control/fault-routes.js';
-import type { Problem } from '../xds/problems.js';
-import { resolveTokenRequest, subjectOf, type TokenRequest } from './service-account-token.js';
-import type { MockSecurity } from '../tls/security.js';
-
-export interface HasSecurity {
-  readonly security: MockSecurity;
-}
+import { problemsResponse } from './responses.js';
+import type { Route } from './router.js';
+import type { HasSecurity } from './target.js';
+import type { Problem } from '../util/problems.js';
+import { resolveTokenRequest, subjectOf, type TokenRequest } from '../ca/service-account-token.js';
 
 /**
  * `{ namespace, serviceAccount, audience | audiences, ttlSeconds }` → a partial token request,

@@ -4,22 +4,14 @@
  */
 import pino, { type Logger } from 'pino';
 import { makeLabResources } from '../resources/lab.js';
-import type { Problem, Result } from '../xds/problems.js';
+import type { Problem, Result } from '../util/problems.js';
 import type { Clock } from '../snapshot/version.js';
-import type { ResponsePolicy } from './policy.js';
+import type { Endpoint } from '../core/endpoint.js';
+import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
 import type { ResourceSetSpec } from '../snapshot/store.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
-import {
-  resolveSecurityOptions,
-  type CaOptions,
-  type TlsOptions,
-} from '../tls/security-options.js';
-
-export interface Endpoint {
-  host: string;
-  port: number;
-}
+import { resolveSecurityOptions, type CaOptions, type TlsOptions } from '../ca/security-options.js';
 
 export interface MockIstiodOptions {
   /** Where the ADS gRPC server listens (istiod: 15012). */

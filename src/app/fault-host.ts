@@ -9,11 +9,11 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AdsServer } from '../server/ads-server.js';
 import type { AdsStream } from '../server/ads-stream.js';
-import type { ServerEventEmitter, StreamView } from '../server/events.js';
-import type { Endpoint } from '../server/options.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
-import { matchesGlob } from './glob.js';
-import type { FaultHost, StreamSelector } from './model.js';
+import type { ServerEventEmitter, StreamView } from '../core/events.js';
+import type { Endpoint } from '../core/endpoint.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { matchesGlob } from '../faults/glob.js';
+import type { FaultHost, StreamSelector } from '../faults/model.js';
 
 export const DOWN_MESSAGE = 'mock istiod is down';
 

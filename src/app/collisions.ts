@@ -9,7 +9,7 @@
  * cost O(N²) (seconds at 5,000 streams; see docs/BENCHMARKS.md).
  */
 import type { Logger } from 'pino';
-import type { ServerEventEmitter, StreamView } from './events.js';
+import type { ServerEventEmitter, StreamView } from '../core/events.js';
 
 function keys(stream: StreamView): string[] {
   const { proxy } = stream;

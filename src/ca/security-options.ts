@@ -3,8 +3,9 @@
  * beside it. They come in partial (`tls: true`, `ca: { audiences: ['other'] }`) and leave
  * complete, with Istio's defaults, or as a list of every problem.
  */
-import type { Problem, Result } from '../xds/problems.js';
-import { DEFAULT_TOKEN_AUDIENCE } from '../ca/service-account-token.js';
+import type { Problem, Result } from '../util/problems.js';
+import { DEFAULT_TOKEN_AUDIENCE } from './service-account-token.js';
+import { isObject } from '../util/guards.js';
 
 /** The name Istio's proxies use for istiod: their SNI, and the serving certificate's SAN. */
 export const ISTIOD_SERVICE_NAME = 'istiod.istio-system.svc';
@@ -49,9 +50,6 @@ export interface SecurityOptions {
   tls: TlsOptions | false;
   ca: CaOptions;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function resolveTls(input: unknown, problems: Problem[]): TlsOptions | false {
   if (input === undefined || input === false) return false;

@@ -9,22 +9,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { createCaService, type GrpcServiceEntry } from '../ca/ca-service.js';
+import { createCaService, type GrpcServiceEntry } from './ca-service.js';
 import {
   mintToken,
   resolveTokenRequest,
   type MintedToken,
   type TokenRequest,
-} from '../ca/service-account-token.js';
-import { MockIstiodError } from '../server/errors.js';
+} from './service-account-token.js';
+import { MockIstiodError } from '../core/errors.js';
 import { resolveSecurityOptions, servingHosts, type TlsOptions } from './security-options.js';
 import {
   createCaMaterial,
   prepareTlsMaterial,
-  TLS_FILES,
   type CaMaterial,
   type TlsMaterial,
-} from './tls-material.js';
+} from '../tls/tls-material.js';
+import { TLS_FILES } from '../tls/tls-files.js';
 
 /** What a started mock tells about its TLS and CA, and the token minting it offers. */
 export interface MockSecurity {

@@ -5,9 +5,9 @@
  */
 import type { Logger } from 'pino';
 import pino from 'pino';
-import type { MockIstiod } from '../server/mock-istiod.js';
-import { formatProblems } from '../xds/problems.js';
-import type { Timeline, TimelineAction } from './timeline.js';
+import type { MockIstiod } from './mock-istiod.js';
+import { formatProblems } from '../util/problems.js';
+import type { Timeline, TimelineAction } from '../faults/timeline.js';
 
 export interface TimelineRun {
   /** Resolves when the last step has run (or the run was stopped). */

@@ -1,0 +1,67 @@
+/**
+ * What the control API needs from the server it controls, one narrow interface per route
+ * file. The assembly (src/app/mock-istiod.ts) satisfies all of them; the control API never
+ * imports it, so that it stands on a floor below it (docs/architecture.md).
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { MockSecurity } from '../ca/security.js';
+import type { StreamView } from '../core/events.js';
+import type { SnapshotChange } from '../core/snapshot.js';
+import type { FaultEngine } from '../faults/engine.js';
+import type { StreamSelector } from '../faults/model.js';
+import type { JournalEntry, JournalFilter } from '../journal/journal.js';
+import type { XdsMetrics } from '../metrics/metrics.js';
+import type { ResourceStatus } from '../resources/status.js';
+import type { ResourceSetSpec, StoredSet } from '../snapshot/store.js';
+import type { Result } from '../util/problems.js';
+import type { SentResources } from './sent-resources.js';
+
+/** Withhold and release (control-routes.ts). */
+export interface Controllable {
+  release(): boolean;
+  withhold(): void;
+  readonly withheld: boolean;
+  streams(): StreamView[];
+}
+
+/** istiod's debug endpoints (debug-routes.ts). */
+export interface Debuggable {
+  streams(): StreamView[];
+  readonly withheld: boolean;
+  journal(filter?: JournalFilter): JournalEntry[];
+  /** What each stream was last sent, per type. */
+  readonly sentResources: SentResources;
+}
+
+/** Faults, per-test reset, push and disconnect (fault-routes.ts). */
+export interface FaultTarget {
+  readonly faults: FaultEngine;
+  reset(): Promise<void>;
+  push(selector?: StreamSelector): number;
+  disconnect(selector?: StreamSelector, code?: grpc.status, message?: string): number;
+  readonly serving: boolean;
+  readonly withheld: boolean;
+}
+
+/** Reading, replacing and reloading the resources served (resource-routes.ts). */
+export interface ResourceTarget {
+  setResources(resources: readonly unknown[]): Result<SnapshotChange>;
+  setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]>;
+  resourceSets(): readonly StoredSet[];
+  reloadResources(): Result<SnapshotChange[]>;
+  resourceStatus(): ResourceStatus;
+}
+
+/** The CA's token and root certificate (ca-routes.ts). */
+export interface HasSecurity {
+  readonly security: MockSecurity;
+}
+
+/** `/metrics` (metrics-routes.ts). */
+export interface HasMetrics {
+  readonly metrics: XdsMetrics;
+}
+
+/** Everything the control API serves from. */
+export interface ControlTarget
+  extends Controllable, Debuggable, FaultTarget, ResourceTarget, HasSecurity, HasMetrics {}

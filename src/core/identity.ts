@@ -1,0 +1,25 @@
+/**
+ * Who is on the other end of a stream, as istiod names a proxy (parsed from `node.id` in
+ * src/protocol/node.ts).
+ */
+export const NODE_TYPES = ['sidecar', 'router', 'waypoint', 'ztunnel'] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+export interface ProxyIdentity {
+  /** The full node id as sent. */
+  nodeId: string;
+  type: NodeType;
+  /** Addresses from `INSTANCE_IPS` metadata, else the id's IP part. */
+  ipAddresses: string[];
+  /** The third part of the id, `<pod>.<namespace>`; istiod calls it the proxy ID. */
+  id: string;
+  /** The fourth part, `<namespace>.svc.cluster.local`. */
+  dnsDomain: string;
+  /** `node.cluster` (`<workload>.<namespace>` for a sidecar). */
+  cluster: string;
+  metadata: Record<string, unknown>;
+  /** `CLUSTER_ID` from metadata (istiod's default is `Kubernetes`). */
+  clusterId: string;
+  /** `ISTIO_VERSION` from metadata, when present. */
+  istioVersion: string;
+}

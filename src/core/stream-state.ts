@@ -1,0 +1,50 @@
+/**
+ * What a stream knows about each type it serves, and what each request meant: the shared
+ * vocabulary of the sessions (src/protocol), the events, the journal, metrics and debug views.
+ */
+
+export interface Sent {
+  version: string;
+  nonce: string;
+  at: Date;
+  count: number;
+}
+
+export interface Nack {
+  /** The version Envoy rejected (the one we had sent). */
+  version: string;
+  nonce: string;
+  /** The version Envoy says it still runs (`version_info` of a SotW NACK; empty in delta). */
+  keptVersion: string;
+  code: number;
+  message: string;
+  at: Date;
+}
+
+/** What a session knows about one subscribed type. */
+export interface TypeState {
+  typeUrl: string;
+  /** `'*'` for a wildcard subscription, else the names asked for (sorted). */
+  names: '*' | readonly string[];
+  sent: Sent | undefined;
+  acked: { version: string; nonce: string; at: Date } | undefined;
+  /** The last NACK, cleared by the next ACK. */
+  nack: Nack | undefined;
+}
+
+/** What a request meant. The stream glue logs and reports each; only some need a response. */
+export type RequestOutcome =
+  | { kind: 'rejected'; message: string }
+  | { kind: 'subscribe'; typeUrl: string }
+  /** SotW: `version` is what the proxy runs. Delta: `version` is empty and `known` counts the
+   * resources listed in `initial_resource_versions`. */
+  | { kind: 'reconnect'; typeUrl: string; version: string; known?: number }
+  /** Delta only: names dropped from the subscription (nothing to send). */
+  | { kind: 'unsubscribe'; typeUrl: string; names: string[] }
+  | { kind: 'resubscribe'; typeUrl: string }
+  | { kind: 'ack'; typeUrl: string; version: string; nonce: string }
+  /** The last nonce again, without an error, but still on an older version: after a NACK,
+   * Envoy repeats its request this way (error_detail cleared once sent). Not an ACK. */
+  | { kind: 'repeat'; typeUrl: string; version: string }
+  | { kind: 'nack'; typeUrl: string; nack: Nack }
+  | { kind: 'stale'; typeUrl: string; nonce: string; expected: string | undefined };

@@ -1,0 +1,13 @@
+import type { Problem } from '../util/problems.js';
+
+/** Where the served resources come from, and how the last load went (`GET /debug/resources`). */
+export interface ResourceStatus {
+  /** Where resources come from: a path, or `api` when set through the API / library. */
+  source: string;
+  /** When the sets now serving were loaded. */
+  loadedAt: string;
+  /** Warnings of the sets now serving (accepted, but Envoy would warm on them). */
+  warnings: Problem[];
+  /** The last failed reload, cleared by the next good one. */
+  lastError: { at: string; problems: Problem[] } | undefined;
+}

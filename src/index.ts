@@ -26,6 +26,15 @@ export {
 export type { EnvoyResource } from './resources/types.js';
 export { makeProxylessService, type ProxylessServiceOptions } from './resources/proxyless.js';
 export * from './xds/type-urls.js';
+export {
+  RESOURCE_TYPES,
+  resourceType,
+  parseTypeName,
+  shortTypeName,
+  displayTypeName,
+  metricLabel,
+} from './core/types/registry.js';
+export type { ResourceType, Reference, ConfigDumpSection } from './core/types/resource-type.js';
 export type { Problem, Result } from './util/problems.js';
 export { startMockIstiod, type TestMockIstiod } from './testing/start.js';
 export {

@@ -5,14 +5,8 @@
  * istioctl's `-o json` (a DiscoveryResponse of `ClientConfig`s). Pure functions of the data
  * and the current time.
  */
-import {
-  CLUSTER_TYPE,
-  ENDPOINT_TYPE,
-  EXTENSION_CONFIG_TYPE,
-  LISTENER_TYPE,
-  ROUTE_TYPE,
-  shortTypeName,
-} from '../xds/type-urls.js';
+import { rankedTypes, shortTypeName } from '../core/types/registry.js';
+import { CLIENT_CONFIG_TYPE } from '../xds/type-urls.js';
 import { humanDuration } from './human-duration.js';
 import { formatTable } from './tabwriter.js';
 
@@ -32,13 +26,8 @@ type ResourceStatus = NonNullable<SyncStatusJson['resources']>[string];
 /** CSDS's `ConfigStatus` names, which istioctl's JSON uses. */
 export type ConfigStatus = 'SYNCED' | 'NOT_SENT' | 'STALE' | 'ERROR';
 
-export const TABLE_TYPES = [
-  CLUSTER_TYPE,
-  LISTENER_TYPE,
-  ENDPOINT_TYPE,
-  ROUTE_TYPE,
-  EXTENSION_CONFIG_TYPE,
-] as const;
+/** istioctl's type columns, in its order: CDS LDS EDS RDS ECDS. */
+export const TABLE_TYPES = rankedTypes((t) => t.proxyStatusColumn).map((t) => t.typeUrl);
 
 const GO_ZERO_TIME_PREFIX = '0001-01-01';
 
@@ -77,7 +66,7 @@ export function proxyStatusTable(
   istiod: string,
   nowMs: number,
 ): string {
-  const header = ['NAME', 'CLUSTER', 'CDS', 'LDS', 'EDS', 'RDS', 'ECDS', 'ISTIOD', 'VERSION'];
+  const header = ['NAME', 'CLUSTER', ...TABLE_TYPES.map(shortTypeName), 'ISTIOD', 'VERSION'];
   const rows = statuses.map((s) => [
     s.proxy ?? '',
     s.cluster_id ?? '',
@@ -98,8 +87,6 @@ export function errorLines(statuses: readonly SyncStatusJson[]): string[] {
     ),
   );
 }
-
-const CLIENT_CONFIG_TYPE = 'type.googleapis.com/envoy.service.status.v3.ClientConfig';
 
 function genericXdsConfig(typeUrl: string, resource: ResourceStatus): Record<string, unknown> {
   const status = configStatus(resource);

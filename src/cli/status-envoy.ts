@@ -11,6 +11,7 @@
  * The state shown is `/server_info`'s, which is current; the `server.state` stat lags up to
  * a stats flush and reads 0 (LIVE) before the first one.
  */
+import { RESOURCE_TYPES } from '../core/types/registry.js';
 import { EnvoyAdminClient, type StatValue } from '../envoy/admin-client.js';
 
 export type AdminSource = 'flag' | 'metadata' | 'proxy-config';
@@ -20,16 +21,16 @@ export interface AdminAddress {
   source: AdminSource;
 }
 
+/** The per-type subscription stats shown beside the mock's view. */
+const TYPE_STATS = ['update_success', 'update_rejected', 'version_text'];
+
 /** The stats shown beside the mock's view, by Envoy's names. */
-export const ENVOY_STATS = [
+export const ENVOY_STATS: readonly string[] = [
   'control_plane.connected_state',
-  'cluster_manager.cds.update_success',
-  'cluster_manager.cds.update_rejected',
-  'cluster_manager.cds.version_text',
-  'listener_manager.lds.update_success',
-  'listener_manager.lds.update_rejected',
-  'listener_manager.lds.version_text',
-] as const;
+  ...RESOURCE_TYPES.flatMap((t) =>
+    t.envoyStats ? TYPE_STATS.map((s) => `${t.envoyStats}.${s}`) : [],
+  ),
+];
 
 export interface EnvoySide {
   admin: string;
@@ -41,7 +42,7 @@ export interface EnvoySide {
   nodeId?: string;
   /** `state` from `/server_info`: LIVE, PRE_INITIALIZING, INITIALIZING, DRAINING. */
   state?: string;
-  stats: Partial<Record<(typeof ENVOY_STATS)[number], StatValue>>;
+  stats: Partial<Record<string, StatValue>>;
 }
 
 /** `127.0.0.1:15000`, `[::1]:15000`, `15000` or a URL → a URL. */
@@ -99,10 +100,11 @@ export async function readEnvoy(address: AdminAddress, timeoutMs = 2_000): Promi
     side.nodeId = info.node?.id;
     for (const { name, value } of stats.stats ?? []) {
       if (
-        (ENVOY_STATS as readonly unknown[]).includes(name) &&
+        name !== undefined &&
+        ENVOY_STATS.includes(name) &&
         (typeof value === 'number' || typeof value === 'string')
       ) {
-        side.stats[name as (typeof ENVOY_STATS)[number]] = value;
+        side.stats[name] = value;
       }
     }
   } catch (err) {

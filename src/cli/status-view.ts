@@ -3,16 +3,17 @@
  * version sent, version ACKed) beside the Envoy's own counters for CDS and LDS, then the
  * last NACK. Built for a projector: one block per proxy, Envoy's stat names as they are.
  */
+import { RESOURCE_TYPES } from '../core/types/registry.js';
 import type { TypeDetail } from '../control/streamz-view.js';
-import { grpcCodeName } from '../metrics/metric-type.js';
+import { grpcCodeName } from '../metrics/grpc-codes.js';
 import type { EnvoySide } from './status-envoy.js';
 import type { ProxyReport, StatusReport } from './status-report.js';
 import { formatTable } from './tabwriter.js';
 
-const ENVOY_PREFIX: Record<string, string> = {
-  CDS: 'cluster_manager.cds',
-  LDS: 'listener_manager.lds',
-};
+/** Types whose subscription Envoy counts in stats of its own: CDS and LDS. */
+const ENVOY_PREFIX = new Map(
+  RESOURCE_TYPES.flatMap((t) => (t.envoyStats ? [[t.shortName, t.envoyStats] as const] : [])),
+);
 
 function headline(report: StatusReport): string {
   const { mock } = report;
@@ -34,15 +35,15 @@ function envoyLine(envoy: EnvoySide | undefined): string {
 }
 
 function stat(envoy: EnvoySide | undefined, type: string, name: string): string {
-  const prefix = ENVOY_PREFIX[type];
+  const prefix = ENVOY_PREFIX.get(type);
   if (!prefix || !envoy?.reachable) return '-';
-  const value = envoy.stats[`${prefix}.${name}` as keyof EnvoySide['stats']];
+  const value = envoy.stats[`${prefix}.${name}`];
   return value === undefined || value === '' ? '-' : String(value);
 }
 
 function typeRows(proxy: ProxyReport): string[][] {
   const types: (TypeDetail | { type: string })[] = [...(proxy.mock?.types ?? [])];
-  for (const type of ['CDS', 'LDS']) {
+  for (const type of ENVOY_PREFIX.keys()) {
     if (!types.some((t) => t.type === type)) types.push({ type });
   }
   const header = [

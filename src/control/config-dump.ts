@@ -8,16 +8,9 @@
 import type { NamedResource } from '../core/snapshot.js';
 import { toJson } from '../xds/json.js';
 import { findMessageType } from '../xds/protos.js';
-import {
-  CLUSTER_TYPE,
-  ENDPOINT_TYPE,
-  EXTENSION_CONFIG_TYPE,
-  LISTENER_TYPE,
-  ROUTE_TYPE,
-  SECRET_TYPE,
-  TYPE_PREFIX,
-  messageNameOf,
-} from '../xds/type-urls.js';
+import { RESOURCE_TYPES, resourceType } from '../core/types/registry.js';
+import type { ConfigDumpSection } from '../core/types/resource-type.js';
+import { TYPE_PREFIX, messageNameOf } from '../xds/type-urls.js';
 import type { SentType } from './sent-resources.js';
 
 const ADMIN = `${TYPE_PREFIX}envoy.admin.v3.`;
@@ -60,96 +53,50 @@ function section(name: string, fields: Json): Json {
   return out;
 }
 
-/** Secrets keep their shape but never their private keys (as istiod redacts them). */
-function redactSecret(secret: Json): Json {
-  const cert = secret.tls_certificate as Json | undefined;
-  if (!cert?.private_key) return secret;
-  const redacted = Buffer.from('[redacted]').toString('base64');
-  return { ...secret, tls_certificate: { ...cert, private_key: { inline_bytes: redacted } } };
-}
-
 export interface ConfigDumpOptions {
   /** `?include_eds`: add the endpoints section (istiod leaves it out by default). */
   includeEds?: boolean;
 }
 
-type Sent = (typeUrl: string) => SentType | undefined;
-
-function clustersSection(of: Sent): Json {
-  return section('ClustersConfigDump', {
-    version_info: of(CLUSTER_TYPE)?.version,
-    dynamic_active_clusters: entries(of(CLUSTER_TYPE), (cluster, _n, common) => ({
-      ...common,
-      cluster,
-    })),
+/** One type's section, shaped as its descriptor says. */
+function typeSection(dump: ConfigDumpSection, sent: SentType | undefined) {
+  const redact = dump.redact ?? ((resource: Json) => resource);
+  return section(dump.section, {
+    version_info: dump.versioned ? sent?.version : undefined,
+    [dump.list]: entries(sent, (resource, name, common) => {
+      const body = { [dump.entry]: redact(resource) };
+      const state = dump.activeState
+        ? { active_state: { ...common, ...body } }
+        : { ...common, ...body };
+      return dump.named ? { name, ...state } : state;
+    }),
   });
 }
 
-function endpointsSection(of: Sent): Json {
-  return section('EndpointsConfigDump', {
-    dynamic_endpoint_configs: entries(of(ENDPOINT_TYPE), (endpoint_config, _n, common) => ({
-      ...common,
-      endpoint_config,
-    })),
-  });
-}
+/**
+ * Sections no served type fills, at their place in Envoy's order: the bootstrap (the mock
+ * does not know the proxy's) and scoped routes.
+ */
+const EMPTY_SECTIONS = [
+  { rank: 0, section: 'BootstrapConfigDump' },
+  { rank: 40, section: 'ScopedRoutesConfigDump' },
+];
 
-function listenersSection(of: Sent): Json {
-  return section('ListenersConfigDump', {
-    version_info: of(LISTENER_TYPE)?.version,
-    dynamic_listeners: entries(of(LISTENER_TYPE), (listener, name, common) => ({
-      name,
-      active_state: { ...common, listener },
-    })),
-  });
-}
-
-function routesSection(of: Sent): Json {
-  return section('RoutesConfigDump', {
-    dynamic_route_configs: entries(of(ROUTE_TYPE), (route_config, _n, common) => ({
-      ...common,
-      route_config,
-    })),
-  });
-}
-
-function secretsSection(of: Sent): Json {
-  return section('SecretsConfigDump', {
-    dynamic_active_secrets: entries(of(SECRET_TYPE), (secret, name, common) => ({
-      name,
-      ...common,
-      secret: redactSecret(secret),
-    })),
-  });
-}
-
-function ecdsSection(of: Sent): Json {
-  return section('EcdsConfigDump', {
-    ecds_filters: entries(of(EXTENSION_CONFIG_TYPE), (ecds_filter, _n, common) => ({
-      ...common,
-      ecds_filter,
-    })),
-  });
-}
-
-/** The full dump for one stream. */
+/** The full dump for one stream, in the order Envoy and istiod print the sections. */
 export function buildConfigDump(
   sent: ReadonlyMap<string, SentType>,
   options: ConfigDumpOptions = {},
 ): { configs: Json[] } {
-  const of: Sent = (typeUrl) => sent.get(typeUrl);
-  return {
-    configs: [
-      section('BootstrapConfigDump', {}),
-      clustersSection(of),
-      ...(options.includeEds ? [endpointsSection(of)] : []),
-      listenersSection(of),
-      section('ScopedRoutesConfigDump', {}),
-      routesSection(of),
-      secretsSection(of),
-      ecdsSection(of),
-    ],
-  };
+  const typed = RESOURCE_TYPES.flatMap((type) => {
+    const dump = type.configDump;
+    if (!dump || (dump.optIn && !options.includeEds)) return [];
+    return [{ rank: dump.rank, build: () => typeSection(dump, sent.get(type.typeUrl)) }];
+  });
+  const empty = EMPTY_SECTIONS.map(({ rank, section: name }) => ({
+    rank,
+    build: () => section(name, {}),
+  }));
+  return { configs: [...typed, ...empty].sort((a, b) => a.rank - b.rank).map((s) => s.build()) };
 }
 
 /** `?types=cds,lds`: the bare resources of the listed types, in that order. */
@@ -159,7 +106,7 @@ export function buildTypedDump(
 ): { configs: Json[] } {
   const configs = typeUrls.flatMap((typeUrl) =>
     sentResources(sent.get(typeUrl)).map((resource) =>
-      typeUrl === SECRET_TYPE ? redactSecret(resourceJson(resource)) : resourceJson(resource),
+      (resourceType(typeUrl)?.configDump?.redact ?? ((json: Json) => json))(resourceJson(resource)),
     ),
   );
   return { configs };

@@ -18,7 +18,8 @@ import { parseJournalQuery } from './journal-query.js';
 import { HttpError, type ControlRequest, type ControlResponse, type Route } from './router.js';
 import { streamzView } from './streamz-view.js';
 import type { Debuggable } from './target.js';
-import { typeUrlsFromList } from './type-names.js';
+import { parseTypeList } from '../core/types/registry.js';
+import { problemsResponse } from './responses.js';
 
 // istiod's texts (debug.go, errorHandler), answered as text/plain.
 export const NO_PROXY_ID = 'You must provide a proxyID in the query string\n';
@@ -43,7 +44,11 @@ function configDump(target: Debuggable, request: ControlRequest): ControlRespons
   if (!('proxy' in found)) return found;
   const sent = target.sentResources.get(found.connectionId);
   const types = request.query.get('types');
-  if (types) return json(buildTypedDump(sent, typeUrlsFromList(types)));
+  if (types) {
+    const typeUrls = parseTypeList(types, 'types');
+    if (!typeUrls.ok) return problemsResponse('invalid types', typeUrls.problems);
+    return json(buildTypedDump(sent, typeUrls.value));
+  }
   return json(buildConfigDump(sent, { includeEds: request.query.has('include_eds') }));
 }
 

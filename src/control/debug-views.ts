@@ -6,13 +6,7 @@
  */
 import type { TypeState } from '../core/stream-state.js';
 import type { StreamView } from '../core/events.js';
-import {
-  CLUSTER_TYPE,
-  ENDPOINT_TYPE,
-  EXTENSION_CONFIG_TYPE,
-  LISTENER_TYPE,
-  ROUTE_TYPE,
-} from '../xds/type-urls.js';
+import { rankedTypes } from '../core/types/registry.js';
 
 type Json = Record<string, unknown>;
 
@@ -41,13 +35,10 @@ export function namespaceOf(stream: StreamView): string {
   return dot < 0 ? '' : stream.proxy.id.slice(dot + 1);
 }
 
-const SYNCZ_TYPES = [
-  ['cluster', CLUSTER_TYPE],
-  ['listener', LISTENER_TYPE],
-  ['route', ROUTE_TYPE],
-  ['endpoint', ENDPOINT_TYPE],
-  ['extensionconfig', EXTENSION_CONFIG_TYPE],
-] as const;
+/** istiod's flat `<prefix>_sent` / `<prefix>_acked` fields, in its order. */
+const SYNCZ_TYPES = rankedTypes((t) => t.syncz?.rank).flatMap(({ syncz, typeUrl }) =>
+  syncz ? [{ prefix: syncz.prefix, typeUrl }] : [],
+);
 
 function resourceStatus(state: Readonly<TypeState>): Json {
   return omitEmpty({
@@ -66,7 +57,7 @@ export function syncStatus(stream: StreamView): Json {
     proxy_type: stream.proxy.type,
     istio_version: stream.proxy.istioVersion,
   };
-  for (const [prefix, typeUrl] of SYNCZ_TYPES) {
+  for (const { prefix, typeUrl } of SYNCZ_TYPES) {
     const state = stream.types.get(typeUrl);
     fields[`${prefix}_sent`] = state?.sent?.nonce;
     fields[`${prefix}_acked`] = state?.acked?.nonce;

@@ -11,7 +11,7 @@ import {
 } from '../faults/registry.js';
 import { unknownScenarioMessage } from '../faults/spec.js';
 import { checkStatus, statusName } from '../faults/params.js';
-import { resolveTypeName, TYPE_NAME_HINT } from '../faults/type-names.js';
+import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
 import type { StreamSelector } from '../faults/model.js';
 import type { Problem } from '../util/problems.js';
 import { notFound, problemsResponse } from './responses.js';
@@ -42,7 +42,7 @@ function readSelector(
   }
   if (body.types !== undefined) {
     const list = Array.isArray(body.types) ? (body.types as unknown[]) : [body.types];
-    const urls = list.map((name) => resolveTypeName(name));
+    const urls = list.map((name) => parseTypeName(name));
     urls.forEach((url, i) => {
       if (!url) problems.push({ path: `types[${i}]`, message: `expected ${TYPE_NAME_HINT}` });
     });

@@ -6,7 +6,7 @@
  */
 import type { JournalFilter, JournalKind } from '../journal/journal.js';
 import type { Problem, Result } from '../util/problems.js';
-import { typeUrlFromName } from './type-names.js';
+import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
 
 export const JOURNAL_KINDS = [
   'open',
@@ -65,7 +65,11 @@ export function parseJournalQuery(params: URLSearchParams): Result<JournalFilter
   const node = params.get('node') ?? params.get('proxyID');
   if (node) filter.node = node;
   const type = params.get('type');
-  if (type) filter.typeUrl = typeUrlFromName(type);
+  if (type) {
+    const typeUrl = parseTypeName(type);
+    if (typeUrl) filter.typeUrl = typeUrl;
+    else problems.push({ path: 'type', message: `expected ${TYPE_NAME_HINT}, found "${type}"` });
+  }
   const kind = kinds(params, problems);
   if (kind) filter.kind = kind;
   const since = integer(params, 'since', 0, problems);

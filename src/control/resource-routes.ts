@@ -4,7 +4,7 @@
  * its field path, and the last good set keeps serving.
  */
 import type { ResourceSetSpec } from '../snapshot/store.js';
-import { shortTypeName } from '../xds/type-urls.js';
+import { shortTypeName } from '../core/types/registry.js';
 import { resourceJson } from './config-dump.js';
 import { problemsResponse } from './responses.js';
 import type { ControlResponse, Route } from './router.js';

@@ -5,7 +5,7 @@
  */
 import type { TypeState } from '../core/stream-state.js';
 import type { StreamView } from '../core/events.js';
-import { shortTypeName } from '../xds/type-urls.js';
+import { shortTypeName } from '../core/types/registry.js';
 import { namespaceOf, sortedStreams } from './debug-views.js';
 import { syncState, type SyncState } from '../core/sync-status.js';
 

@@ -10,7 +10,7 @@ import { matchesGlob } from './glob.js';
 import type { SnapshotHistory } from './history.js';
 import type { FaultBehaviour, FaultContext, FaultHost, FaultInfo, FaultState } from './model.js';
 import type { ResolvedFault } from './spec.js';
-import { displayTypeName } from './type-names.js';
+import { displayTypeName } from '../core/types/registry.js';
 
 const REQUEST_KINDS = new Set(['subscribe', 'reconnect', 'resubscribe']);
 

@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
-import { resolveTypeName, TYPE_NAME_HINT } from './type-names.js';
+import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
 
 interface Common<T> {
   description: string;
@@ -132,7 +132,7 @@ function checkTypes(raw: unknown): { value: readonly string[] } | string {
   }
   const urls: string[] = [];
   for (const name of list as unknown[]) {
-    const url = resolveTypeName(name);
+    const url = parseTypeName(name);
     if (!url) return `${JSON.stringify(name)} is not a resource type; expected ${TYPE_NAME_HINT}`;
     if (!urls.includes(url)) urls.push(url);
   }

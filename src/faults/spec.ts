@@ -14,7 +14,7 @@ import type {
 } from './model.js';
 import { validateParams, type ParamOptions, type Params } from './params.js';
 import { findScenario, scenarioNames } from './registry.js';
-import { resolveTypeName, TYPE_NAME_HINT } from './type-names.js';
+import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
 
 export interface ResolvedFault {
@@ -145,7 +145,7 @@ function resolveTypes(raw: unknown, path: string, problems: Problem[]): string[]
   }
   const urls: string[] = [];
   (list as unknown[]).forEach((name, i) => {
-    const url = resolveTypeName(name);
+    const url = parseTypeName(name);
     if (!url) {
       const where = typeof raw === 'string' ? path : `${path}[${i}]`;
       problems.push({
@@ -211,7 +211,7 @@ function resolveOnRequest(
     else problems.push({ path: `${path}.node`, message: 'expected a node-id glob' });
   }
   if (raw.type !== undefined) {
-    const url = resolveTypeName(raw.type);
+    const url = parseTypeName(raw.type);
     if (url) trigger.typeUrl = url;
     else problems.push({ path: `${path}.type`, message: `expected ${TYPE_NAME_HINT}` });
   }

@@ -21,7 +21,7 @@ import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import { checkStatus } from './params.js';
 import { resolveFault } from './spec.js';
-import { resolveTypeName, TYPE_NAME_HINT } from './type-names.js';
+import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
 
 export type TimelineAction =
@@ -181,7 +181,7 @@ function validateStreamAction(
   if (kind === 'push' && body.types !== undefined) {
     const list = Array.isArray(body.types) ? (body.types as unknown[]) : [body.types];
     action.types = list.flatMap((name, i) => {
-      const url = resolveTypeName(name);
+      const url = parseTypeName(name);
       if (!url)
         problems.push({ path: `${path}.types[${i}]`, message: `expected ${TYPE_NAME_HINT}` });
       return url ? [url] : [];

@@ -5,8 +5,8 @@
  * exporter with counter suffixes off, so its counters carry no `_total`; neither do these.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { grpcCodeName, metricType } from './metric-type.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';
+import { metricLabel, rankedTypes } from '../core/types/registry.js';
+import { grpcCodeName } from './grpc-codes.js';
 
 /** istiod's buckets, in seconds or bytes. */
 export const PUSH_TIME_BUCKETS = [0.01, 0.1, 0.5, 1, 3, 5, 10, 20, 30];
@@ -74,17 +74,11 @@ function defineMetrics(registry: Registry) {
   });
   // Kept by istiod "for backwards compatibility": gauges, incremented per NACK.
   const perTypeRejects = new Map<string, Gauge>(
-    (
-      [
-        [CLUSTER_TYPE, 'pilot_xds_cds_reject', 'Pilot rejected CDS configs.'],
-        [ENDPOINT_TYPE, 'pilot_xds_eds_reject', 'Pilot rejected EDS.'],
-        [LISTENER_TYPE, 'pilot_xds_lds_reject', 'Pilot rejected LDS.'],
-        [ROUTE_TYPE, 'pilot_xds_rds_reject', 'Pilot rejected RDS.'],
-      ] as const
-    ).map(([typeUrl, name, help]) => [
-      typeUrl,
-      new Gauge({ name, help, labelNames: ['node', 'err'], registers }),
-    ]),
+    rankedTypes((t) => (t.rejectGauge ? t.adsOrder : undefined)).flatMap(({ typeUrl, rejectGauge }) =>
+      rejectGauge
+        ? [[typeUrl, new Gauge({ ...rejectGauge, labelNames: ['node', 'err'], registers })]]
+        : [],
+    ),
   );
   return { xds, pushes, pushTime, configSize, convergence, totalRejects, expired, perTypeRejects };
 }
@@ -102,17 +96,17 @@ export function createIstiodMetrics(registry: Registry): IstiodMetrics {
       xds.set({ version: istioVersion }, count);
     },
     pushed(typeUrl, seconds, bytes) {
-      const type = metricType(typeUrl);
+      const type = metricLabel(typeUrl);
       pushes.inc({ type });
       if (seconds !== undefined) pushTime.observe({ type }, seconds);
       configSize.observe({ type: typeUrl }, bytes);
     },
     rejected(typeUrl, node, code) {
-      totalRejects.inc({ type: metricType(typeUrl) });
+      totalRejects.inc({ type: metricLabel(typeUrl) });
       perTypeRejects.get(typeUrl)?.inc({ node, err: grpcCodeName(code) });
     },
     expiredNonce(typeUrl) {
-      expired.inc({ type: metricType(typeUrl) });
+      expired.inc({ type: metricLabel(typeUrl) });
     },
     converged(seconds) {
       convergence.observe(seconds);

@@ -6,7 +6,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { SYNC_STATES, syncState } from '../core/sync-status.js';
 import type { StreamView } from '../core/events.js';
-import { shortTypeName } from '../xds/type-urls.js';
+import { shortTypeName } from '../core/types/registry.js';
 
 /** What the scrape-time gauges read. */
 export interface MetricsSources {

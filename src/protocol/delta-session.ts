@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeSnapshot, Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
-import { isWildcardType } from '../xds/type-urls.js';
+import { isWildcardType } from '../core/types/registry.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
 import { BaseSession } from './session.js';
 import { type TypeState } from '../core/stream-state.js';

@@ -4,7 +4,7 @@
  */
 import type { Snapshot } from '../core/snapshot.js';
 import type { DecodedNode } from '../xds/wire.js';
-import { SERVED_TYPES } from '../xds/type-urls.js';
+import { ADS_ORDER } from '../core/types/registry.js';
 import { parseNode } from './node.js';
 import { type ProxyIdentity } from '../core/identity.js';
 import type { TypeState } from '../core/stream-state.js';
@@ -71,7 +71,7 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
   }
 
   nextOwed(allowed: (typeUrl: string) => boolean = () => true): S | undefined {
-    for (const typeUrl of inAdsOrder(this.owed, SERVED_TYPES)) {
+    for (const typeUrl of inAdsOrder(this.owed, ADS_ORDER)) {
       if (allowed(typeUrl)) return this.types.get(typeUrl);
     }
     return undefined;

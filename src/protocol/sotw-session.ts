@@ -8,7 +8,7 @@
  * (sections "ACK/NACK and resource type instance version", "When to send an update",
  * "Resource hints" and "Knowing when a requested resource does not exist").
  */
-import { isWildcardType } from '../xds/type-urls.js';
+import { isWildcardType } from '../core/types/registry.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';

@@ -6,7 +6,7 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { checkReferences } from '../snapshot/references.js';
-import { packResourceSet } from '../snapshot/resource-set.js';
+import { packResourceSet, resourceName } from '../snapshot/resource-set.js';
 import type { ResourceSetSpec } from '../snapshot/store.js';
 import type { Problem, Result } from '../util/problems.js';
 import { loadResourceFiles, type LoadedSet } from './files.js';
@@ -39,11 +39,8 @@ function validateSet(set: LoadedSet, errors: Problem[], warnings: Problem[]): vo
   }
   const index = new Map<string, number>();
   set.resources.forEach((r, i) => {
-    const json = r as Record<string, unknown>;
-    index.set(
-      `${String(json['@type'])}\0${String(json.name ?? json.cluster_name ?? json.clusterName)}`,
-      i,
-    );
+    const typeUrl = String((r as Record<string, unknown>)['@type']);
+    index.set(`${typeUrl}\0${String(resourceName(typeUrl, r as Record<string, unknown>))}`, i);
   });
   const where = (typeUrl: string, name: string) => {
     const i = index.get(`${typeUrl}\0${name}`);

@@ -15,7 +15,7 @@ import type { StreamSession } from '../protocol/session.js';
 import type { TypeState } from '../core/stream-state.js';
 import type { ProxyIdentity } from '../core/identity.js';
 import type { Snapshot, TypeSnapshot } from '../core/snapshot.js';
-import { shortTypeName } from '../xds/type-urls.js';
+import { shortTypeName } from '../core/types/registry.js';
 import type { AdsCall } from './ads-service.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { ResponseDecision, ResponsePolicy } from '../core/policy.js';

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { RequestOutcome } from '../core/stream-state.js';
 import type { Snapshot } from '../core/snapshot.js';
-import { shortTypeName } from '../xds/type-urls.js';
+import { shortTypeName } from '../core/types/registry.js';
 
 export function logOutcome(
   log: Logger,

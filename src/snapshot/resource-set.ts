@@ -5,17 +5,22 @@
 import { createHash } from 'node:crypto';
 import { packAnyJson } from '../xds/json.js';
 import type { Problem, Result } from '../util/problems.js';
-import { ENDPOINT_TYPE } from '../xds/type-urls.js';
+import { resourceType } from '../core/types/registry.js';
 import type { NamedResource, PackedSet } from '../core/snapshot.js';
 
 export function contentVersion(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('base64url').slice(0, 16);
 }
 
-/** A `ClusterLoadAssignment` is named by `cluster_name`; every other type by `name`. */
-function resourceName(typeUrl: string, value: Record<string, unknown>): unknown {
-  if (typeUrl === ENDPOINT_TYPE) return value.cluster_name ?? value.clusterName;
-  return value.name;
+/** The field that names a resource of this type (`name`; `cluster_name` for endpoints). */
+export function nameFieldOf(typeUrl: string): string {
+  return resourceType(typeUrl)?.nameField ?? 'name';
+}
+
+/** A resource's name as the user wrote it: the .proto field name, or its lowerCamelCase JSON name. */
+export function resourceName(typeUrl: string, value: Record<string, unknown>): unknown {
+  const field = nameFieldOf(typeUrl);
+  return value[field] ?? value[field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())];
 }
 
 export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
@@ -33,8 +38,10 @@ export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
     const { typeUrl, bytes } = packed.value;
     const name = resourceName(typeUrl, input as Record<string, unknown>);
     if (typeof name !== 'string' || name === '') {
-      const field = typeUrl === ENDPOINT_TYPE ? 'cluster_name' : 'name';
-      problems.push({ path: `${path}.${field}`, message: 'a resource needs a non-empty name' });
+      problems.push({
+        path: `${path}.${nameFieldOf(typeUrl)}`,
+        message: 'a resource needs a non-empty name',
+      });
       return;
     }
     let byName = set.get(typeUrl);

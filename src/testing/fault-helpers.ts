@@ -4,7 +4,7 @@
  */
 import type { FaultHandle } from '../faults/engine.js';
 import type { FaultSpec } from '../faults/model.js';
-import { displayTypeName, resolveTypeName } from '../faults/type-names.js';
+import { displayTypeName, parseTypeName } from '../core/types/registry.js';
 import type { JournalEntry, JournalKind } from '../journal/journal.js';
 import type { StreamView, ResponseEvent } from '../core/events.js';
 import type { MockIstiod } from '../app/mock-istiod.js';
@@ -27,7 +27,7 @@ export interface RequestFilter {
 }
 
 function typeUrlOf(type: string): string {
-  const url = resolveTypeName(type);
+  const url = parseTypeName(type);
   if (!url) throw new TypeError(`not a resource type: ${JSON.stringify(type)}`);
   return url;
 }

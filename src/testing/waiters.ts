@@ -5,7 +5,7 @@
 import type { Nack } from '../core/stream-state.js';
 import type { StreamView } from '../core/events.js';
 import type { MockIstiod } from '../app/mock-istiod.js';
-import { shortTypeName } from '../xds/type-urls.js';
+import { shortTypeName } from '../core/types/registry.js';
 
 export interface AckFilter {
   /** Only this node id (default: any). */

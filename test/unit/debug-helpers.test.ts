@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseJournalQuery } from '../../src/control/journal-query.js';
 import { syncState } from '../../src/core/sync-status.js';
-import { typeUrlFromName, typeUrlsFromList } from '../../src/control/type-names.js';
 import { ConvergenceTracker } from '../../src/metrics/convergence.js';
-import { grpcCodeName, metricType } from '../../src/metrics/metric-type.js';
+import { grpcCodeName } from '../../src/metrics/grpc-codes.js';
+import { metricLabel } from '../../src/core/types/registry.js';
 import type { TypeState } from '../../src/core/stream-state.js';
 import type { StreamView } from '../../src/core/events.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
@@ -36,22 +36,12 @@ describe('syncState (istiod debugSyncStatus)', () => {
 
 describe('istiod metric labels', () => {
   it('names types as istiod does and gRPC codes by their Go names', () => {
-    expect(metricType(CLUSTER_TYPE)).toBe('cds');
-    expect(metricType(ROUTE_TYPE)).toBe('rds');
-    expect(metricType('type.googleapis.com/x.Y')).toBe('type.googleapis.com/x.Y');
+    expect(metricLabel(CLUSTER_TYPE)).toBe('cds');
+    expect(metricLabel(ROUTE_TYPE)).toBe('rds');
+    expect(metricLabel('type.googleapis.com/x.Y')).toBe('type.googleapis.com/x.Y');
     expect(grpcCodeName(13)).toBe('Internal');
     expect(grpcCodeName(3)).toBe('InvalidArgument');
     expect(grpcCodeName(99)).toBe('Code(99)');
-  });
-});
-
-describe('type names', () => {
-  it('accepts short names in any case, type URLs and message names', () => {
-    expect(typeUrlFromName('cds')).toBe(CLUSTER_TYPE);
-    expect(typeUrlFromName(' LDS ')).toBe(LISTENER_TYPE);
-    expect(typeUrlFromName(CLUSTER_TYPE)).toBe(CLUSTER_TYPE);
-    expect(typeUrlFromName('envoy.config.route.v3.RouteConfiguration')).toBe(ROUTE_TYPE);
-    expect(typeUrlsFromList('cds,,lds')).toEqual([CLUSTER_TYPE, LISTENER_TYPE]);
   });
 });
 

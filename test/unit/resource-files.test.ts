@@ -106,9 +106,10 @@ describe('resource files', () => {
     );
     const loaded = loadAndValidate(files({ 'lab.json': JSON.stringify(lab) }));
     const warnings = loaded.ok ? loaded.value.warnings.map((w) => w.message) : ['failed'];
+    // Types are checked in the registry's order (src/core/types/registry.ts): CDS before LDS.
     expect(warnings).toEqual([
-      'no route configuration "virtualOutbound" in the set: the listener will warm until one is served',
       'EDS cluster without a ClusterLoadAssignment "inbound|8101||" in the set: it will warm until one is served',
+      'no route configuration "virtualOutbound" in the set: the listener will warm until one is served',
     ]);
   });
 });

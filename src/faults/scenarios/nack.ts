@@ -20,7 +20,7 @@ import type { TypeSnapshot } from '../../core/snapshot.js';
 import { formatProblems } from '../../util/problems.js';
 import type { FaultContext, ScenarioDefinition } from '../model.js';
 import { findNackConfig, NACK_CATALOGUE, type NackConfig } from '../nack-catalogue.js';
-import { displayTypeName } from '../type-names.js';
+import { displayTypeName } from '../../core/types/registry.js';
 
 const POLICIES = ['stop', 'resend', 'rollback'] as const;
 type Policy = (typeof POLICIES)[number];

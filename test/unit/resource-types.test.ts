@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ADS_ORDER,
+  RESOURCE_TYPES,
+  TYPE_NAME_HINT,
+  displayTypeName,
+  isWildcardType,
+  metricLabel,
+  parseTypeList,
+  parseTypeName,
+  shortTypeName,
+} from '../../src/core/types/registry.js';
+import { TABLE_TYPES } from '../../src/cli/proxy-status-view.js';
+import {
+  CLUSTER_TYPE,
+  ENDPOINT_TYPE,
+  EXTENSION_CONFIG_TYPE,
+  LISTENER_TYPE,
+  ROUTE_TYPE,
+  SECRET_TYPE,
+} from '../../src/xds/type-urls.js';
+
+describe('the resource type registry', () => {
+  it('holds each type once, by URL and by short name', () => {
+    const urls = RESOURCE_TYPES.map((t) => t.typeUrl);
+    const shortNames = RESOURCE_TYPES.map((t) => t.shortName);
+    expect(new Set(urls).size).toBe(urls.length);
+    expect(new Set(shortNames).size).toBe(shortNames.length);
+    expect(shortNames).toEqual(['CDS', 'LDS', 'EDS', 'RDS', 'SDS', 'ECDS']);
+  });
+
+  it("derives istiod's tables: ADS order, metric labels, istioctl's columns", () => {
+    expect(ADS_ORDER).toEqual([CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE]);
+    expect(RESOURCE_TYPES.map((t) => metricLabel(t.typeUrl))).toEqual(
+      RESOURCE_TYPES.map((t) => t.shortName.toLowerCase()),
+    );
+    expect(metricLabel('type.googleapis.com/x.Y')).toBe('type.googleapis.com/x.Y');
+    expect(TABLE_TYPES).toEqual([
+      CLUSTER_TYPE,
+      LISTENER_TYPE,
+      ENDPOINT_TYPE,
+      ROUTE_TYPE,
+      EXTENSION_CONFIG_TYPE,
+    ]);
+  });
+
+  it('knows which types are wildcard when no names are asked for (CDS and LDS)', () => {
+    expect(RESOURCE_TYPES.filter((t) => isWildcardType(t.typeUrl)).map((t) => t.shortName)).toEqual(
+      ['CDS', 'LDS'],
+    );
+  });
+
+  it('shows known types by short name, others by message name (logs) or URL (users)', () => {
+    expect(shortTypeName(SECRET_TYPE)).toBe('SDS');
+    expect(shortTypeName('type.googleapis.com/x.v3.Thing')).toBe('x.v3.Thing');
+    expect(displayTypeName(ROUTE_TYPE)).toBe('RDS');
+    expect(displayTypeName('type.googleapis.com/x.v3.Thing')).toBe(
+      'type.googleapis.com/x.v3.Thing',
+    );
+  });
+});
+
+describe('parseTypeName, the one parser of type names', () => {
+  it.each([
+    ['cds', CLUSTER_TYPE],
+    [' LDS ', LISTENER_TYPE],
+    ['Ecds', EXTENSION_CONFIG_TYPE],
+    [CLUSTER_TYPE, CLUSTER_TYPE],
+    ['envoy.config.route.v3.RouteConfiguration', ROUTE_TYPE],
+    ['type.googleapis.com/x.v3.Thing', 'type.googleapis.com/x.v3.Thing'],
+  ])('reads %j as %s', (name, url) => {
+    expect(parseTypeName(name)).toBe(url);
+  });
+
+  it.each([['XDS'], [''], ['type.googleapis.com/'], ['two words'], [42], [undefined]])(
+    'refuses %j',
+    (name) => {
+      expect(parseTypeName(name)).toBeUndefined();
+    },
+  );
+
+  it('reads comma-separated lists, naming every entry it cannot read', () => {
+    expect(parseTypeList('cds,,lds', 'types')).toEqual({
+      ok: true,
+      value: [CLUSTER_TYPE, LISTENER_TYPE],
+    });
+    expect(parseTypeList('cds,xds,nope', 'types')).toEqual({
+      ok: false,
+      problems: [
+        { path: 'types', message: `expected ${TYPE_NAME_HINT}, found "xds"` },
+        { path: 'types', message: `expected ${TYPE_NAME_HINT}, found "nope"` },
+      ],
+    });
+  });
+});

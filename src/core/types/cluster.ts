@@ -9,7 +9,7 @@ export const clusterType: ResourceType = {
   metricLabel: 'cds',
   nameField: 'name',
   wildcard: true,
-  adsOrder: 0,
+  adsOrder: 10,
   syncz: { prefix: 'cluster', rank: 0 },
   proxyStatusColumn: 0,
   envoyStats: 'cluster_manager.cds',

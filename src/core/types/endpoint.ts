@@ -8,7 +8,7 @@ export const endpointType: ResourceType = {
   metricLabel: 'eds',
   nameField: 'cluster_name',
   wildcard: false,
-  adsOrder: 1,
+  adsOrder: 20,
   syncz: { prefix: 'endpoint', rank: 3 },
   proxyStatusColumn: 2,
   rejectGauge: { name: 'pilot_xds_eds_reject', help: 'Pilot rejected EDS.' },

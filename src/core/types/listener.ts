@@ -47,7 +47,7 @@ export const listenerType: ResourceType = {
   metricLabel: 'lds',
   nameField: 'name',
   wildcard: true,
-  adsOrder: 2,
+  adsOrder: 30,
   syncz: { prefix: 'listener', rank: 1 },
   proxyStatusColumn: 1,
   envoyStats: 'listener_manager.lds',

@@ -57,7 +57,7 @@ export interface ResourceType {
   readonly nameField: string;
   /** A SotW request with no `resource_names` asks for every resource (Envoy's CDS and LDS). */
   readonly wildcard: boolean;
-  /** The position in ADS push order (CDS → EDS → LDS → RDS); others follow in arrival order. */
+  /** The rank in ADS push order (CDS 10 → EDS 20 → LDS 30 → RDS 50); others follow as they come. */
   readonly adsOrder?: number;
   /** istiod's flat `/debug/syncz` fields `<prefix>_sent` / `<prefix>_acked`, in its order. */
   readonly syncz?: { prefix: string; rank: number };

@@ -37,7 +37,7 @@ export const routeType: ResourceType = {
   metricLabel: 'rds',
   nameField: 'name',
   wildcard: false,
-  adsOrder: 3,
+  adsOrder: 50,
   syncz: { prefix: 'route', rank: 2 },
   proxyStatusColumn: 3,
   rejectGauge: { name: 'pilot_xds_rds_reject', help: 'Pilot rejected RDS.' },

@@ -11,6 +11,8 @@ import {
   shortTypeName,
 } from '../../src/core/types/registry.js';
 import { TABLE_TYPES } from '../../src/cli/proxy-status-view.js';
+import { checkReferences } from '../../src/snapshot/references.js';
+import { packResourceSet } from '../../src/snapshot/resource-set.js';
 import {
   CLUSTER_TYPE,
   ENDPOINT_TYPE,
@@ -20,17 +22,25 @@ import {
   SECRET_TYPE,
 } from '../../src/xds/type-urls.js';
 
+const SCOPED_ROUTE_TYPE = 'type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration';
+
 describe('the resource type registry', () => {
   it('holds each type once, by URL and by short name', () => {
     const urls = RESOURCE_TYPES.map((t) => t.typeUrl);
     const shortNames = RESOURCE_TYPES.map((t) => t.shortName);
     expect(new Set(urls).size).toBe(urls.length);
     expect(new Set(shortNames).size).toBe(shortNames.length);
-    expect(shortNames).toEqual(['CDS', 'LDS', 'EDS', 'RDS', 'SDS', 'ECDS']);
+    expect(shortNames).toEqual(['CDS', 'LDS', 'EDS', 'RDS', 'SDS', 'ECDS', 'SRDS']);
   });
 
   it("derives istiod's tables: ADS order, metric labels, istioctl's columns", () => {
-    expect(ADS_ORDER).toEqual([CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE]);
+    expect(ADS_ORDER).toEqual([
+      CLUSTER_TYPE,
+      ENDPOINT_TYPE,
+      LISTENER_TYPE,
+      SCOPED_ROUTE_TYPE,
+      ROUTE_TYPE,
+    ]);
     expect(RESOURCE_TYPES.map((t) => metricLabel(t.typeUrl))).toEqual(
       RESOURCE_TYPES.map((t) => t.shortName.toLowerCase()),
     );
@@ -91,5 +101,38 @@ describe('parseTypeName, the one parser of type names', () => {
         { path: 'types', message: `expected ${TYPE_NAME_HINT}, found "nope"` },
       ],
     });
+  });
+});
+
+describe('a type added by its descriptor alone: scoped routes (SRDS)', () => {
+  const scope = (route: string) => ({
+    '@type': SCOPED_ROUTE_TYPE,
+    name: 'scope-a',
+    route_configuration_name: route,
+    key: { fragments: [{ string_key: 'a' }] },
+  });
+  const routes = [{ '@type': ROUTE_TYPE, name: 'routes-a', virtual_hosts: [] }];
+
+  it('is parsed by its short name, and pushed between LDS and RDS', () => {
+    expect(parseTypeName('srds')).toBe(SCOPED_ROUTE_TYPE);
+    expect(ADS_ORDER.indexOf(SCOPED_ROUTE_TYPE)).toBe(ADS_ORDER.indexOf(LISTENER_TYPE) + 1);
+  });
+
+  it('warns when a scope names a route configuration the set does not serve', () => {
+    const where = (_typeUrl: string, name: string) => `set "default": ${name}`;
+    const missing = packResourceSet([scope('routes-b'), ...routes]);
+    const served = packResourceSet([scope('routes-a'), ...routes]);
+    if (!missing.ok || !served.ok) throw new Error('the test resources must pack');
+    expect(checkReferences(missing.value, where)).toEqual({
+      errors: [],
+      warnings: [
+        {
+          path: 'set "default": scope-a.route_configuration_name',
+          message:
+            'no route configuration "routes-b" in the set: the scope will warm until one is served',
+        },
+      ],
+    });
+    expect(checkReferences(served.value, where)).toEqual({ errors: [], warnings: [] });
   });
 });

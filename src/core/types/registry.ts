@@ -11,6 +11,7 @@ import { extensionConfigType } from './extension-config.js';
 import { listenerType } from './listener.js';
 import type { ResourceType } from './resource-type.js';
 import { routeType } from './route.js';
+import { scopedRouteType } from './scoped-route.js';
 import { secretType } from './secret.js';
 
 /** In the order istiod lists its short names (and istioctl its columns). */
@@ -21,6 +22,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   routeType,
   secretType,
   extensionConfigType,
+  scopedRouteType,
 ];
 
 const byUrl = new Map(RESOURCE_TYPES.map((t) => [t.typeUrl, t]));

@@ -1,0 +1,25 @@
+/** SRDS: `envoy.config.route.v3.ScopedRouteConfiguration`, pushed between LDS and RDS. */
+import { ROUTE_TYPE, TYPE_PREFIX } from '../../xds/type-urls.js';
+import type { ResourceType } from './resource-type.js';
+
+export const scopedRouteType: ResourceType = {
+  typeUrl: `${TYPE_PREFIX}envoy.config.route.v3.ScopedRouteConfiguration`,
+  shortName: 'SRDS',
+  metricLabel: 'srds',
+  nameField: 'name',
+  wildcard: false,
+  adsOrder: 40,
+  // A scope whose route configuration is not served waits for it, as a listener does for RDS.
+  references: (scope) =>
+    typeof scope.route_configuration_name === 'string'
+      ? [
+          {
+            typeUrl: ROUTE_TYPE,
+            name: scope.route_configuration_name,
+            path: 'route_configuration_name',
+            missing: 'warm',
+            message: `no route configuration "${scope.route_configuration_name}" in the set: the scope will warm until one is served`,
+          },
+        ]
+      : [],
+};

@@ -14,7 +14,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-/** What each folder may import, from the ground up. Same-folder imports are always allowed. */
+/**
+ * What each folder may import, from the ground up; `*` is any folder on a lower floor.
+ * Same-folder imports are always allowed.
+ */
 export const FLOORS: readonly { folder: string; floor: number; may: readonly string[] }[] = [
   { folder: 'util', floor: 0, may: [] },
   { folder: 'xds', floor: 1, may: ['util'] },
@@ -128,6 +131,11 @@ export function measureFloors(srcRoot: string): FloorReport {
     imports += targets.length;
   }
   const rules = new Map(FLOORS.map((f) => [f.folder, f.may]));
+  const floorOf = new Map(FLOORS.map((f) => [f.folder, f.floor]));
+  /** `*`: any folder on a lower floor. */
+  const allowed = (from: string, to: string, may: readonly string[]) =>
+    may.includes(to) ||
+    (may.includes('*') && (floorOf.get(to) ?? Infinity) < (floorOf.get(from) ?? -Infinity));
   const breaches: Breach[] = [];
   const folderEdges = new Set<string>();
   const name = (file: string) => relative(dirname(srcRoot), file);
@@ -140,7 +148,7 @@ export function measureFloors(srcRoot: string): FloorReport {
       folderEdges.add(`${from}>${to}`);
       if (!may)
         breaches.push({ from: name(file), to: name(target), rule: `${from}/ has no floor` });
-      else if (!may.includes('*') && !may.includes(to)) {
+      else if (!allowed(from, to, may)) {
         breaches.push({
           from: name(file),
           to: name(target),

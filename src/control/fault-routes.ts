@@ -11,7 +11,7 @@ import {
 } from '../faults/registry.js';
 import { unknownScenarioMessage } from '../faults/spec.js';
 import { checkStatus, statusName } from '../faults/params.js';
-import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
+import { parseTypeNames } from '../core/types/registry.js';
 import type { StreamSelector } from '../faults/model.js';
 import type { Problem } from '../util/problems.js';
 import { notFound, problemsResponse } from './responses.js';
@@ -41,12 +41,9 @@ function readSelector(
     else problems.push({ path: 'node', message: 'expected a node-id glob such as "sidecar~*"' });
   }
   if (body.types !== undefined) {
-    const list = Array.isArray(body.types) ? (body.types as unknown[]) : [body.types];
-    const urls = list.map((name) => parseTypeName(name));
-    urls.forEach((url, i) => {
-      if (!url) problems.push({ path: `types[${i}]`, message: `expected ${TYPE_NAME_HINT}` });
-    });
-    selector.types = urls.filter((u): u is string => u !== undefined);
+    const types = parseTypeNames(Array.isArray(body.types) ? body.types : [body.types], 'types');
+    if (types.ok) selector.types = types.value;
+    else problems.push(...types.problems);
   }
   if (body.code !== undefined) {
     const code = checkStatus(body.code);

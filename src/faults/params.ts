@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
-import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
+import { parseTypeNames } from '../core/types/registry.js';
 
 interface Common<T> {
   description: string;
@@ -126,17 +126,9 @@ function rangeText(min: number | undefined, max: number | undefined): string {
 }
 
 function checkTypes(raw: unknown): { value: readonly string[] } | string {
-  const list = typeof raw === 'string' ? [raw] : raw;
-  if (!Array.isArray(list) || list.length === 0) {
-    return `expected a non-empty list of resource types (${TYPE_NAME_HINT}), ${found(raw)}`;
-  }
-  const urls: string[] = [];
-  for (const name of list as unknown[]) {
-    const url = parseTypeName(name);
-    if (!url) return `${JSON.stringify(name)} is not a resource type; expected ${TYPE_NAME_HINT}`;
-    if (!urls.includes(url)) urls.push(url);
-  }
-  return { value: Object.freeze(urls) };
+  const types = parseTypeNames(raw, '');
+  if (types.ok) return { value: Object.freeze(types.value) };
+  return types.problems.map((p) => p.message).join('; ');
 }
 
 /** gRPC status names, as grpc-js spells them (`UNAVAILABLE`, `PERMISSION_DENIED`). */

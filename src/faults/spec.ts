@@ -14,7 +14,7 @@ import type {
 } from './model.js';
 import { validateParams, type ParamOptions, type Params } from './params.js';
 import { findScenario, scenarioNames } from './registry.js';
-import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
+import { parseTypeName, parseTypeNames, TYPE_NAME_HINT } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
 
 export interface ResolvedFault {
@@ -135,26 +135,10 @@ function resolveScope(
 }
 
 function resolveTypes(raw: unknown, path: string, problems: Problem[]): string[] {
-  const list = typeof raw === 'string' ? [raw] : raw;
-  if (!Array.isArray(list) || list.length === 0) {
-    problems.push({
-      path,
-      message: `expected a non-empty list of resource types (${TYPE_NAME_HINT})`,
-    });
-    return [];
-  }
-  const urls: string[] = [];
-  (list as unknown[]).forEach((name, i) => {
-    const url = parseTypeName(name);
-    if (!url) {
-      const where = typeof raw === 'string' ? path : `${path}[${i}]`;
-      problems.push({
-        path: where,
-        message: `expected ${TYPE_NAME_HINT}, found ${JSON.stringify(name)}`,
-      });
-    } else if (!urls.includes(url)) urls.push(url);
-  });
-  return urls;
+  const types = parseTypeNames(raw, path);
+  if (types.ok) return types.value;
+  problems.push(...types.problems);
+  return [];
 }
 
 function resolveTrigger(

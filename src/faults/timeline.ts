@@ -21,7 +21,7 @@ import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import { checkStatus } from './params.js';
 import { resolveFault } from './spec.js';
-import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
+import { parseTypeNames } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
 
 export type TimelineAction =
@@ -179,13 +179,12 @@ function validateStreamAction(
     else problems.push({ path: `${path}.node`, message: 'expected a node-id glob' });
   }
   if (kind === 'push' && body.types !== undefined) {
-    const list = Array.isArray(body.types) ? (body.types as unknown[]) : [body.types];
-    action.types = list.flatMap((name, i) => {
-      const url = parseTypeName(name);
-      if (!url)
-        problems.push({ path: `${path}.types[${i}]`, message: `expected ${TYPE_NAME_HINT}` });
-      return url ? [url] : [];
-    });
+    const types = parseTypeNames(
+      Array.isArray(body.types) ? body.types : [body.types],
+      `${path}.types`,
+    );
+    if (types.ok) action.types = types.value;
+    else problems.push(...types.problems);
   }
   if (kind === 'disconnect' && body.code !== undefined) {
     const code = checkStatus(body.code);

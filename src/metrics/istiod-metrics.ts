@@ -74,10 +74,11 @@ function defineMetrics(registry: Registry) {
   });
   // Kept by istiod "for backwards compatibility": gauges, incremented per NACK.
   const perTypeRejects = new Map<string, Gauge>(
-    rankedTypes((t) => (t.rejectGauge ? t.adsOrder : undefined)).flatMap(({ typeUrl, rejectGauge }) =>
-      rejectGauge
-        ? [[typeUrl, new Gauge({ ...rejectGauge, labelNames: ['node', 'err'], registers })]]
-        : [],
+    rankedTypes((t) => (t.rejectGauge ? t.adsOrder : undefined)).flatMap(
+      ({ typeUrl, rejectGauge }) =>
+        rejectGauge
+          ? [[typeUrl, new Gauge({ ...rejectGauge, labelNames: ['node', 'err'], registers })]]
+          : [],
     ),
   );
   return { xds, pushes, pushTime, configSize, convergence, totalRejects, expired, perTypeRejects };

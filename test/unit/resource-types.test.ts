@@ -97,8 +97,8 @@ describe('parseTypeName, the one parser of type names', () => {
     expect(parseTypeList('cds,xds,nope', 'types')).toEqual({
       ok: false,
       problems: [
-        { path: 'types', message: `expected ${TYPE_NAME_HINT}, found "xds"` },
-        { path: 'types', message: `expected ${TYPE_NAME_HINT}, found "nope"` },
+        { path: 'types[1]', message: `expected ${TYPE_NAME_HINT}, found "xds"` },
+        { path: 'types[2]', message: `expected ${TYPE_NAME_HINT}, found "nope"` },
       ],
     });
   });

@@ -80,15 +80,38 @@ export function parseTypeName(name: unknown): string | undefined {
   return /^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+$/.test(text) ? `${TYPE_PREFIX}${text}` : undefined;
 }
 
-/** A comma-separated list of type names (`cds,lds`, empty entries dropped), every bad one named. */
-export function parseTypeList(list: string, path: string): Result<string[]> {
-  const names = list.split(',').filter((name) => name.trim() !== '');
+/**
+ * A list of type names, as faults, timelines and the control API take them: one name or a
+ * non-empty array of names, duplicates dropped. Every name it cannot read is a problem at
+ * `path[i]` (or `path` for a single name).
+ */
+export function parseTypeNames(raw: unknown, path: string): Result<string[]> {
+  const list: unknown = typeof raw === 'string' ? [raw] : raw;
+  if (!Array.isArray(list) || list.length === 0) {
+    return {
+      ok: false,
+      problems: [
+        { path, message: `expected a non-empty list of resource types (${TYPE_NAME_HINT})` },
+      ],
+    };
+  }
   const problems: Problem[] = [];
-  const urls = names.flatMap((name) => {
+  const urls: string[] = [];
+  (list as unknown[]).forEach((name, i) => {
     const url = parseTypeName(name);
-    if (!url)
-      problems.push({ path, message: `expected ${TYPE_NAME_HINT}, found ${JSON.stringify(name)}` });
-    return url ?? [];
+    if (!url) {
+      const where = typeof raw === 'string' ? path : `${path}[${i}]`;
+      problems.push({
+        path: where,
+        message: `expected ${TYPE_NAME_HINT}, found ${JSON.stringify(name)}`,
+      });
+    } else if (!urls.includes(url)) urls.push(url);
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: urls };
+}
+
+/** A comma-separated list of type names (`cds,lds`, as in a query string), empty entries dropped. */
+export function parseTypeList(list: string, path: string): Result<string[]> {
+  const names = list.split(',').filter((name) => name.trim() !== '');
+  return names.length === 0 ? { ok: true, value: [] } : parseTypeNames(names, path);
 }

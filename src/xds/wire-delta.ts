@@ -94,20 +94,3 @@ export function encodeDeltaResponseBody(parts: Omit<DeltaResponseParts, 'nonce'>
   const bytes = writer.finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
-
-/** A complete `DeltaDiscoveryResponse`. */
-export function encodeDeltaResponse(parts: DeltaResponseParts): Buffer {
-  const writer = protobuf.Writer.create();
-  writer.uint32((1 << 3) | 2).string(parts.systemVersion);
-  for (const resource of parts.resources) {
-    writer.uint32((2 << 3) | 2).bytes(encodeDeltaResource(resource));
-  }
-  writer.uint32((4 << 3) | 2).string(parts.typeUrl);
-  writer.uint32((5 << 3) | 2).string(parts.nonce);
-  for (const name of parts.removed) writer.uint32((6 << 3) | 2).string(name);
-  writer.uint32((7 << 3) | 2).fork();
-  writer.uint32((1 << 3) | 2).string(parts.controlPlaneId);
-  writer.ldelim();
-  const bytes = writer.finish();
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}

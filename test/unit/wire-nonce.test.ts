@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { encodeDeltaResponse, encodeDeltaResponseBody } from '../../src/xds/wire-delta.js';
+import { encodeDeltaResponseBody } from '../../src/xds/wire-delta.js';
 import {
   appendNonceField,
   decodeDiscoveryResponse,
@@ -59,7 +59,24 @@ describe('a delta response body shared by streams', () => {
     const decode = (bytes: Uint8Array) => type.toObject(type.decode(bytes), { bytes: Array });
     const body = encodeDeltaResponseBody(parts);
     const shared = decode(appendNonceField(body, 'nonce-1'));
-    expect(shared).toEqual(decode(encodeDeltaResponse({ ...parts, nonce: 'nonce-1' })));
+    // The reference: the same response encoded whole by protobufjs itself.
+    const whole = type.encode(
+      type.fromObject({
+        system_version_info: parts.systemVersion,
+        resources: [
+          {
+            name: resource.name,
+            version: resource.version,
+            resource: { type_url: resource.typeUrl, value: resource.value },
+          },
+        ],
+        type_url: parts.typeUrl,
+        nonce: 'nonce-1',
+        removed_resources: parts.removed,
+        control_plane: { identifier: parts.controlPlaneId },
+      }),
+    );
+    expect(shared).toEqual(decode(whole.finish()));
     expect(shared).toMatchObject({
       nonce: 'nonce-1',
       removed_resources: ['gone'],

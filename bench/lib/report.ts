@@ -9,24 +9,10 @@ import type { FleetResults, FleetRun } from '../scenarios/fleet.js';
 import type { SetSizeRun } from '../scenarios/set-size.js';
 import type { SlowConsumerRun } from '../scenarios/slow-consumer.js';
 import { writeFormatted } from './format.js';
-import type { MachineInfo } from './proc.js';
-import type { Profile } from './profile.js';
+import type { BenchReport } from './bench-report.js';
 import { checkTargets } from './targets.js';
 
-export interface BenchReport {
-  profile: Profile['name'];
-  startedAt: string;
-  finishedAt: string;
-  command: string;
-  machine: MachineInfo;
-  pinning: string;
-  results: {
-    fleet?: FleetResults | { error: string };
-    slow?: SlowConsumerRun[] | { error: string };
-    sizes?: SetSizeRun[] | { error: string };
-    envoy?: EnvoyLiveResult | { error: string };
-  };
-}
+export type { BenchReport } from './bench-report.js';
 
 type Row = [scenario: string, figure: string, mock: string, peer: string, ratio: string];
 

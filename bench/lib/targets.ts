@@ -1,5 +1,5 @@
 /** The targets, checked against a run's results. */
-import type { BenchReport } from './report.js';
+import type { BenchReport } from './bench-report.js';
 
 export interface TargetCheck {
   target: string;

@@ -13,7 +13,8 @@ import { freePort } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { packageRoot } from '../../src/util/package-root.js';
-import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { handshake } from '../support/handshake.js';
 import { sidecarNode } from '../support/nodes.js';
 
 interface Run {
@@ -51,17 +52,8 @@ async function mockWithProxy(): Promise<TestMockIstiod> {
     () => server.close(),
     () => client.close(),
   );
-  const stream = client.sotw();
-  stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-  const cds = await stream.next();
-  stream.send({
-    type_url: CLUSTER_TYPE,
-    version_info: cds.version_info,
-    response_nonce: cds.nonce,
-  });
-  // LDS is answered and never ACKed: STALE.
-  stream.send({ type_url: LISTENER_TYPE });
-  await stream.next();
+  // CDS is ACKed: SYNCED. LDS is answered and never ACKed: STALE.
+  await handshake(client.sotw());
   await server.waitForAck(CLUSTER_TYPE);
   return server;
 }
@@ -229,16 +221,8 @@ describe('mock-istiod serve --journal', () => {
     );
     const client = new AdsTestClient(serving.xds as string);
     cleanups.push(() => client.close());
-    const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const cds = await stream.next(10_000);
-    stream.send({
-      type_url: CLUSTER_TYPE,
-      version_info: cds.version_info,
-      response_nonce: cds.nonce,
-    });
-    stream.send({ type_url: LISTENER_TYPE });
-    await stream.next(10_000);
+    // Subscribe CDS, its response, the ACK, subscribe LDS, its response: the entries below.
+    const { cds } = await handshake(client.sotw(), { timeoutMs: 10_000 });
     run.child.kill('SIGTERM');
     expect(await run.exit).toBe(0);
     const entries = readFileSync(path, 'utf8')

@@ -13,14 +13,12 @@ import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { useCli } from '../support/cli.js';
-import { startLab, type Lab } from '../support/lab.js';
+import { useLab } from '../support/lab.js';
 
 const cli = useCli();
-let lab: Lab | undefined;
+const labs = useLab();
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  await lab?.close();
-  lab = undefined;
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
@@ -38,7 +36,7 @@ function typeOf(report: StatusReport, type: string) {
 
 describe('mock-istiod status against a real Envoy', () => {
   it('shows connected_state 1 and PRE_INITIALIZING while withheld, LIVE after release, connected_state 0 once the mock is gone', async () => {
-    lab = await startLab({ withholdFirst: true });
+    const lab = await labs.start({ withholdFirst: true });
     const { envoy, istiod } = lab;
     const args = [
       '--control-port',

@@ -9,12 +9,11 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, type Agent } from '../../src/envoy/agent.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { makeHttpListener } from '../../src/resources/listener.js';
 import { freePorts } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { get } from '../support/lab.js';
+import { get, makeBrokenInbound } from '../support/lab.js';
 
 const NOT_RECEIVED =
   'config not received from XDS server (is Istiod running?): ' +
@@ -37,13 +36,7 @@ async function labResources(broken = false): Promise<unknown[]> {
   const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
   const resources: unknown[] = makeLabResources({ inboundPort, outboundPort });
   if (!broken) return resources;
-  const bad = makeHttpListener({
-    name: 'virtualInbound',
-    address: '127.0.0.1',
-    port: inboundPort,
-    direction: 'INBOUND',
-    cluster: 'no-such-cluster',
-  });
+  const bad = makeBrokenInbound(inboundPort);
   return resources.map((r) => ((r as { name?: string }).name === 'virtualInbound' ? bad : r));
 }
 

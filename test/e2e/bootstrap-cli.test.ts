@@ -3,7 +3,6 @@
  * (the same as the committed golden files), `--validate` by the real Envoy, and one clear line
  * for a missing input.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,27 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { useCli, type CliResult } from '../support/cli.js';
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const cli = useCli();
 
+/** Only the pod's variables (and what Node and Envoy need), as in the sidecar container. */
 function bootstrapCli(args: string[], podEnv: Record<string, string>): Promise<CliResult> {
-  // Only the pod's variables (and what Node and Envoy need), as in the sidecar container.
-  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...podEnv };
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'bootstrap', ...args],
-      { cwd: packageRoot(), env, timeout: 30_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+  return cli.run(['bootstrap', ...args], { podEnv, timeoutMs: 30_000 });
 }
 
 const golden = (file: string) =>

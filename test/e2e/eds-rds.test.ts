@@ -3,32 +3,24 @@
  * routes over RDS (in both protocols), endpoints that move real traffic, and an EDS cluster
  * that keeps Envoy initializing until its endpoints come.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeClusterLoadAssignment } from '../../src/resources/endpoint.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { ENDPOINT_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
-import { get, startLab, type Lab } from '../support/lab.js';
+import { expectLabTraffic, get, useLab } from '../support/lab.js';
 
-let lab: Lab | undefined;
-afterEach(async () => {
-  await lab?.close();
-  lab = undefined;
-});
+const labs = useLab();
 
 describe.each(['sotw', 'delta'] as const)('the EDS + RDS lab over %s', (xdsMode) => {
   it('serves the lab traffic, and new endpoints move it', async () => {
-    lab = await startLab({}, { xdsMode, discovery: 'eds-rds' });
+    const lab = await labs.start({}, { xdsMode, discovery: 'eds-rds' });
     const { envoy, istiod, ports } = lab;
     await envoy.waitForLive({ timeoutMs: 20_000 });
     await istiod.waitForAck(ENDPOINT_TYPE);
     await istiod.waitForAck(ROUTE_TYPE);
-    expect(await get(lab.inboundUrl('/orders'))).toEqual({
-      status: 200,
-      body: `ok:${ports.appPort} /orders`,
-    });
-    expect(await get(lab.outboundUrl('/'))).toEqual({ status: 503, body: 'no healthy upstream' });
+    await expectLabTraffic(lab);
 
     const second = await startLabUpstream({ mode: 'ok', port: 0 });
     try {
@@ -45,7 +37,7 @@ describe.each(['sotw', 'delta'] as const)('the EDS + RDS lab over %s', (xdsMode)
       expect(result.ok && result.value.changed).toEqual([ENDPOINT_TYPE]);
       await waitFor(
         async () => {
-          const res = await get(lab!.inboundUrl('/orders'));
+          const res = await get(lab.inboundUrl('/orders'));
           return 'body' in res && res.body === `ok:${second.port} /orders`;
         },
         { description: 'traffic to move to the new endpoint' },
@@ -58,7 +50,7 @@ describe.each(['sotw', 'delta'] as const)('the EDS + RDS lab over %s', (xdsMode)
 
 describe('an EDS cluster without endpoints', () => {
   it('keeps Envoy initializing (warming) until its ClusterLoadAssignment arrives', async () => {
-    lab = await startLab(
+    const lab = await labs.start(
       {},
       {
         discovery: 'eds-rds',

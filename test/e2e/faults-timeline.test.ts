@@ -3,8 +3,6 @@
  * held at first (PRE_INITIALIZING, connected), released at its step (LIVE), then an outage
  * (connected_state 0) that ends on schedule. Each step is logged with its note.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +13,7 @@ import { startEnvoy } from '../../src/testing/envoy.js';
 import { assertNoLeaks, closeAll } from '../../src/testing/leaks.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, logLines, useCli, waitForServing } from '../support/cli.js';
 import { get } from '../support/fault-lab.js';
 
 const TIMELINE = `
@@ -35,35 +33,13 @@ steps:
     note: "step 3: istiod goes away for a while"
 `;
 
+const cli = useCli();
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   await closeAll();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await assertNoLeaks();
 });
-
-interface LogLine {
-  msg: string;
-  xds?: string;
-}
-
-function serve(args: string[]): { child: ChildProcess; lines: LogLine[] } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
-    cwd: packageRoot(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: LogLine[] = [];
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    for (const line of chunk.split('\n').filter(Boolean)) lines.push(JSON.parse(line) as LogLine);
-  });
-  cleanups.push(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  });
-  return { child, lines };
-}
 
 describe('serve --scenario', () => {
   it('replays the timeline against a real Envoy', async () => {
@@ -74,16 +50,13 @@ describe('serve --scenario', () => {
     const upstream: LabUpstream = await startLabUpstream({ mode: 'ok', port: 0 });
     cleanups.push(() => upstream.close());
     const [inbound, outbound] = (await freePorts(2)) as [number, number];
-    const { lines } = serve([
-      ...['--scenario', file, '--port', '0', '--control-port', '0', '--log-format', 'json'],
+    const run = cli.start([
+      ...['serve', '--scenario', file, ...FREE_SERVE_PORTS, ...JSON_LOGS],
       ...['--inbound-port', String(inbound), '--outbound-port', String(outbound)],
       ...['--app-port', String(upstream.port)],
     ]);
-    const serving = await waitFor(() => lines.find((l) => l.msg === 'mock istiod is serving'), {
-      timeoutMs: 15_000,
-      description: 'the "mock istiod is serving" log line',
-    });
-    const port = Number(serving.xds?.split(':').at(-1));
+    const lines = () => logLines(run);
+    const port = Number((await waitForServing(run)).xds.split(':').at(-1));
     const envoy = await startEnvoy({
       bootstrap: makeSidecarBootstrap({ discoveryPort: port, adminPort: 0 }),
     });
@@ -93,7 +66,7 @@ describe('serve --scenario', () => {
     await connected(1);
     expect(await envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
     await envoy.waitForState('LIVE', { timeoutMs: 10_000 });
-    expect(lines.some((l) => l.msg.startsWith('step 2'))).toBe(true);
+    expect(lines().some((l) => l.msg.startsWith('step 2'))).toBe(true);
     expect(await get(`http://127.0.0.1:${inbound}/orders`)).toEqual({
       status: 200,
       body: `ok:${upstream.port} /orders`,
@@ -101,9 +74,11 @@ describe('serve --scenario', () => {
     await connected(0);
     expect(await get(`http://127.0.0.1:${inbound}/orders`)).toMatchObject({ status: 200 });
     await connected(1);
-    const notes = lines.filter((l) => l.msg.startsWith('step ')).map((l) => l.msg.slice(0, 6));
+    const notes = lines()
+      .filter((l) => l.msg.startsWith('step '))
+      .map((l) => l.msg.slice(0, 6));
     expect(notes).toEqual(['step 1', 'step 2', 'step 3']);
-    await waitFor(() => lines.some((l) => l.msg === 'timeline finished'), {
+    await waitFor(() => lines().some((l) => l.msg === 'timeline finished'), {
       description: 'the timeline to finish',
     });
   });

@@ -3,24 +3,19 @@
  * and clusters over ADS from the mock, serves real traffic with them, and behaves as the
  * course material says when the control plane withholds, goes away, comes back and pushes.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
-import { makeHttpListener } from '../../src/resources/listener.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { get, startLab, type Lab } from '../support/lab.js';
+import { expectLabTraffic, get, makeBrokenInbound, useLab } from '../support/lab.js';
 
-let lab: Lab | undefined;
-afterEach(async () => {
-  await lab?.close();
-  lab = undefined;
-});
+const labs = useLab();
 
 describe('a sidecar Envoy fed by mock-istiod', () => {
   it('reaches LIVE with the lab listeners and clusters and serves the lab traffic', async () => {
-    lab = await startLab();
+    const lab = await labs.start();
     await lab.envoy.waitForLive({ timeoutMs: 20_000 });
     expect((await lab.envoy.ready()).status).toBe(200);
     expect(await lab.envoy.stat('listener_manager.workers_started')).toBe(1);
@@ -33,17 +28,13 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
       'BlackHoleCluster',
       `inbound|${lab.ports.appPort}||`,
     ]);
-    expect(await get(lab.inboundUrl('/orders'))).toEqual({
-      status: 200,
-      body: `ok:${lab.ports.appPort} /orders`,
-    });
-    expect(await get(lab.outboundUrl('/'))).toEqual({ status: 503, body: 'no healthy upstream' });
+    await expectLabTraffic(lab);
     await lab.istiod.waitForAck(CLUSTER_TYPE);
     await lab.istiod.waitForAck(LISTENER_TYPE);
   });
 
   it('while withheld stays PRE_INITIALIZING and connected, then goes LIVE on release', async () => {
-    lab = await startLab({ withholdFirst: true });
+    const lab = await labs.start({ withholdFirst: true });
     const { envoy, istiod } = lab;
     await waitFor(async () => (await envoy.stat('control_plane.connected_state')) === 1, {
       description: 'control_plane.connected_state 1',
@@ -63,7 +54,7 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
   });
 
   it('keeps serving the last config when the mock goes away, and reconnects with its version', async () => {
-    lab = await startLab();
+    const lab = await labs.start();
     const { envoy } = lab;
     await envoy.waitForLive({ timeoutMs: 20_000 });
     const acked = await lab.istiod.waitForAck(LISTENER_TYPE);
@@ -89,7 +80,7 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
   });
 
   it('applies a pushed change (traffic follows it) and records a push Envoy rejects as a NACK', async () => {
-    lab = await startLab();
+    const lab = await labs.start();
     const { envoy, istiod, ports } = lab;
     await envoy.waitForLive({ timeoutMs: 20_000 });
     const second = await startLabUpstream({ mode: 'ok', port: 0 });
@@ -101,7 +92,7 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
       await istiod.waitForAck(LISTENER_TYPE);
       await waitFor(
         async () => {
-          const res = await get(lab!.inboundUrl('/orders'));
+          const res = await get(lab.inboundUrl('/orders'));
           return 'body' in res && res.body === `ok:${second.port} /orders`;
         },
         { description: 'traffic to follow the new inbound cluster' },
@@ -111,13 +102,7 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
     }
 
     const goodListeners = await envoy.dynamicListeners();
-    const bad = makeHttpListener({
-      name: 'virtualInbound',
-      address: '127.0.0.1',
-      port: ports.inboundPort,
-      direction: 'INBOUND',
-      cluster: 'no-such-cluster',
-    });
+    const bad = makeBrokenInbound(ports.inboundPort);
     // The whole lab set with virtualInbound replaced: an LDS response missing a listener
     // would remove that listener even though Envoy NACKs the response.
     const lab2 = makeLabResources({ ...ports, appPort: second.port });

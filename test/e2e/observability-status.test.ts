@@ -3,8 +3,6 @@
  * Withheld: connected_state 1 and PRE_INITIALIZING; released: LIVE with the version the
  * mock sent; the mock gone: connected_state 0, still read from Envoy.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { collectStatus, type StatusReport } from '../../src/cli/status-report.js';
@@ -13,32 +11,23 @@ import { makeLabResources } from '../../src/resources/lab.js';
 import { freePorts } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { packageRoot } from '../../src/util/package-root.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { startLab, type Lab } from '../support/lab.js';
+import { useCli } from '../support/cli.js';
+import { useLab } from '../support/lab.js';
 
-let lab: Lab | undefined;
+const cli = useCli();
+const labs = useLab();
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  await lab?.close();
-  lab = undefined;
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
 /** Runs the real CLI: `status -o json`, and returns its exit code and report. */
 async function statusCli(args: string[]): Promise<{ code: number | null; report: StatusReport }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'status', '-o', 'json', ...args],
-    {
-      cwd: packageRoot(),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, report: JSON.parse(out) as StatusReport };
+  const { code, stdout, stderr } = await cli.run(['status', '-o', 'json', ...args]);
+  // stderr is not part of what is checked; it is shown when the report cannot be read.
+  if (stdout.trim() === '') throw new Error(`status printed no report (exit ${code}): ${stderr}`);
+  return { code, report: JSON.parse(stdout) as StatusReport };
 }
 
 function typeOf(report: StatusReport, type: string) {
@@ -47,7 +36,7 @@ function typeOf(report: StatusReport, type: string) {
 
 describe('mock-istiod status against a real Envoy', () => {
   it('shows connected_state 1 and PRE_INITIALIZING while withheld, LIVE after release, connected_state 0 once the mock is gone', async () => {
-    lab = await startLab({ withholdFirst: true });
+    const lab = await labs.start({ withholdFirst: true });
     const { envoy, istiod } = lab;
     const args = [
       '--control-port',

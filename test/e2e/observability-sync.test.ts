@@ -3,7 +3,7 @@
  * mock withholds, SYNCED once Envoy ACKs, ERROR with Envoy's own message after a NACK;
  * `/debug/config_dump` shows what Envoy got; `/metrics` counts the pushes, ACKs and NACKs.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   errorLines,
   proxyStatusTable,
@@ -11,19 +11,16 @@ import {
   type SyncStatusJson,
 } from '../../src/cli/proxy-status-view.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { makeHttpListener } from '../../src/resources/listener.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { startLab, type Lab } from '../support/lab.js';
+import { makeBrokenInbound, useLab } from '../support/lab.js';
 
-let lab: Lab | undefined;
-afterEach(async () => {
-  await lab?.close();
-  lab = undefined;
-});
+const labs = useLab();
 
 async function control<T>(path: string): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${lab?.istiod.addresses.control?.port}${path}`);
+  const res = await fetch(
+    `http://127.0.0.1:${labs.current?.istiod.addresses.control?.port}${path}`,
+  );
   expect(res.status).toBe(200);
   return (res.headers.get('content-type') ?? '').includes('json')
     ? ((await res.json()) as T)
@@ -39,7 +36,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe('the sync status of a real Envoy', () => {
   it('is NOT SENT while withheld and SYNCED after the ACKs; config_dump matches what Envoy runs', async () => {
-    lab = await startLab({ withholdFirst: true });
+    const lab = await labs.start({ withholdFirst: true });
     const { envoy, istiod } = lab;
     await waitFor(async () => (await envoy.stat('control_plane.connected_state')) === 1, {
       description: 'Envoy to connect',
@@ -87,7 +84,7 @@ describe('the sync status of a real Envoy', () => {
   });
 
   it("is ERROR with Envoy's message after a NACK, counted in /metrics, and SYNCED again after a fix", async () => {
-    lab = await startLab();
+    const lab = await labs.start();
     const { envoy, istiod, ports } = lab;
     await envoy.waitForLive({ timeoutMs: 20_000 });
     await istiod.waitForAck(LISTENER_TYPE);
@@ -99,13 +96,7 @@ describe('the sync status of a real Envoy', () => {
     expect(metrics).not.toContain('pilot_total_xds_rejects{');
 
     const lab2 = makeLabResources(ports);
-    const bad = makeHttpListener({
-      name: 'virtualInbound',
-      address: '127.0.0.1',
-      port: ports.inboundPort,
-      direction: 'INBOUND',
-      cluster: 'no-such-cluster',
-    });
+    const bad = makeBrokenInbound(ports.inboundPort);
     const withoutInbound = lab2.filter((r) => r.name !== 'virtualInbound');
     expect(istiod.setResources([...withoutInbound, bad]).ok).toBe(true);
     const { nack } = await istiod.waitForNack(LISTENER_TYPE);

@@ -10,21 +10,20 @@ import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { get, startLab, type Lab } from '../support/lab.js';
+import { get, useLab } from '../support/lab.js';
 
-let lab: Lab | undefined;
+const labs = useLab();
 let dir: string | undefined;
-afterEach(async () => {
-  await lab?.close();
+afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
-  lab = dir = undefined;
+  dir = undefined;
 });
 
 it('a bad reload keeps the old config and reports the exact error; a good one is pushed and ACKed', async () => {
   dir = mkdtempSync(join(tmpdir(), 'mock-istiod-e2e-files-'));
   const file = join(dir, 'lab.json');
   // The lab picks free ports; write its resources to the file once they are known.
-  lab = await startLab(
+  const lab = await labs.start(
     {},
     { transform: (resources) => (writeFileSync(file, JSON.stringify(resources)), resources) },
   );
@@ -59,7 +58,7 @@ it('a bad reload keeps the old config and reports the exact error; a good one is
     await waitFor(async () => (await envoy.stat('cluster_manager.cds.version_text')) !== before);
     await waitFor(
       async () => {
-        const res = await get(lab!.inboundUrl('/orders'));
+        const res = await get(lab.inboundUrl('/orders'));
         return 'body' in res && res.body === `ok:${second.port} /orders`;
       },
       { description: 'traffic to follow the reloaded file' },

@@ -5,7 +5,6 @@
  * refuses the mock's certificate, never opens a stream, stays PRE_INITIALIZING with
  * `control_plane.connected_state` 0 and counts the verification failures.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +18,11 @@ import { waitFor } from '../../src/util/wait.js';
 import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { packageRoot } from '../../src/util/package-root.js';
 import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
+import { useCli } from '../support/cli.js';
 import { get } from '../support/lab.js';
 
+const cli = useCli();
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -126,18 +126,8 @@ describe('xDS over TLS', () => {
   });
 });
 
-function bootstrapCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...SEED_POD_ENV };
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'bootstrap', ...args],
-      { cwd: packageRoot(), env, timeout: 30_000 },
-      (error, _stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
-      },
-    );
-  });
+function bootstrapCli(args: string[]) {
+  return cli.run(['bootstrap', ...args], { podEnv: SEED_POD_ENV, timeoutMs: 30_000 });
 }
 
 describe('mock-istiod bootstrap --tls-root-cert', () => {

@@ -4,8 +4,6 @@
  * directory's key; the CA accepts the one and refuses a wrong audience; user mistakes are one
  * line and exit code 2.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,84 +11,31 @@ import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/util/wait.js';
 import { freePorts } from '../../src/util/ports.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
-import { packageRoot } from '../../src/util/package-root.js';
 import { caClient, createCertificate, makeCsr } from '../support/ca.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, logLines, useCli, waitForServing } from '../support/cli.js';
 
+const cli = useCli();
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
 });
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-function cli(args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: packageRoot(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanups.push(() => child.kill('SIGKILL'));
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
-}
-
-async function finished(args: string[]) {
-  const run = cli(args);
-  const code = await run.exit;
-  return { code, stdout: run.stdout(), stderr: run.stderr() };
-}
-
-interface LogLine {
-  msg: string;
-  xds?: string;
-  control?: { port: number };
-  rootCert?: string;
-}
-
 describe('serve --tls-dir and token', () => {
   it('serves TLS from the directory; tokens from the control API and from the key file work', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-ca-cli-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const serve = cli([
-      'serve',
-      '--tls-dir',
-      dir,
-      '--port',
-      '0',
-      '--control-port',
-      '0',
-      '--log-format',
-      'json',
-    ]);
-    const lines = () =>
-      serve
-        .stdout()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as LogLine);
-    const serving = await waitFor(() => lines().find((l) => l.msg === 'mock istiod is serving'), {
-      timeoutMs: 20_000,
-      description: 'the "mock istiod is serving" log line',
-    });
+    const serve = cli.start(['serve', '--tls-dir', dir, ...FREE_SERVE_PORTS, ...JSON_LOGS]);
+    const serving = await waitForServing(serve, 20_000);
     const rootCertPath = join(dir, TLS_FILES.rootCert);
-    expect(lines().find((l) => l.rootCert !== undefined)?.rootCert).toBe(rootCertPath);
+    expect(logLines(serve).find((l) => l.rootCert !== undefined)?.rootCert).toBe(rootCertPath);
     for (const file of Object.values(TLS_FILES)) expect(existsSync(join(dir, file))).toBe(true);
 
-    const client = caClient(serving.xds as string, readFileSync(rootCertPath, 'utf8'));
+    const client = caClient(serving.xds, readFileSync(rootCertPath, 'utf8'));
     cleanups.push(() => client.close());
     const port = String(serving.control?.port);
-    const fromApi = await finished([
+    const fromApi = await cli.run([
       'token',
       '--control-port',
       port,
@@ -109,7 +54,7 @@ describe('serve --tls-dir and token', () => {
       'URI:spiffe://cluster.local/ns/shop/sa/orders',
     );
 
-    const offline = await finished(['token', '--tls-dir', dir, '--sa', 'api', '--ttl', '10m']);
+    const offline = await cli.run(['token', '--tls-dir', dir, '--sa', 'api', '--ttl', '10m']);
     expect(offline.code).toBe(0);
     const accepted = await createCertificate(
       client,
@@ -118,7 +63,7 @@ describe('serve --tls-dir and token', () => {
     );
     expect(accepted.ok).toBe(true);
 
-    const wrong = await finished(['token', '--tls-dir', dir, '--aud', 'kubernetes.default.svc']);
+    const wrong = await cli.run(['token', '--tls-dir', dir, '--aud', 'kubernetes.default.svc']);
     const refused = await createCertificate(client, { csr: await makeCsr() }, wrong.stdout.trim());
     expect(refused).toMatchObject({
       ok: false,
@@ -127,7 +72,7 @@ describe('serve --tls-dir and token', () => {
     });
 
     serve.child.kill('SIGTERM');
-    expect(await serve.exit).toBe(0);
+    expect(await serve.exited()).toBe(0);
   });
 });
 
@@ -149,7 +94,7 @@ describe('token mistakes', () => {
       'mock-istiod: --tls-dir: /nonexistent/dir/jwt-key.pem cannot be read',
     ],
   ])('%j: one line, exit %i', async (args, code, message) => {
-    const run = await finished(args);
+    const run = await cli.run(args);
     expect(run.code).toBe(code);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(message);
@@ -157,7 +102,7 @@ describe('token mistakes', () => {
 
   it('says so in one line, exit 1, when no mock answers', async () => {
     const [port] = (await freePorts(1)) as [number];
-    const run = await finished(['token', '--control-port', String(port)]);
+    const run = await cli.run(['token', '--control-port', String(port)]);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(`cannot reach mock-istiod at 127.0.0.1:${port} (ECONNREFUSED)`);

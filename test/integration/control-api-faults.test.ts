@@ -11,6 +11,7 @@ import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { ack, requestClusters } from '../support/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';
 
@@ -37,13 +38,7 @@ async function call(
 /** A proxy stream that has received (and ACKed) its clusters. */
 async function proxyWithClusters(c: AdsTestClient, pod = 'orders-v1-0'): Promise<AdsTestStream> {
   const stream = c.sotw();
-  stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode(pod) });
-  const response = await stream.next();
-  stream.send({
-    type_url: CLUSTER_TYPE,
-    version_info: response.version_info,
-    response_nonce: response.nonce,
-  });
+  ack(stream, await requestClusters(stream, { node: sidecarNode(pod) }));
   return stream;
 }
 

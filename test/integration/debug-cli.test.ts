@@ -2,8 +2,6 @@
  * The observability commands as a user runs them: `proxy-status` and `status` against a
  * running mock (the raw ADS client plays the proxy), and `serve --journal`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,37 +10,16 @@ import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { freePort } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { packageRoot } from '../../src/util/package-root.js';
-import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
+import { handshake } from '../support/handshake.js';
 import { sidecarNode } from '../support/nodes.js';
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-const running: ChildProcess[] = [];
+const cli = useCli();
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
-  for (const child of running.splice(0)) child.kill('SIGKILL');
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function cli(args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: packageRoot(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
-}
 
 async function mockWithProxy(): Promise<TestMockIstiod> {
   const server = await startMockIstiod();
@@ -51,17 +28,8 @@ async function mockWithProxy(): Promise<TestMockIstiod> {
     () => server.close(),
     () => client.close(),
   );
-  const stream = client.sotw();
-  stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-  const cds = await stream.next();
-  stream.send({
-    type_url: CLUSTER_TYPE,
-    version_info: cds.version_info,
-    response_nonce: cds.nonce,
-  });
-  // LDS is answered and never ACKed: STALE.
-  stream.send({ type_url: LISTENER_TYPE });
-  await stream.next();
+  // CDS is ACKed: SYNCED. LDS is answered and never ACKed: STALE.
+  await handshake(client.sotw());
   await server.waitForAck(CLUSTER_TYPE);
   return server;
 }
@@ -74,9 +42,9 @@ const controlArgs = (server: TestMockIstiod) => [
 describe('mock-istiod proxy-status', () => {
   it("prints istioctl's table: SYNCED after the ACK, STALE for an unanswered response", async () => {
     const server = await mockWithProxy();
-    const run = cli(['proxy-status', ...controlArgs(server)]);
-    expect(await run.exit).toBe(0);
-    const [header, row, ...rest] = run.stdout().split('\n');
+    const run = await cli.run(['proxy-status', ...controlArgs(server)]);
+    expect(run.code).toBe(0);
+    const [header, row, ...rest] = run.stdout.split('\n');
     expect(header).toMatch(
       /^NAME {5,}CLUSTER {5,}CDS {5,}LDS {5,}EDS {5,}RDS {5,}ECDS {5,}ISTIOD {5,}VERSION$/,
     );
@@ -88,9 +56,9 @@ describe('mock-istiod proxy-status', () => {
 
   it('prints JSON with -o json and keeps only the proxies named', async () => {
     const server = await mockWithProxy();
-    const run = cli(['proxy-status', 'orders', '-o', 'json', ...controlArgs(server)]);
-    expect(await run.exit).toBe(0);
-    const json = JSON.parse(run.stdout()) as {
+    const run = await cli.run(['proxy-status', 'orders', '-o', 'json', ...controlArgs(server)]);
+    expect(run.code).toBe(0);
+    const json = JSON.parse(run.stdout) as {
       resources: { node: { id: string }; genericXdsConfigs: { configStatus: string }[] }[];
     };
     expect(json.resources.map((r) => r.node.id)).toEqual(['orders-v1-0.default']);
@@ -98,21 +66,26 @@ describe('mock-istiod proxy-status', () => {
       'SYNCED',
       'STALE',
     ]);
-    const none = cli(['proxy-status', 'nobody', '-o', 'json', ...controlArgs(server)]);
-    expect(await none.exit).toBe(0);
-    expect((JSON.parse(none.stdout()) as { resources: unknown[] }).resources).toEqual([]);
+    const none = await cli.run(['proxy-status', 'nobody', '-o', 'json', ...controlArgs(server)]);
+    expect(none.code).toBe(0);
+    expect((JSON.parse(none.stdout) as { resources: unknown[] }).resources).toEqual([]);
   });
 
   it('sends the control token a mock requires (--control-token or MOCK_ISTIOD_CONTROL_TOKEN)', async () => {
     const server = await startMockIstiod({ controlToken: 's3cret' });
     cleanups.push(() => server.close());
-    const refused = cli(['proxy-status', ...controlArgs(server)]);
-    expect(await refused.exit).toBe(1);
-    expect(refused.stderr()).toContain('answered 401 to /debug/syncz');
-    const allowed = cli(['proxy-status', '--control-token', 's3cret', ...controlArgs(server)]);
-    expect(await allowed.exit).toBe(0);
-    expect(allowed.stdout()).toMatch(/^NAME /);
-    const status = cli([
+    const refused = await cli.run(['proxy-status', ...controlArgs(server)]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('answered 401 to /debug/syncz');
+    const allowed = await cli.run([
+      'proxy-status',
+      '--control-token',
+      's3cret',
+      ...controlArgs(server),
+    ]);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(/^NAME /);
+    const status = await cli.run([
       'status',
       '-o',
       'json',
@@ -120,15 +93,15 @@ describe('mock-istiod proxy-status', () => {
       's3cret',
       ...controlArgs(server),
     ]);
-    expect(await status.exit).toBe(0);
-    expect(JSON.parse(status.stdout())).toMatchObject({ mock: { reachable: true }, proxies: [] });
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ mock: { reachable: true }, proxies: [] });
   });
 
   it('says in one line, exit code 1, when no mock answers', async () => {
     const port = await freePort();
-    const run = cli(['proxy-status', '--control-port', String(port)]);
-    expect(await run.exit).toBe(1);
-    expect(run.stderr()).toBe(
+    const run = await cli.run(['proxy-status', '--control-port', String(port)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
       `mock-istiod: cannot reach mock-istiod at 127.0.0.1:${port} (ECONNREFUSED); is \`mock-istiod serve\` running there? (--control-host, --control-port)\n`,
     );
   });
@@ -137,9 +110,9 @@ describe('mock-istiod proxy-status', () => {
 describe('mock-istiod status', () => {
   it("shows the mock's per-type view, and the admin port it could not find", async () => {
     const server = await mockWithProxy();
-    const run = cli(['status', '-o', 'json', ...controlArgs(server)]);
-    expect(await run.exit).toBe(0);
-    const report = JSON.parse(run.stdout()) as {
+    const run = await cli.run(['status', '-o', 'json', ...controlArgs(server)]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as {
       mock: { reachable: boolean; withheld: boolean };
       proxies: {
         name: string;
@@ -154,15 +127,15 @@ describe('mock-istiod status', () => {
       'LDS STALE',
     ]);
     expect(report.proxies[0]?.envoy).toBeUndefined();
-    const table = cli(['status', ...controlArgs(server)]);
-    expect(await table.exit).toBe(0);
-    expect(table.stdout()).toContain('admin address unknown (pass --admin');
+    const table = await cli.run(['status', ...controlArgs(server)]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('admin address unknown (pass --admin');
   });
 
   it('--watch redraws until interrupted, and keeps showing an Envoy admin that does not answer', async () => {
     const server = await mockWithProxy();
     const deadAdmin = await freePort();
-    const run = cli([
+    const run = cli.start([
       'status',
       '--watch',
       '--interval',
@@ -173,12 +146,12 @@ describe('mock-istiod status', () => {
       `127.0.0.1:${deadAdmin}`,
       ...controlArgs(server),
     ]);
-    await waitFor(() => run.stdout().split('\n').filter(Boolean).length >= 2, {
+    await waitFor(() => run.lines().length >= 2, {
       timeoutMs: 15_000,
       description: 'two refreshes',
     });
     run.child.kill('SIGINT');
-    expect(await run.exit).toBe(0);
+    expect(await run.exited()).toBe(0);
     const last = JSON.parse(run.stdout().trim().split('\n').at(-1) ?? '') as {
       proxies: { name: string; envoy?: { reachable: boolean; error: string } }[];
     };
@@ -193,9 +166,9 @@ describe('mock-istiod status', () => {
   });
 
   it('rejects a bad --interval in one line with exit code 2', async () => {
-    const run = cli(['status', '--watch', '--interval', 'fast']);
-    expect(await run.exit).toBe(2);
-    expect(run.stderr()).toContain(
+    const run = await cli.run(['status', '--watch', '--interval', 'fast']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
       'mock-istiod: --interval: expected a number of seconds >= 0.2, got "fast"',
     );
   });
@@ -206,41 +179,13 @@ describe('mock-istiod serve --journal', () => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-cli-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 'journal.jsonl');
-    const run = cli([
-      'serve',
-      '--port',
-      '0',
-      '--control-port',
-      '0',
-      '--log-format',
-      'json',
-      '--journal',
-      path,
-    ]);
-    const serving = await waitFor(
-      () =>
-        run
-          .stdout()
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as { msg: string; xds?: string })
-          .find((l) => l.msg === 'mock istiod is serving'),
-      { timeoutMs: 15_000, description: 'the "mock istiod is serving" log line' },
-    );
-    const client = new AdsTestClient(serving.xds as string);
+    const run = cli.start(['serve', ...FREE_SERVE_PORTS, ...JSON_LOGS, '--journal', path]);
+    const client = new AdsTestClient((await waitForServing(run)).xds);
     cleanups.push(() => client.close());
-    const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const cds = await stream.next(10_000);
-    stream.send({
-      type_url: CLUSTER_TYPE,
-      version_info: cds.version_info,
-      response_nonce: cds.nonce,
-    });
-    stream.send({ type_url: LISTENER_TYPE });
-    await stream.next(10_000);
+    // Subscribe CDS, its response, the ACK, subscribe LDS, its response: the entries below.
+    const { cds } = await handshake(client.sotw(), { timeoutMs: 10_000 });
     run.child.kill('SIGTERM');
-    expect(await run.exit).toBe(0);
+    expect(await run.exited()).toBe(0);
     const entries = readFileSync(path, 'utf8')
       .trimEnd()
       .split('\n')
@@ -261,17 +206,14 @@ describe('mock-istiod serve --journal', () => {
   });
 
   it('fails in one line, exit code 2, when the journal file cannot be written', async () => {
-    const run = cli([
+    const run = await cli.run([
       'serve',
-      '--port',
-      '0',
-      '--control-port',
-      '0',
+      ...FREE_SERVE_PORTS,
       '--journal',
       '/nonexistent-dir/j.jsonl',
     ]);
-    expect(await run.exit).toBe(2);
-    expect(run.stderr().trim()).toBe(
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(
       'mock-istiod: --journal: cannot write the journal to /nonexistent-dir/j.jsonl (ENOENT) (see: mock-istiod --help)',
     );
   });

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NO_PROXY_ID, PROXY_NOT_CONNECTED } from '../../src/control/debug-routes.js';
-import { type AdsTestStream } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { handshake, requestClusters } from '../support/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';
 
@@ -45,24 +45,10 @@ interface SyncStatus {
   >;
 }
 
-/** CDS answered and ACKed, LDS requested: the state after which each test diverges. */
-async function ackedCds(stream: AdsTestStream) {
-  stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-  const cds = await stream.next();
-  stream.send({
-    type_url: CLUSTER_TYPE,
-    version_info: cds.version_info,
-    response_nonce: cds.nonce,
-  });
-  stream.send({ type_url: LISTENER_TYPE });
-  const lds = await stream.next();
-  return { cds, lds };
-}
-
 describe('/debug/syncz', () => {
   it('shows SYNCED after the ACK and STALE while a response is unanswered, by nonce', async () => {
     const { server, client } = await setup();
-    const { cds, lds } = await ackedCds(client.sotw());
+    const { cds, lds } = await handshake(client.sotw());
     await server.waitForAck(CLUSTER_TYPE);
     const [status, ...others] = await getJson<SyncStatus[]>('/debug/syncz');
     expect(others).toEqual([]);
@@ -88,7 +74,7 @@ describe('/debug/syncz', () => {
   it("shows ERROR with Envoy's message after a NACK, until the next ACK", async () => {
     const { server, client } = await setup();
     const stream = client.sotw();
-    const { lds } = await ackedCds(stream);
+    const { lds } = await handshake(stream);
     const message = "Error adding/updating listener(s) virtualInbound: route: unknown cluster 'x'";
     stream.send({
       type_url: LISTENER_TYPE,
@@ -153,7 +139,7 @@ describe('/debug/connections and /debug/adsz', () => {
 
   it('adsz shows metadata and watches, filters by ?proxyID= and answers 404 for an unknown one', async () => {
     const { server, client } = await setup();
-    await ackedCds(client.sotw());
+    await handshake(client.sotw());
     await waitFor(() => server.streams()[0]?.types.get(LISTENER_TYPE)?.sent);
     const adsz = await getJson<{ totalClients: number; clients: Record<string, unknown>[] }>(
       '/debug/adsz?proxyID=orders-v1-0',
@@ -187,7 +173,7 @@ describe('/debug/config_dump', () => {
 
   it('renders what the proxy was sent, as canonical JSON in config_dump sections', async () => {
     const { server, client } = await setup();
-    const { cds, lds } = await ackedCds(client.sotw());
+    const { cds, lds } = await handshake(client.sotw());
     await waitFor(() => server.streams()[0]?.types.get(LISTENER_TYPE)?.sent);
     const dump = await getJson<{ configs: Record<string, unknown>[] }>(
       '/debug/config_dump?proxyID=orders-v1-0.default',
@@ -236,9 +222,7 @@ describe('/debug/config_dump', () => {
 
   it('shows the version sent, not a newer one not yet pushed, and ?types= gives bare resources', async () => {
     const { server, client } = await setup();
-    const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const first = await stream.next();
+    const first = await requestClusters(client.sotw());
     server.withhold();
     server.setResources([]);
     const typed = await getJson<{ configs: { '@type': string; name: string }[] }>(
@@ -258,7 +242,7 @@ describe('/debug/journal', () => {
   it('filters by kind, type and node, and says which parameter is wrong', async () => {
     const { server, client } = await setup();
     const stream = client.sotw();
-    const { lds } = await ackedCds(stream);
+    const { lds } = await handshake(stream);
     stream.send({
       type_url: LISTENER_TYPE,
       response_nonce: lds.nonce,

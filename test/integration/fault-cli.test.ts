@@ -2,62 +2,45 @@
  * `mock-istiod serve --fault … --scenario …`: faults applied at start, timelines replayed,
  * and every mistake reported as one line naming the flag and the field (exit 2).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { waitFor } from '../../src/util/wait.js';
-import { packageRoot } from '../../src/util/package-root.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import {
+  FREE_SERVE_PORTS,
+  isServing,
+  JSON_LOGS,
+  logLines,
+  useCli,
+  waitForServing,
+} from '../support/cli.js';
 import { sidecarNode } from '../support/nodes.js';
 
-const running: ChildProcess[] = [];
+const cli = useCli();
 const dirs: string[] = [];
 afterEach(() => {
-  for (const child of running.splice(0)) child.kill('SIGKILL');
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
-    cwd: packageRoot(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  const lines: { msg: string; xds?: string; control?: { port: number } }[] = [];
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    for (const line of chunk.split('\n').filter(Boolean))
-      lines.push(JSON.parse(line) as (typeof lines)[0]);
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  return { lines, stderr: () => stderr, exit };
-}
-
-const PORTS = ['--port', '0', '--control-port', '0', '--log-format', 'json'];
+const SERVE = ['serve', ...FREE_SERVE_PORTS, ...JSON_LOGS];
 
 describe('serve --fault', () => {
   it('applies the faults at start: listed by the API, acting on the first stream', async () => {
-    const run = serve([
-      ...PORTS,
+    const run = cli.start([
+      ...SERVE,
       '--fault',
       'withhold:types=CDS,id=hold',
       '--fault',
       'delay:ms=1s,jitter=100ms',
     ]);
-    const serving = await waitFor(() => run.lines.find((l) => l.msg === 'mock istiod is serving'), {
-      timeoutMs: 15_000,
-      description: 'the serving line',
-    });
+    const serving = await waitForServing(run);
     const res = await fetch(`http://127.0.0.1:${serving.control?.port}/control/faults`);
     const { faults } = (await res.json()) as { faults: { id: string; params: unknown }[] };
     expect(faults.map((f) => f.id)).toEqual(['hold', 'delay-1']);
     expect(faults[1]?.params).toEqual({ ms: 1_000, jitter: 100, seed: 1 });
-    const client = new AdsTestClient(serving.xds as string);
+    const client = new AdsTestClient(serving.xds);
     try {
       const stream = client.sotw();
       stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
@@ -80,10 +63,10 @@ describe('serve --fault', () => {
     [['--fault', 'down:node=x'], '--fault "down:node=x": scope: down acts on the whole server'],
     [['--scenario', '/nonexistent/t.yaml'], '--scenario: cannot read /nonexistent/t.yaml (ENOENT)'],
   ])('%j fails with one line naming the flag', async (args, message) => {
-    const run = serve([...PORTS, ...args]);
-    expect(await run.exit).toBe(2);
-    expect(run.stderr()).toContain(`mock-istiod: ${message}`);
-    expect(run.stderr().trim().split('\n')).toHaveLength(1);
+    const run = await cli.run([...SERVE, ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`mock-istiod: ${message}`);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
 
@@ -96,12 +79,12 @@ describe('serve --scenario', () => {
       file,
       'steps:\n  - at: 1s\n    fault: delay\n    params: { ms: x }\n  - at: 2s\n    remove: nobody\n',
     );
-    const run = serve([...PORTS, '--scenario', file]);
-    expect(await run.exit).toBe(2);
+    const run = cli.start([...SERVE, '--scenario', file]);
+    expect(await run.exited()).toBe(2);
     expect(run.stderr()).toContain(`--scenario ${file}: steps[0].params.ms: expected a duration`);
     expect(run.stderr()).toContain(
       'steps[1].remove: expected the id of a fault applied by an earlier step',
     );
-    expect(run.lines.some((l) => l.msg === 'mock istiod is serving')).toBe(false);
+    expect(logLines(run).some(isServing)).toBe(false);
   });
 });

@@ -7,14 +7,11 @@ import * as grpc from '@grpc/grpc-js';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { MockIstiodError } from '../../src/core/errors.js';
-import {
-  AdsTestClient,
-  type AdsTestStream,
-  type ClientResponse,
-} from '../../src/testing/ads-client.js';
+import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { envoyRoot } from '../../src/xds/protos.js';
+import { ack, handshake, requestClusters } from '../support/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';
 
@@ -28,22 +25,10 @@ function listenerNames(response: ClientResponse): string[] {
     .sort();
 }
 
-function ack(stream: AdsTestStream, response: ClientResponse): void {
-  stream.send({
-    type_url: response.type_url,
-    version_info: response.version_info,
-    response_nonce: response.nonce,
-  });
-}
-
 /** Opens a stream, takes and ACKs CDS then LDS; returns the stream and both responses. */
 async function synced(c: AdsTestClient, pod = 'orders-v1-0') {
   const stream = c.sotw();
-  stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode(pod) });
-  const cds = await stream.next();
-  ack(stream, cds);
-  stream.send({ type_url: LISTENER_TYPE });
-  const lds = await stream.next();
+  const { cds, lds } = await handshake(stream, { node: sidecarNode(pod) });
   ack(stream, lds);
   return { stream, cds, lds };
 }
@@ -100,8 +85,7 @@ describe('triggers', () => {
       trigger: { onRequest: { type: 'LDS', node: 'sidecar~*~orders-*' } },
     });
     const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    ack(stream, await stream.next());
+    ack(stream, await requestClusters(stream));
     expect(fault.info().state).toBe('armed');
     stream.send({ type_url: LISTENER_TYPE });
     expect((await fault.whenActive()).state).toBe('active');
@@ -119,8 +103,7 @@ describe('triggers', () => {
     await synced(client, 'orders-v1-0'); // two responses, out of scope
     expect(fault.info().state).toBe('armed');
     const reviews = client.sotw();
-    reviews.send({ type_url: CLUSTER_TYPE, node: sidecarNode('reviews-v1-0') });
-    ack(reviews, await reviews.next());
+    ack(reviews, await requestClusters(reviews, { node: sidecarNode('reviews-v1-0') }));
     reviews.send({ type_url: LISTENER_TYPE });
     await reviews.next(); // the second response in scope: the trigger fires, the stream ends
     expect(await reviews.done).toEqual({
@@ -156,8 +139,7 @@ describe('reset', () => {
       scope: { types: ['LDS'] },
     });
     const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode('orders-v1-0', 'shop') });
-    ack(stream, await stream.next());
+    ack(stream, await requestClusters(stream, { node: sidecarNode('orders-v1-0', 'shop') }));
     stream.send({ type_url: LISTENER_TYPE });
     expect(await stream.done).toEqual({
       code: grpc.status.PERMISSION_DENIED,

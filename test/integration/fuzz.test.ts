@@ -6,12 +6,10 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, expect, it } from 'vitest';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { fuzzCase } from '../support/fuzz-inputs.js';
-import { sidecarNode } from '../support/nodes.js';
+import { requestClustersOnce } from '../support/handshake.js';
 import { RawAdsClient, seededRandom, type RawOutcome } from '../support/raw-ads.js';
 
 const SEED = Number(process.env.MOCK_ISTIOD_FUZZ_SEED ?? 20261130);
@@ -56,13 +54,6 @@ it(
     await waitFor(() => server!.streams().length === 0, {
       description: 'every fuzzed stream to be gone',
     });
-    const client = new AdsTestClient(server.xdsAddress);
-    try {
-      const stream = client.sotw();
-      stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-      expect((await stream.next()).resources).toHaveLength(2);
-    } finally {
-      client.close();
-    }
+    expect((await requestClustersOnce(server.xdsAddress)).resources).toHaveLength(2);
   },
 );

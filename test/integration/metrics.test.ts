@@ -9,6 +9,7 @@ import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js
 import { waitFor } from '../../src/util/wait.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { ack, requestClusters } from '../support/handshake.js';
 import { sidecarNode } from '../support/nodes.js';
 
 const servers: TestMockIstiod[] = [];
@@ -43,15 +44,10 @@ describe('/metrics', () => {
   it('counts connections, pushes, ACKs, NACKs and expired nonces with istiod names', async () => {
     const { server, client } = await setup();
     const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const cds = await stream.next();
+    const cds = await requestClusters(stream);
     // A stale nonce, then the ACK.
     stream.send({ type_url: CLUSTER_TYPE, version_info: cds.version_info, response_nonce: 'old' });
-    stream.send({
-      type_url: CLUSTER_TYPE,
-      version_info: cds.version_info,
-      response_nonce: cds.nonce,
-    });
+    ack(stream, cds);
     stream.send({ type_url: LISTENER_TYPE });
     const lds = await stream.next();
     stream.send({
@@ -96,8 +92,7 @@ describe('/metrics', () => {
   it('observes the convergence time once a proxy got every changed type it subscribes to', async () => {
     const { server, client } = await setup();
     const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    await stream.next();
+    await requestClusters(stream);
     stream.send({ type_url: LISTENER_TYPE });
     await stream.next();
     expect(sample((await scrape(server)).text, 'pilot_proxy_convergence_time_count')).toBe(0);

@@ -4,6 +4,7 @@ import { makeLabResources } from '../../src/resources/lab.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { encodeStats } from '../../src/xds/wire.js';
+import { ack, requestClusters } from '../support/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/nodes.js';
 
@@ -64,13 +65,8 @@ describe('state-of-the-world ADS', () => {
   it('does not answer an ACK, and records it', async () => {
     const { server, client } = await setup();
     const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const cds = await stream.next();
-    stream.send({
-      type_url: CLUSTER_TYPE,
-      version_info: cds.version_info,
-      response_nonce: cds.nonce,
-    });
+    const cds = await requestClusters(stream);
+    ack(stream, cds);
     // Requests on one stream are handled in order: had the ACK been answered, that answer
     // would arrive before the LDS response.
     stream.send({ type_url: LISTENER_TYPE });
@@ -82,8 +78,7 @@ describe('state-of-the-world ADS', () => {
   it('ignores a request with a stale nonce', async () => {
     const { server, client } = await setup();
     const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const cds = await stream.next();
+    const cds = await requestClusters(stream);
     stream.send({
       type_url: CLUSTER_TYPE,
       version_info: cds.version_info,
@@ -99,8 +94,7 @@ describe('state-of-the-world ADS', () => {
   it("records a NACK with Envoy's message and does not send the rejected version again", async () => {
     const { server, client } = await setup();
     const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const cds = await stream.next();
+    const cds = await requestClusters(stream);
     const message =
       "Proto constraint validation failed: connect_timeout: value must be greater than '0s'";
     stream.send({
@@ -195,13 +189,8 @@ describe('the journal', () => {
   it('records requests and responses in order, filterable by node, type and kind', async () => {
     const { server, client } = await setup({ journalSize: 5 });
     const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const cds = await stream.next();
-    stream.send({
-      type_url: CLUSTER_TYPE,
-      version_info: cds.version_info,
-      response_nonce: cds.nonce,
-    });
+    const cds = await requestClusters(stream);
+    ack(stream, cds);
     await server.waitForAck(CLUSTER_TYPE);
     expect(server.journal().map((e) => e.kind)).toEqual(['open', 'subscribe', 'response', 'ack']);
     expect(server.journal({ kind: 'ack', node: 'orders-v1-0' })).toMatchObject([

@@ -4,10 +4,8 @@
  */
 import { connect } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from '../support/nodes.js';
+import { requestClustersOnce } from '../support/handshake.js';
 
 let server: TestMockIstiod | undefined;
 afterEach(async () => {
@@ -41,12 +39,5 @@ it('closes connections that do not speak HTTP/2, and keeps serving gRPC clients'
   }
   expect(server.streams()).toEqual([]);
 
-  const client = new AdsTestClient(server.xdsAddress);
-  try {
-    const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    expect((await stream.next()).resources).toHaveLength(2);
-  } finally {
-    client.close();
-  }
+  expect((await requestClustersOnce(server.xdsAddress)).resources).toHaveLength(2);
 });

@@ -12,9 +12,9 @@ import type { MockIstiodOptions } from '../../src/app/options.js';
 import type { StartEnvoyOptions } from '../../src/envoy/envoy-process.js';
 import { sidecarBootstrap, startEnvoy, type TestEnvoy } from '../../src/testing/envoy.js';
 import { closeAll } from '../../src/testing/leaks.js';
-import { freePorts } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
+import { freeLabPorts } from './lab.js';
 
 export interface FaultLab {
   istiod: TestMockIstiod;
@@ -41,15 +41,7 @@ let upstreams: LabUpstream[] = [];
 export async function startFaultLab(options: FaultLabOptions = {}): Promise<FaultLab> {
   const upstream = await startLabUpstream({ mode: 'ok', port: 0 });
   upstreams.push(upstream);
-  const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
-  const ports: LabOptions = {
-    listenerAddress: '127.0.0.1',
-    inboundPort,
-    outboundPort,
-    appAddress: '127.0.0.1',
-    appPort: upstream.port,
-    discovery: 'static',
-  };
+  const ports = await freeLabPorts(upstream.port);
   const istiod = await startMockIstiod({ resources: makeLabResources(ports), ...options.istiod });
   for (const fault of options.faults ?? []) await istiod.inject(fault);
   const envoy = await startEnvoy({ bootstrap: sidecarBootstrap(istiod), ...options.envoy });
@@ -58,7 +50,7 @@ export async function startFaultLab(options: FaultLabOptions = {}): Promise<Faul
     envoy,
     upstream,
     ports,
-    inboundUrl: (path = '/orders') => `http://127.0.0.1:${inboundPort}${path}`,
+    inboundUrl: (path = '/orders') => `http://127.0.0.1:${ports.inboundPort}${path}`,
     connected: async (value, timeoutMs = 15_000) => {
       await envoy.waitForStat('control_plane.connected_state', (v) => v === value, { timeoutMs });
     },

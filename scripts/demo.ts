@@ -26,6 +26,7 @@ import { makeLabResources } from '../src/resources/lab.js';
 import { freePorts } from '../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../src/testing/start.js';
 import { isMainModule } from '../src/util/is-main.js';
+import { isMockIstiodError, MockIstiodError } from '../src/util/errors.js';
 import { Narrator, PORT_ROLES, SIDECAR_DEMO_PORTS, type DemoPorts } from './demo-narrator.js';
 import * as steps from './demo-steps.js';
 import type { DemoContext, Evidence } from './demo-steps.js';
@@ -54,11 +55,6 @@ const STEPS: readonly [DemoStepResult['id'], string, (c: DemoContext) => Promise
   ['d', 'a push Envoy rejects: NACK, old config kept', steps.stepRejectedPush],
   ['e', 'Unknown gRPC client cluster: refused before starting', steps.stepUnknownCluster],
 ];
-
-/** A problem the user can fix (a port in use); the CLI prints it as one line. */
-export class DemoError extends Error {
-  override name = 'DemoError';
-}
 
 /** Runs the whole demo; everything it started is stopped before it returns or throws. */
 export async function runDemo(partial: Partial<DemoOptions> = {}): Promise<DemoStepResult[]> {
@@ -168,7 +164,8 @@ async function checkedSidecarPorts(): Promise<DemoPorts> {
     if (!(await canListen(port))) busy.push(`${port} (${PORT_ROLES[key]})`);
   }
   if (busy.length > 0) {
-    throw new DemoError(
+    throw new MockIstiodError(
+      'LISTEN_FAILED',
       `port${busy.length > 1 ? 's' : ''} in use: ${busy.join(', ')}; stop what listens there, or run with --free-ports`,
     );
   }
@@ -212,7 +209,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const seconds = values.fast ? 0 : Number(values.pause ?? '25');
   if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new DemoError(`--pause: expected a number of seconds, got "${values.pause}"`);
+    throw new MockIstiodError(
+      'USAGE',
+      `--pause: expected a number of seconds, got "${values.pause}"`,
+    );
   }
   grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const input = createInterface({ input: process.stdin });
@@ -234,8 +234,11 @@ if (isMainModule(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
+      // A port in use or a bad flag is the user's to fix: one line, no stack trace.
       const userError =
-        err instanceof DemoError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+        isMockIstiodError(err, 'LISTEN_FAILED') ||
+        isMockIstiodError(err, 'USAGE') ||
+        (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
       process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
       if (!userError) console.error(err);
       process.exit(userError ? 2 : 1);

@@ -4,7 +4,12 @@
 export { createMockIstiod, type MockIstiod, type StartedAddresses } from './app/mock-istiod.js';
 export type { MockIstiodOptions } from './app/options.js';
 export type { Endpoint } from './core/endpoint.js';
-export { MockIstiodError, type MockIstiodErrorCode } from './core/errors.js';
+export {
+  MockIstiodError,
+  isMockIstiodError,
+  type MockIstiodErrorCode,
+  type MockIstiodErrorDetails,
+} from './util/errors.js';
 export type { ServerEvents, StreamView, ResponseEvent } from './core/events.js';
 export {
   makeLabResources,
@@ -43,7 +48,7 @@ export {
   type JournalFilter,
   type JournalKind,
 } from './journal/journal.js';
-export { waitFor, WaitTimeoutError } from './util/wait.js';
+export { waitFor } from './util/wait.js';
 export { AdsTestClient, AdsTestStream } from './testing/ads-client.js';
 export {
   FaultEngine,
@@ -84,7 +89,7 @@ export { startAgent, type Agent, type AgentOptions, type AgentPorts } from './en
 export type { PodView } from './envoy/agent-pod-view.js';
 export { ReadinessProbe, type ReadinessResult } from './envoy/readiness-probe.js';
 export type { XdsMetrics } from './metrics/metrics.js';
-export { openJournalFile, JournalFileError, type JournalFile } from './journal/file-sink.js';
+export { openJournalFile, type JournalFile } from './journal/file-sink.js';
 export { syncState, type SyncState } from './core/sync-status.js';
 export type { SentResources, SentType } from './control/sent-resources.js';
 export { collectStatus, type StatusReport, type ProxyReport } from './cli/status-report.js';

@@ -28,7 +28,7 @@ import type { Result } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
 import { SentResources } from '../control/sent-resources.js';
 import { createAdsServer, type AdsServer } from '../server/ads-server.js';
-import { MockIstiodError } from '../core/errors.js';
+import { MockIstiodError } from '../util/errors.js';
 import { ServerEventEmitter, type StreamView } from '../core/events.js';
 import {
   combinePolicies,

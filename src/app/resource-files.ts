@@ -9,7 +9,7 @@ import { loadAndValidate, watchResources, type ValidatedSets } from '../resource
 import type { SnapshotStore } from '../snapshot/store.js';
 import type { SnapshotChange } from '../core/snapshot.js';
 import { formatProblems, type Result } from '../util/problems.js';
-import { MockIstiodError } from '../core/errors.js';
+import { MockIstiodError } from '../util/errors.js';
 import type { ServerEventEmitter } from '../core/events.js';
 import type { ResourceStatus } from '../resources/status.js';
 
@@ -18,11 +18,9 @@ export function loadInitialSets(path: string): ValidatedSets {
   const loaded = loadAndValidate(path);
   if (!loaded.ok) {
     const list = loaded.problems.map((p) => `\n  ${p.path}: ${p.message}`).join('');
-    throw new MockIstiodError(
-      'INVALID_RESOURCES',
-      `invalid resource files:${list}`,
-      loaded.problems,
-    );
+    throw new MockIstiodError('INVALID_RESOURCES', `invalid resource files:${list}`, {
+      problems: loaded.problems,
+    });
   }
   return loaded.value;
 }

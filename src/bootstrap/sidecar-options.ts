@@ -4,7 +4,6 @@
  */
 import { isIP } from 'node:net';
 import type { Problem, Result } from '../util/problems.js';
-import { formatProblems } from '../util/problems.js';
 import type { JsonObject } from './proto-json.js';
 
 export interface SidecarBootstrapOptions {
@@ -136,14 +135,6 @@ export const DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS: Readonly<SidecarBootstrapOptions
   connectTimeoutMs: 1000,
   statsInclusionPrefixes: DEFAULT_STATS_INCLUSION_PREFIXES,
 });
-
-/** The options were invalid; `problems` names every bad field. */
-export class InvalidBootstrapOptionsError extends Error {
-  constructor(readonly problems: readonly Problem[]) {
-    super(`invalid bootstrap options: ${formatProblems(problems)}`);
-    this.name = 'InvalidBootstrapOptionsError';
-  }
-}
 
 /** Fills in defaults and checks every field, reporting all problems at once. */
 export function resolveSidecarBootstrapOptions(

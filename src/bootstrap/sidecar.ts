@@ -11,26 +11,28 @@ import { isIP } from 'node:net';
 import { makeProbeListeners } from './probe-listeners.js';
 import { makeXdsTlsSocket } from './xds-tls.js';
 import { formatDuration, socketAddress, type JsonObject } from './proto-json.js';
-import {
-  InvalidBootstrapOptionsError,
-  resolveSidecarBootstrapOptions,
-  type SidecarBootstrapOptions,
-} from './sidecar-options.js';
+import { MockIstiodError } from '../util/errors.js';
+import { resolveSidecarBootstrapOptions, type SidecarBootstrapOptions } from './sidecar-options.js';
 
 export { formatDuration, type JsonObject, type JsonValue } from './proto-json.js';
 export {
   DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS,
   DEFAULT_STATS_INCLUSION_PREFIXES,
-  InvalidBootstrapOptionsError,
   SIDECAR_PORTS,
   resolveSidecarBootstrapOptions,
   type SidecarBootstrapOptions,
 } from './sidecar-options.js';
 
-/** Builds the bootstrap; throws {@link InvalidBootstrapOptionsError} on bad options. */
+/** Builds the bootstrap; bad options throw `INVALID_OPTIONS`, naming every bad field. */
 export function makeSidecarBootstrap(input: Partial<SidecarBootstrapOptions> = {}): JsonObject {
   const resolved = resolveSidecarBootstrapOptions(input);
-  if (!resolved.ok) throw new InvalidBootstrapOptionsError(resolved.problems);
+  if (!resolved.ok) {
+    throw MockIstiodError.fromProblems(
+      'INVALID_OPTIONS',
+      'invalid bootstrap options',
+      resolved.problems,
+    );
+  }
   const o = resolved.value;
   const probes = makeProbeListeners(o);
   const staticResources: JsonObject = { clusters: [makeXdsCluster(o), ...probes.clusters] };

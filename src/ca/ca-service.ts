@@ -10,6 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { parseCsr, signWorkloadCertificate, type CertificateAuthority } from '../tls/pki.js';
+import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { CaOptions } from './security-options.js';
 import {
   caServiceDefinition,
@@ -53,20 +54,19 @@ export function goDuration(seconds: number): string {
   return m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
-class CaError extends Error {
-  constructor(
-    readonly code: grpc.status,
-    message: string,
-    readonly reason?: string,
-  ) {
-    super(message);
-  }
+/** A refusal (code `CA_REFUSED`): the gRPC status to answer with and the precise reason. */
+function caRefused(grpcStatus: grpc.status, message: string, reason?: string) {
+  return new MockIstiodError('CA_REFUSED', message, { details: { grpcStatus, reason } });
+}
 
-  toServiceError(): Partial<grpc.ServiceError> {
-    const metadata = new grpc.Metadata();
-    if (this.reason) metadata.set(REASON_TRAILER, this.reason);
-    return { code: this.code, details: this.message, metadata };
-  }
+function toServiceError(
+  grpcStatus: grpc.status,
+  message: string,
+  reason?: string,
+): Partial<grpc.ServiceError> {
+  const metadata = new grpc.Metadata();
+  if (reason) metadata.set(REASON_TRAILER, reason);
+  return { code: grpcStatus, details: message, metadata };
 }
 
 /** Istio's `ExtractBearerToken`, with its messages. */
@@ -80,7 +80,7 @@ function bearerToken(metadata: grpc.Metadata): string | { reason: string } {
   return { reason: 'no bearer token exists in HTTP authorization header' };
 }
 
-/** The caller's identity from its bearer token, or a CaError after istiod's log line. */
+/** The caller's identity from its bearer token, or a `CA_REFUSED` error after istiod's log line. */
 function authenticate(call: UnaryCall, deps: CaServiceDeps, now: Date): ServiceAccountIdentity {
   const token = bearerToken(call.metadata);
   const review =
@@ -99,7 +99,7 @@ function authenticate(call: UnaryCall, deps: CaServiceDeps, now: Date): ServiceA
     { peer: call.getPeer(), reason: review.reason },
     `Failed to authenticate client from ${call.getPeer()}: Authenticator KubeJWTAuthenticator: ${detail}`,
   );
-  throw new CaError(grpc.status.UNAUTHENTICATED, AUTHENTICATE_FAILURE, review.reason);
+  throw caRefused(grpc.status.UNAUTHENTICATED, AUTHENTICATE_FAILURE, review.reason);
 }
 
 /** Signs the CSR for `identity`, with istiod's checks and messages (security/pkg/pki/ca). */
@@ -111,7 +111,7 @@ async function sign(
 ): Promise<IstioCertificateResponse> {
   const { options } = deps;
   const signError = (code: grpc.status, message: string) =>
-    new CaError(code, `CSR signing error (${message})`, message);
+    caRefused(code, `CSR signing error (${message})`, message);
   if (!deps.ca) throw signError(grpc.status.INTERNAL, 'Istio CA is not ready');
   const requested = Number(request.validity_duration) || 0;
   if (requested > options.maxCertTtlSeconds) {
@@ -140,11 +140,13 @@ export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
       .then(
         (response) => callback(null, response),
         (err: unknown) => {
-          if (err instanceof CaError) return callback(err.toServiceError());
+          if (isMockIstiodError(err, 'CA_REFUSED')) {
+            const { grpcStatus, reason } = err.details;
+            return callback(toServiceError(grpcStatus, err.message, reason));
+          }
           deps.log.error({ err }, 'CSR signing failed');
           const message = err instanceof Error ? err.message : String(err);
-          const internal = new CaError(grpc.status.INTERNAL, `CSR signing error (${message})`);
-          callback(internal.toServiceError());
+          callback(toServiceError(grpc.status.INTERNAL, `CSR signing error (${message})`));
         },
       );
   };

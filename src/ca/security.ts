@@ -16,7 +16,7 @@ import {
   type MintedToken,
   type TokenRequest,
 } from './service-account-token.js';
-import { MockIstiodError } from '../core/errors.js';
+import { MockIstiodError } from '../util/errors.js';
 import { resolveSecurityOptions, servingHosts, type TlsOptions } from './security-options.js';
 import {
   createCaMaterial,

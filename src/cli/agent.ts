@@ -10,9 +10,9 @@ import type { Logger } from 'pino';
 import { envoyValidateError } from '../bootstrap/validate-message.js';
 import { formatPodHeader, formatPodLine } from '../envoy/agent-pod-view.js';
 import { startAgent, type Agent } from '../envoy/agent.js';
-import { EnvoyExitedError, type EnvoyLogLevel } from '../envoy/envoy-process.js';
+import type { EnvoyLogLevel } from '../envoy/envoy-process.js';
 import { describeExit } from '../envoy/envoy-exit.js';
-import { EnvoyNotFoundError } from '../envoy/find-envoy.js';
+import { isMockIstiodError } from '../util/errors.js';
 import { parseFlags } from './flags.js';
 import { parseChoice } from './args.js';
 import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './bootstrap.js';
@@ -83,9 +83,10 @@ export async function agent(argv: string[], env: NodeJS.ProcessEnv): Promise<num
 
 /** One line for the failures a user can fix: a port in use, no Envoy, a bootstrap Envoy refused. */
 function startFailure(err: unknown): string | undefined {
-  if (err instanceof EnvoyNotFoundError) return err.message;
-  if (err instanceof EnvoyExitedError) {
-    return `Envoy exited at start (${describeExit(err.exit)}): ${envoyValidateError(err.logTail)}`;
+  if (isMockIstiodError(err, 'ENVOY_NOT_FOUND')) return err.message;
+  if (isMockIstiodError(err, 'ENVOY_EXITED')) {
+    const { exit, logTail } = err.details;
+    return `Envoy exited at start (${describeExit(exit)}): ${envoyValidateError(logTail)}`;
   }
   const { code, port } = err as { code?: string; port?: number };
   if (code === 'EADDRINUSE')

@@ -1,19 +1,14 @@
 /**
  * Small helpers for validating command-line values once, at the boundary, with messages
- * that name the flag and what was expected.
+ * that name the flag and what was expected (a `MockIstiodError` with code `USAGE`).
  */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+import { MockIstiodError } from '../util/errors.js';
 
 export function parsePort(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) {
-    throw new UsageError(`${flag}: expected a port number 0-65535, got "${value}"`);
+    throw new MockIstiodError('USAGE', `${flag}: expected a port number 0-65535, got "${value}"`);
   }
   return port;
 }
@@ -26,7 +21,10 @@ export function parseChoice<T extends string>(
 ): T {
   if (value === undefined || value === '') return fallback;
   if (!(choices as readonly string[]).includes(value)) {
-    throw new UsageError(`${flag}: expected one of ${choices.join(', ')}, got "${value}"`);
+    throw new MockIstiodError(
+      'USAGE',
+      `${flag}: expected one of ${choices.join(', ')}, got "${value}"`,
+    );
   }
   return value as T;
 }

@@ -14,12 +14,12 @@ import {
   SIDECAR_PORTS,
 } from '../bootstrap/sidecar.js';
 import { formatProblems } from '../util/problems.js';
+import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
 import { envoyValidateError, envoyValidateOkLine } from '../bootstrap/validate-message.js';
-import { EnvoyNotFoundError } from '../envoy/find-envoy.js';
 import { validateEnvoyConfig } from '../envoy/validate.js';
 import { parseFlags } from './flags.js';
-import { parseChoice, parsePort, UsageError } from './args.js';
+import { parseChoice, parsePort } from './args.js';
 
 const DEFAULT_DISCOVERY = `127.0.0.1:${SIDECAR_PORTS.discovery}`;
 
@@ -70,7 +70,7 @@ export type PodBootstrapInput =
 
 /**
  * Bootstrap options from the shared flags and the pod's environment. Flag mistakes throw
- * {@link UsageError}; environment problems come back as one line naming every variable.
+ * a `USAGE` error; environment problems come back as one line naming every variable.
  */
 export function podBootstrapInput(
   values: PodBootstrapValues,
@@ -103,7 +103,10 @@ export function podBootstrapInput(
 function tlsRootCert(value: string | undefined): string | null {
   if (value === undefined) return null;
   if (value === '')
-    throw new UsageError('--tls-root-cert: expected the path of a PEM root certificate');
+    throw new MockIstiodError(
+      'USAGE',
+      '--tls-root-cert: expected the path of a PEM root certificate',
+    );
   return resolve(value);
 }
 
@@ -113,7 +116,8 @@ export function parseHostPort(flag: string, value: string): { host: string; port
   const host = match?.[1] ?? match?.[2];
   const port = Number(match?.[3]);
   if (host === undefined || !(port >= 1 && port <= 65535)) {
-    throw new UsageError(
+    throw new MockIstiodError(
+      'USAGE',
       `${flag}: expected host:port (for example ${DEFAULT_DISCOVERY}), got "${value}"`,
     );
   }
@@ -123,7 +127,8 @@ export function parseHostPort(flag: string, value: string): { host: string; port
 /** A port that is written into the bootstrap and so must be known: 1-65535. */
 function parseFixedPort(flag: string, value: string | undefined, fallback: number): number {
   const port = parsePort(flag, value, fallback);
-  if (port === 0) throw new UsageError(`${flag}: expected a port number 1-65535, got "0"`);
+  if (port === 0)
+    throw new MockIstiodError('USAGE', `${flag}: expected a port number 1-65535, got "0"`);
   return port;
 }
 
@@ -168,7 +173,7 @@ async function validate(text: string, format: BootstrapFormat, out: string | und
       1,
     );
   } catch (err) {
-    if (err instanceof EnvoyNotFoundError) return fail(err.message, 1);
+    if (isMockIstiodError(err, 'ENVOY_NOT_FOUND')) return fail(err.message, 1);
     throw err;
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

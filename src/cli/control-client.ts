@@ -5,6 +5,7 @@
  */
 import { DEFAULT_HOST } from '../app/options.js';
 import { formatEndpoint } from '../core/endpoint.js';
+import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import { parsePort } from './args.js';
 
 export const CONTROL_FLAGS = {
@@ -48,12 +49,9 @@ export function controlAddress(
   return formatEndpoint({ host, port });
 }
 
-/** The mock could not be asked (not running, wrong port, not a mock). */
-export class ControlApiError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ControlApiError';
-  }
+/** The mock could not be asked (not running, wrong port, not a mock): `CONTROL_API_FAILED`. */
+export function controlApiError(message: string): MockIstiodError<'CONTROL_API_FAILED'> {
+  return new MockIstiodError('CONTROL_API_FAILED', message);
 }
 
 function reasonOf(err: unknown): string {
@@ -77,20 +75,20 @@ export async function getControlJson<T>(
       headers: token ? { authorization: `Bearer ${token}` } : {},
     });
   } catch (err) {
-    throw new ControlApiError(
+    throw controlApiError(
       `cannot reach mock-istiod at ${address} (${reasonOf(err)}); is \`mock-istiod serve\` running there? (--control-host, --control-port)`,
     );
   }
   const body = await response.text();
   if (response.status !== 200) {
-    throw new ControlApiError(
+    throw controlApiError(
       `mock-istiod at ${address} answered ${response.status} to ${path}: ${body.trim()}`,
     );
   }
   try {
     return JSON.parse(body) as T;
   } catch {
-    throw new ControlApiError(`${address} answered ${path} with something other than JSON`);
+    throw controlApiError(`${address} answered ${path} with something other than JSON`);
   }
 }
 
@@ -102,7 +100,7 @@ export async function reportControlErrors(run: () => Promise<number>): Promise<n
   try {
     return await run();
   } catch (err) {
-    if (!(err instanceof ControlApiError)) throw err;
+    if (!isMockIstiodError(err, 'CONTROL_API_FAILED')) throw err;
     process.stderr.write(`mock-istiod: ${err.message}\n`);
     return 1;
   }

@@ -11,7 +11,7 @@ import { parseTimeline, type Timeline } from '../faults/timeline.js';
 import { runTimeline } from '../app/timeline-runner.js';
 import type { MockIstiod } from '../app/mock-istiod.js';
 import { formatProblems } from '../util/problems.js';
-import { UsageError } from './args.js';
+import { MockIstiodError } from '../util/errors.js';
 
 export const FAULT_USAGE = `  --fault <spec>           apply a fault at start (repeatable): JSON, or
                            scenario[:key=value,…], e.g. delay:ms=2s,jitter=500ms or
@@ -32,7 +32,8 @@ export function parseFaultFlags(
     const spec = parseFaultFlag(text);
     const resolved = spec.ok ? resolveFault(spec.value, '', { fromText: true }) : spec;
     if (!resolved.ok || !spec.ok) {
-      throw new UsageError(
+      throw new MockIstiodError(
+        'USAGE',
         `--fault "${text}": ${formatProblems(resolved.ok ? [] : resolved.problems)}`,
       );
     }
@@ -47,11 +48,11 @@ function readTimeline(file: string): Timeline {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new UsageError(`--scenario: cannot read ${file} (${code})`);
+    throw new MockIstiodError('USAGE', `--scenario: cannot read ${file} (${code})`);
   }
   const timeline = parseTimeline(text);
   if (!timeline.ok)
-    throw new UsageError(`--scenario ${file}: ${formatProblems(timeline.problems)}`);
+    throw new MockIstiodError('USAGE', `--scenario ${file}: ${formatProblems(timeline.problems)}`);
   return timeline.value;
 }
 
@@ -63,7 +64,8 @@ export async function startFaults(
 ): Promise<() => void> {
   for (const { text, spec } of flags.faults) {
     const applied = await server.faults.apply(spec, { fromText: true });
-    if (!applied.ok) throw new UsageError(`--fault "${text}": ${formatProblems(applied.problems)}`);
+    if (!applied.ok)
+      throw new MockIstiodError('USAGE', `--fault "${text}": ${formatProblems(applied.problems)}`);
     log.warn(
       { fault: applied.value.id, scenario: applied.value.scenario },
       `fault applied: ${text}`,

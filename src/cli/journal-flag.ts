@@ -4,10 +4,10 @@
  * server has closed, so the file ends with the streams' close entries.
  */
 import type { Logger } from 'pino';
-import { JournalFileError, openJournalFile, type JournalFile } from '../journal/file-sink.js';
+import { openJournalFile, type JournalFile } from '../journal/file-sink.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import type { MockIstiod } from '../app/mock-istiod.js';
-import { UsageError } from './args.js';
+import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 
 export const JOURNAL_USAGE = `  --journal <file>         write every request and response to <file> as JSON lines
   --journal-size <n>       entries kept in memory for GET /debug/journal (default ${DEFAULT_JOURNAL_SIZE})
@@ -16,7 +16,10 @@ export const JOURNAL_USAGE = `  --journal <file>         write every request and
 export function parseJournalSize(value: string | undefined): number {
   if (value === undefined || value === '') return DEFAULT_JOURNAL_SIZE;
   if (!/^\d+$/.test(value) || Number(value) < 1) {
-    throw new UsageError(`--journal-size: expected a positive integer, got "${value}"`);
+    throw new MockIstiodError(
+      'USAGE',
+      `--journal-size: expected a positive integer, got "${value}"`,
+    );
   }
   return Number(value);
 }
@@ -34,7 +37,9 @@ export async function attachJournalFile(
       onError: (err) => log.error({ err: err.message }, 'journal file: writing stopped'),
     });
   } catch (err) {
-    if (err instanceof JournalFileError) throw new UsageError(`--journal: ${err.message}`);
+    if (isMockIstiodError(err, 'JOURNAL_FILE_FAILED')) {
+      throw new MockIstiodError('USAGE', `--journal: ${err.message}`);
+    }
     throw err;
   }
   server.journalStore.addSink(file.sink);

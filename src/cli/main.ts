@@ -3,9 +3,20 @@
  * The `mock-istiod` command. User mistakes print one line and exit 2; nothing a user does
  * wrong prints a stack trace.
  */
-import { MockIstiodError } from '../core/errors.js';
-import { UsageError } from './args.js';
+import { isMockIstiodError, MockIstiodError, type MockIstiodErrorCode } from '../util/errors.js';
 import { COMMANDS } from './commands.js';
+
+/**
+ * The codes of mistakes a user can fix (a flag, an option, a resource or fault file, a port in
+ * use); other codes mean a bug or the world failing, and keep their stack trace.
+ */
+const USER_MISTAKES: ReadonlySet<MockIstiodErrorCode> = new Set([
+  'USAGE',
+  'INVALID_OPTIONS',
+  'INVALID_RESOURCES',
+  'INVALID_FAULT',
+  'LISTEN_FAILED',
+] as const);
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
@@ -16,7 +27,7 @@ function usage(): string {
 }
 
 function isUserError(err: unknown): err is Error {
-  if (err instanceof UsageError || err instanceof MockIstiodError) return true;
+  if (isMockIstiodError(err)) return USER_MISTAKES.has(err.code);
   // node:util parseArgs reports unknown or malformed flags with these codes.
   const code = (err as { code?: string }).code;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
@@ -29,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!command) throw new UsageError(`unknown command "${name}"`);
+  if (!command) throw new MockIstiodError('USAGE', `unknown command "${name}"`);
   return command.run(rest, process.env);
 }
 
@@ -37,7 +48,8 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     if (isUserError(err)) {
-      const hint = err instanceof MockIstiodError ? '' : ' (see: mock-istiod --help)';
+      const hint =
+        isMockIstiodError(err) && err.code !== 'USAGE' ? '' : ' (see: mock-istiod --help)';
       process.stderr.write(`mock-istiod: ${err.message}${hint}\n`);
       process.exit(2);
     }

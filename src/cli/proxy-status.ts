@@ -4,7 +4,8 @@
  * `-o json` istioctl's JSON.
  */
 import { parseArgs } from 'node:util';
-import { parseChoice, UsageError } from './args.js';
+import { MockIstiodError } from '../util/errors.js';
+import { parseChoice } from './args.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
@@ -52,7 +53,7 @@ export async function proxyStatus(argv: string[], env: NodeJS.ProcessEnv): Promi
     return 0;
   }
   if (positionals.length > 1) {
-    throw new UsageError(`expected at most one <proxy>, got ${positionals.length}`);
+    throw new MockIstiodError('USAGE', `expected at most one <proxy>, got ${positionals.length}`);
   }
   const output = parseChoice('--output', values.output, ['table', 'json'] as const, 'table');
   const target = controlTarget(values, env);

@@ -6,7 +6,8 @@
  * `control_plane.connected_state` drop to 0.
  */
 import type { StreamDetail, StreamzView } from '../control/streamz-view.js';
-import { ControlApiError, getControlJson } from './control-client.js';
+import { isMockIstiodError } from '../util/errors.js';
+import { getControlJson } from './control-client.js';
 import { adminFromMetadata, readEnvoy, type AdminAddress, type EnvoySide } from './status-envoy.js';
 
 export interface ProxyReport {
@@ -46,7 +47,7 @@ async function readMock(report: StatusReport, token?: string): Promise<StreamDet
     report.mock.withheld = view.withheld;
     return view.streams;
   } catch (err) {
-    if (!(err instanceof ControlApiError)) throw err;
+    if (!isMockIstiodError(err, 'CONTROL_API_FAILED')) throw err;
     report.mock.error = err.message;
     return [];
   }

@@ -6,7 +6,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { parseChoice, UsageError } from './args.js';
+import { MockIstiodError } from '../util/errors.js';
+import { parseChoice } from './args.js';
 import { CONTROL_FLAGS, CONTROL_HELP, controlTarget } from './control-client.js';
 import { adminUrl, type AdminAddress } from './status-envoy.js';
 import { collectStatus, type StatusOptions, type StatusReport } from './status-report.js';
@@ -47,7 +48,10 @@ function parseInterval(value: string | undefined): number {
   if (value === undefined || value === '') return 2_000;
   const seconds = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value) || seconds < 0.2) {
-    throw new UsageError(`--interval: expected a number of seconds >= 0.2, got "${value}"`);
+    throw new MockIstiodError(
+      'USAGE',
+      `--interval: expected a number of seconds >= 0.2, got "${value}"`,
+    );
   }
   return Math.round(seconds * 1000);
 }

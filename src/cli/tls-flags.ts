@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MockIstiodOptions } from '../app/options.js';
 import { DEFAULT_CA_OPTIONS } from '../ca/security-options.js';
-import { UsageError } from './args.js';
+import { MockIstiodError } from '../util/errors.js';
 
 /** Where `--tls` keeps its files without `--tls-dir`: the same place every run, so that Envoy
  * bootstraps pointing at its root-cert.pem and tokens minted earlier stay valid. */
@@ -46,7 +46,7 @@ export function parseTlsFlags(
   env: NodeJS.ProcessEnv,
 ): Pick<MockIstiodOptions, 'tls' | 'ca'> {
   const dir = values['tls-dir'] ?? (env.MOCK_ISTIOD_TLS_DIR || undefined);
-  if (dir === '') throw new UsageError('--tls-dir: expected a directory');
+  if (dir === '') throw new MockIstiodError('USAGE', '--tls-dir: expected a directory');
   const on = values.tls === true || dir !== undefined || (values['tls-host'] ?? []).length > 0;
   const audiences =
     values['token-audience'] ??
@@ -54,11 +54,12 @@ export function parseTlsFlags(
       .map((a) => a.trim())
       .filter(Boolean);
   if (audiences?.some((a) => a === '')) {
-    throw new UsageError('--token-audience: expected a non-empty audience');
+    throw new MockIstiodError('USAGE', '--token-audience: expected a non-empty audience');
   }
   const trustDomain = values['trust-domain'];
   if (trustDomain !== undefined && !/^[a-z0-9.-]+$/.test(trustDomain)) {
-    throw new UsageError(
+    throw new MockIstiodError(
+      'USAGE',
       `--trust-domain: expected a domain such as cluster.local, got "${trustDomain}"`,
     );
   }

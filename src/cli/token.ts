@@ -17,11 +17,11 @@ import {
 import { loadJwtKey } from '../tls/tls-files.js';
 import { TLS_FILES } from '../tls/tls-files.js';
 import type { Problem } from '../util/problems.js';
-import { UsageError } from './args.js';
+import { MockIstiodError } from '../util/errors.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
-  ControlApiError,
+  controlApiError,
   controlTarget,
   reportControlErrors,
   type ControlTarget,
@@ -68,8 +68,9 @@ const FLAG_OF: Record<string, string> = {
   ttlSeconds: '--ttl',
 };
 
-function usageError(problems: readonly Problem[]): UsageError {
-  return new UsageError(
+function usageError(problems: readonly Problem[]): MockIstiodError {
+  return new MockIstiodError(
+    'USAGE',
     problems.map((p) => `${FLAG_OF[p.path] ?? p.path}: ${p.message}`).join('; '),
   );
 }
@@ -79,7 +80,10 @@ export async function token(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   if (!values) return 0;
   const ttlMs = values.ttl === undefined ? undefined : parseDuration(values.ttl);
   if (ttlMs === undefined && values.ttl !== undefined) {
-    throw new UsageError(`--ttl: expected a duration such as 10m or 2h, got "${values.ttl}"`);
+    throw new MockIstiodError(
+      'USAGE',
+      `--ttl: expected a duration such as 10m or 2h, got "${values.ttl}"`,
+    );
   }
   const input: Partial<TokenRequest> = {
     ...(values.ns !== undefined ? { namespace: values.ns } : {}),
@@ -105,13 +109,18 @@ function mintLocally(dir: string, request: TokenRequest): Minted {
   try {
     pem = readFileSync(path, 'utf8');
   } catch {
-    throw new UsageError(
+    throw new MockIstiodError(
+      'USAGE',
       `--tls-dir: ${path} cannot be read; \`mock-istiod serve --tls-dir ${dir}\` creates it`,
     );
   }
   const problems: Problem[] = [];
   const key = loadJwtKey(pem, () => path, problems);
-  if (!key) throw new UsageError(`--tls-dir: ${path} ${problems[0]?.message ?? 'is not usable'}`);
+  if (!key)
+    throw new MockIstiodError(
+      'USAGE',
+      `--tls-dir: ${path} ${problems[0]?.message ?? 'is not usable'}`,
+    );
   const { token: jwt, expiresAt } = mintToken(key, request);
   return { token: jwt, expiresAt: expiresAt.toISOString(), subject: subjectOf(request) };
 }
@@ -131,13 +140,13 @@ async function mintRemotely(target: ControlTarget, input: Partial<TokenRequest>)
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? String(err);
-    throw new ControlApiError(
+    throw controlApiError(
       `cannot reach mock-istiod at ${address} (${cause}); is \`mock-istiod serve\` running there? (--control-host, --control-port), or sign offline with --tls-dir`,
     );
   }
   const text = await response.text();
   if (response.status !== 200) {
-    throw new ControlApiError(
+    throw controlApiError(
       `mock-istiod at ${address} answered ${response.status} to /ca/token: ${text.trim()}`,
     );
   }

@@ -6,11 +6,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { MockIstiodError } from '../core/errors.js';
+import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { Endpoint } from '../core/endpoint.js';
 import { authorized } from './auth.js';
 import {
-  HttpError,
   matchRoute,
   readJsonBody,
   type ControlResponse,
@@ -68,8 +67,9 @@ export async function handle(
       body,
     });
   } catch (err) {
-    if (err instanceof HttpError) {
-      return { status: err.status, body: { error: err.message, details: err.details } };
+    if (isMockIstiodError(err, 'INVALID_REQUEST')) {
+      const details = err.problems.length > 0 ? err.problems : undefined;
+      return { status: err.details.status, body: { error: err.message, details } };
     }
     throw err;
   }
@@ -128,7 +128,6 @@ export function createControlServer(
             new MockIstiodError(
               'LISTEN_FAILED',
               `cannot listen for the control API on ${host}:${port} (${err.code ?? err.message})${hint}`,
-              [],
               { cause: err },
             ),
           );

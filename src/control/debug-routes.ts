@@ -15,7 +15,7 @@ import {
   syncStatus,
 } from './debug-views.js';
 import { parseJournalQuery } from './journal-query.js';
-import { HttpError, type ControlRequest, type ControlResponse, type Route } from './router.js';
+import { requestError, type ControlRequest, type ControlResponse, type Route } from './router.js';
 import { streamzView } from './streamz-view.js';
 import type { Debuggable } from './target.js';
 import { parseTypeList } from '../core/types/registry.js';
@@ -70,7 +70,7 @@ function syncz(target: Debuggable, request: ControlRequest): ControlResponse {
 function journal(target: Debuggable, request: ControlRequest): ControlResponse {
   const filter = parseJournalQuery(request.query);
   if (!filter.ok) {
-    throw new HttpError(
+    throw requestError(
       400,
       filter.problems.map((p) => `${p.path}: ${p.message}`).join('; '),
       filter.problems,

@@ -4,6 +4,8 @@
  * concern lives in its own routes file and is listed in routes.ts.
  */
 import type { IncomingMessage } from 'node:http';
+import { MockIstiodError } from '../util/errors.js';
+import type { Problem } from '../util/problems.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -35,14 +37,16 @@ export interface Route {
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
+/**
+ * A request the control API refuses with a 4xx `status` (code `INVALID_REQUEST`); the
+ * `problems`, if any, go into the answer as `details`.
+ */
+export function requestError(
+  status: number,
+  message: string,
+  problems: readonly Problem[] = [],
+): MockIstiodError<'INVALID_REQUEST'> {
+  return new MockIstiodError('INVALID_REQUEST', message, { details: { status }, problems });
 }
 
 export function matchRoute(
@@ -80,7 +84,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_BODY_BYTES) {
-      throw new HttpError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`);
+      throw requestError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`);
     }
     chunks.push(chunk);
   }
@@ -90,6 +94,6 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     return JSON.parse(text) as unknown;
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new HttpError(400, `request body is not valid JSON: ${reason}`);
+    throw requestError(400, `request body is not valid JSON: ${reason}`);
   }
 }

@@ -19,7 +19,6 @@ export interface SentType {
 
 export class SentResources {
   private readonly byStream = new Map<string, Map<string, SentType>>();
-  private readonly detachAll: () => void;
 
   constructor(events: ServerEventEmitter) {
     const onResponse = (stream: StreamView, response: ResponseEvent) => {
@@ -37,19 +36,10 @@ export class SentResources {
     const onClose = (stream: StreamView) => this.byStream.delete(stream.connectionId);
     events.on('response', onResponse);
     events.on('stream-close', onClose);
-    this.detachAll = () => {
-      events.off('response', onResponse);
-      events.off('stream-close', onClose);
-    };
   }
 
   /** What was last sent to a stream, by type URL (empty when nothing was sent yet). */
   get(connectionId: string): ReadonlyMap<string, SentType> {
     return this.byStream.get(connectionId) ?? new Map<string, SentType>();
-  }
-
-  detach(): void {
-    this.detachAll();
-    this.byStream.clear();
   }
 }

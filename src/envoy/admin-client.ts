@@ -3,6 +3,7 @@
  * Node's built-in fetch. It reads what tests and the `status` command need: `/ready`,
  * `/server_info`, stats and `config_dump`. Shapes were checked against Envoy 1.40.
  */
+import { MockIstiodError } from '../util/errors.js';
 import { waitFor } from '../util/wait.js';
 import type { WaitOptions } from '../util/wait.js';
 
@@ -35,15 +36,9 @@ export interface AdminClientOptions {
   requestTimeoutMs?: number;
 }
 
-/** Thrown when an admin endpoint answers with an unexpected status or shape. */
-export class AdminApiError extends Error {
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = 'AdminApiError';
-  }
+/** The error for an admin endpoint answering with an unexpected status or shape. */
+function adminApiError(message: string, status?: number): MockIstiodError<'ENVOY_ADMIN_FAILED'> {
+  return new MockIstiodError('ENVOY_ADMIN_FAILED', message, { details: { status } });
 }
 
 interface StatsJson {
@@ -82,7 +77,7 @@ export class EnvoyAdminClient {
   /** The `state` from `/server_info`: `LIVE`, `DRAINING`, `PRE_INITIALIZING`, `INITIALIZING`. */
   async serverInfoState(): Promise<string> {
     const info = (await this.getJson('/server_info')) as { state?: unknown };
-    if (typeof info.state !== 'string') throw new AdminApiError('/server_info has no state');
+    if (typeof info.state !== 'string') throw adminApiError('/server_info has no state');
     return info.state;
   }
 
@@ -179,12 +174,12 @@ export class EnvoyAdminClient {
   private async getJson(path: string): Promise<unknown> {
     const { status, body } = await this.get(path);
     if (status !== 200) {
-      throw new AdminApiError(`GET ${path} answered ${status}: ${body.trim()}`, status);
+      throw adminApiError(`GET ${path} answered ${status}: ${body.trim()}`, status);
     }
     try {
       return JSON.parse(body) as unknown;
     } catch {
-      throw new AdminApiError(`GET ${path} did not answer JSON`, status);
+      throw adminApiError(`GET ${path} did not answer JSON`, status);
     }
   }
 }

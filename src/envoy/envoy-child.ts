@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { waitFor } from '../util/wait.js';
 import type { WaitOptions } from '../util/wait.js';
 import { BoundedLog } from './bounded-log.js';
-import { EnvoyExitedError } from './envoy-exit.js';
+import { envoyExitedError } from './envoy-exit.js';
 import type { EnvoyExit } from './envoy-exit.js';
 
 const EXITED = Symbol('exited');
@@ -115,7 +115,7 @@ export class EnvoyChild {
   }
 
   /**
-   * `waitFor`, ending early with {@link EnvoyExitedError} (exit status and last log lines) as
+   * `waitFor`, ending early with an `ENVOY_EXITED` error (exit status and last log lines) as
    * soon as Envoy exits; a timeout error gets the last log lines too.
    */
   async waitUnlessExited<T>(
@@ -133,7 +133,7 @@ export class EnvoyChild {
       throw new Error(`${message}\nlast Envoy log lines:\n${this.logTail(20)}`, { cause: err });
     }
     if (result === EXITED) {
-      throw new EnvoyExitedError(this.#exit ?? { code: null, signal: null }, this.logTail(20));
+      throw envoyExitedError(this.#exit ?? { code: null, signal: null }, this.logTail(20));
     }
     return result;
   }

@@ -1,4 +1,5 @@
 /** How an Envoy process ended, and the error for waits that it cut short. */
+import { MockIstiodError } from '../util/errors.js';
 
 export interface EnvoyExit {
   /** Exit code, or null when killed by a signal or never started. */
@@ -8,15 +9,16 @@ export interface EnvoyExit {
   error?: Error;
 }
 
-/** Envoy exited (or never started) while something was waiting for it. */
-export class EnvoyExitedError extends Error {
-  constructor(
-    readonly exit: EnvoyExit,
-    readonly logTail: string,
-  ) {
-    super(`Envoy exited early (${describeExit(exit)}); last log lines:\n${logTail || '(none)'}`);
-    this.name = 'EnvoyExitedError';
-  }
+/**
+ * The error for Envoy having exited (or never started) while something was waiting for it:
+ * code `ENVOY_EXITED`, with the exit and the last log lines in `details`.
+ */
+export function envoyExitedError(
+  exit: EnvoyExit,
+  logTail: string,
+): MockIstiodError<'ENVOY_EXITED'> {
+  const message = `Envoy exited early (${describeExit(exit)}); last log lines:\n${logTail || '(none)'}`;
+  return new MockIstiodError('ENVOY_EXITED', message, { details: { exit, logTail } });
 }
 
 export function describeExit(exit: EnvoyExit): string {

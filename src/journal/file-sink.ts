@@ -8,6 +8,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { once } from 'node:events';
+import { MockIstiodError } from '../util/errors.js';
 import type { JournalEntry, JournalSink } from './journal.js';
 
 export interface JournalFileOptions {
@@ -29,16 +30,18 @@ export interface JournalFile {
   close(): Promise<void>;
 }
 
-export class JournalFileError extends Error {
-  constructor(
-    readonly path: string,
-    cause: unknown,
-  ) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const reason = code ?? (cause instanceof Error ? cause.message : String(cause));
-    super(`cannot write the journal to ${path} (${reason})`, { cause });
-    this.name = 'JournalFileError';
-  }
+/** A `MockIstiodError` with code `JOURNAL_FILE_FAILED`, naming the system's reason. */
+function journalFileError(path: string, cause: unknown): MockIstiodError<'JOURNAL_FILE_FAILED'> {
+  const code = (cause as NodeJS.ErrnoException).code;
+  const reason = code ?? (cause instanceof Error ? cause.message : String(cause));
+  return new MockIstiodError(
+    'JOURNAL_FILE_FAILED',
+    `cannot write the journal to ${path} (${reason})`,
+    {
+      details: { path },
+      cause,
+    },
+  );
 }
 
 export async function openJournalFile(
@@ -49,7 +52,7 @@ export async function openJournalFile(
   try {
     handle = await open(path, 'w');
   } catch (err) {
-    throw new JournalFileError(path, err);
+    throw journalFileError(path, err);
   }
   const stream: WriteStream = createWriteStream(path, { fd: handle, flush: true });
   const maxBuffered = options.maxBufferedBytes ?? 64 * 1024 * 1024;
@@ -59,7 +62,7 @@ export async function openJournalFile(
   stream.on('error', (err) => {
     if (failed) return;
     failed = true;
-    options.onError?.(new JournalFileError(path, err));
+    options.onError?.(journalFileError(path, err));
   });
   let closing: Promise<void> | undefined;
   return {

@@ -7,12 +7,11 @@
  *
  * Rules: https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#incremental-xds
  */
-import { randomUUID } from 'node:crypto';
 import type { TypeSnapshot, Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
 import { isWildcardType } from '../core/types/registry.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
-import { BaseSession } from './session.js';
+import { BaseSession, nextNonce } from './session.js';
 import { type TypeState } from '../core/stream-state.js';
 import type { RequestOutcome } from '../core/stream-state.js';
 
@@ -160,7 +159,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     const diff = this.diff(state, snapshot);
     if (state.answered && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
-    const nonce = reuseNonce && state.sent ? state.sent.nonce : randomUUID();
+    const nonce = nextNonce(state, reuseNonce);
     for (const r of diff.resources) state.known.set(r.name, r.version);
     for (const name of diff.removed) state.known.delete(name);
     state.answered = true;

@@ -2,6 +2,7 @@
  * What every ADS session (state of the world or delta) shares: the stream's lifecycle and
  * the per-type state that debug views and test waiters read, whatever the protocol.
  */
+import { randomUUID } from 'node:crypto';
 import type { Snapshot } from '../core/snapshot.js';
 import type { DecodedNode } from '../xds/wire.js';
 import { ADS_ORDER } from '../core/types/registry.js';
@@ -86,6 +87,15 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
       if (!typeUrls || typeUrls.includes(typeUrl)) this.owed.add(typeUrl);
     }
   }
+}
+
+/**
+ * The nonce of the next response of a type, in SotW and delta alike: a fresh one for every
+ * response, so that an ACK or NACK names exactly the response it answers; or, with
+ * `reuseNonce` (the stale fault), the nonce of the response sent before.
+ */
+export function nextNonce(state: TypeState, reuseNonce: boolean): string {
+  return reuseNonce && state.sent ? state.sent.nonce : randomUUID();
 }
 
 /** Iterates owed type URLs in ADS order: CDS → EDS → LDS → RDS, then any others. */

@@ -4,7 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { ADS_SERVICE, type AdsCall } from './ads-service.js';
-import { MockIstiodError } from '../core/errors.js';
+import { MockIstiodError } from '../util/errors.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
@@ -80,10 +80,7 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
               new MockIstiodError(
                 'LISTEN_FAILED',
                 `cannot listen for xDS on ${address} (${err.message}): is the port in use? choose another with --port`,
-                [],
-                {
-                  cause: err,
-                },
+                { cause: err },
               ),
             );
           } else resolve(bound);

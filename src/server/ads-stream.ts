@@ -128,7 +128,11 @@ export abstract class AdsStream {
     else this.call.emit('error', { code, details: message });
   }
 
-  /** A new snapshot is current: mark what changed as owed and send it. */
+  /**
+   * A new snapshot is current: mark what changed as owed and send it. The stream looks its
+   * snapshot up rather than taking the change's: a change names one set, and which set serves
+   * this proxy is the store's per-node choice (which the same install may change).
+   */
   onSnapshot(): void {
     const snapshot = this.snapshot();
     if (!snapshot) return;

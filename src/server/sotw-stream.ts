@@ -3,8 +3,8 @@
  * full set (or the requested names), assembled from the body encoded once per version plus
  * this response's nonce.
  */
-import { randomUUID } from 'node:crypto';
 import { SotwSession } from '../protocol/sotw-session.js';
+import { nextNonce } from '../protocol/session.js';
 import { type RequestOutcome } from '../core/stream-state.js';
 import type { TypeState } from '../core/stream-state.js';
 import type { TypeSnapshot } from '../core/snapshot.js';
@@ -21,7 +21,7 @@ export class SotwStream extends AdsStream {
 
   protected build(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): BuiltResponse {
     const names = state.names === '*' ? undefined : state.names;
-    const nonce = reuseNonce && state.sent ? state.sent.nonce : randomUUID();
+    const nonce = nextNonce(state, reuseNonce);
     const message = appendNonceField(snapshot.body(names), nonce);
     const count = snapshot.count(names);
     this.session.recordSent(state.typeUrl, snapshot.version, nonce, count);

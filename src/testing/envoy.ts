@@ -6,7 +6,7 @@
 import { makeSidecarBootstrap } from '../bootstrap/sidecar.js';
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar-options.js';
 import {
-  EnvoyExitedError,
+  envoyExitedError,
   startEnvoy as spawnEnvoy,
   type EnvoyProcess,
   type StartEnvoyOptions,
@@ -57,7 +57,7 @@ async function waitForState(
         : (await envoy.serverInfoState()) === state && {},
     { timeoutMs: 15_000, description: `Envoy to be ${state}`, ...options },
   );
-  if ('exit' in seen && seen.exit) throw new EnvoyExitedError(seen.exit, envoy.logTail());
+  if ('exit' in seen && seen.exit) throw envoyExitedError(seen.exit, envoy.logTail());
 }
 
 /** A sidecar's bootstrap pointing at `istiod` (admin port chosen by the OS). */

@@ -9,14 +9,16 @@ export { startEnvoy, sidecarBootstrap, type TestEnvoy, type EnvoyState } from '.
 export { assertNoLeaks, closeAll, leaks } from './leaks.js';
 export { RESOURCE_REQUEST_KINDS, type RequestFilter } from './fault-helpers.js';
 export type { AckFilter, Acked, Nacked } from './waiters.js';
-export { waitFor, WaitTimeoutError, type WaitOptions } from '../util/wait.js';
+export { waitFor, type WaitOptions } from '../util/wait.js';
+export {
+  MockIstiodError,
+  isMockIstiodError,
+  type MockIstiodErrorCode,
+  type MockIstiodErrorDetails,
+} from '../util/errors.js';
 export { freePort, freePorts } from '../util/ports.js';
 export { AdsTestClient, AdsTestStream } from './ads-client.js';
-export {
-  EnvoyExitedError,
-  type EnvoyExit,
-  type StartEnvoyOptions,
-} from '../envoy/envoy-process.js';
+export type { EnvoyExit, StartEnvoyOptions } from '../envoy/envoy-process.js';
 export type { StatValue } from '../envoy/admin-client.js';
 export type { FaultHandle } from '../faults/engine.js';
 export type { FaultInfo, FaultSpec, TriggerSpec } from '../faults/model.js';

@@ -1,7 +1,10 @@
 /**
  * Waiting for a condition with a deadline: the only way tests (and library users) should
- * wait. On timeout the error says what was expected and the last value seen.
+ * wait. On timeout the error (`MockIstiodError`, code `WAIT_TIMEOUT`) says what was expected
+ * and the last value seen.
  */
+import { MockIstiodError } from './errors.js';
+
 export interface WaitOptions {
   /** Give up after this many milliseconds (default 10 s). */
   timeoutMs?: number;
@@ -9,16 +12,6 @@ export interface WaitOptions {
   intervalMs?: number;
   /** What is being waited for, in words: it goes into the timeout error. */
   description?: string;
-}
-
-export class WaitTimeoutError extends Error {
-  constructor(
-    message: string,
-    readonly lastValue: unknown,
-  ) {
-    super(message);
-    this.name = 'WaitTimeoutError';
-  }
 }
 
 /**
@@ -44,9 +37,10 @@ export async function waitFor<T>(
     if (Date.now() >= deadline) {
       const what = options.description ?? 'condition';
       const seen = last instanceof Error ? last.message : JSON.stringify(last);
-      throw new WaitTimeoutError(
+      throw new MockIstiodError(
+        'WAIT_TIMEOUT',
         `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`,
-        last,
+        { details: { lastValue: last } },
       );
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

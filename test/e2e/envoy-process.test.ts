@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLabUpstream, type LabUpstream } from '../../scripts/lab-upstream.js';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
-import { EnvoyExitedError, startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
+import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
+import { MockIstiodError } from '../../src/util/errors.js';
 
 const APP_CLUSTER = 'inbound|8101||';
 
@@ -143,8 +144,8 @@ describe('EnvoyProcess', () => {
     })();
     // Envoy may exit before or after its admin address is read: both must reject the same way.
     const error: unknown = await attempt.catch((err: unknown) => err);
-    expect(error).toBeInstanceOf(EnvoyExitedError);
-    expect((error as EnvoyExitedError).exit.code).toBe(1);
+    expect(error).toBeInstanceOf(MockIstiodError);
+    expect(error).toMatchObject({ code: 'ENVOY_EXITED', details: { exit: { code: 1 } } });
     expect((error as Error).message).toContain("Unknown gRPC client cluster 'xds-grpc-typo'");
     expect(Date.now() - started).toBeLessThan(10_000);
   });

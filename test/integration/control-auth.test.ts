@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MockIstiodError } from '../../src/core/errors.js';
+import { MockIstiodError } from '../../src/util/errors.js';
 import { createMockIstiod } from '../../src/app/mock-istiod.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 

@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { MockIstiodError } from '../../src/core/errors.js';
+import { MockIstiodError } from '../../src/util/errors.js';
 import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';

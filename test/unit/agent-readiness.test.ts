@@ -14,7 +14,6 @@ import {
   envoyStateError,
   parseStatLines,
   parseUpdateStats,
-  StatsParseError,
 } from '../../src/envoy/readiness.js';
 
 const config = (text: string) => configStatusError(parseUpdateStats(text));
@@ -87,7 +86,9 @@ describe('readiness step 2: Envoy live with workers started', () => {
   });
 
   it('reports unreadable stat lines as pilot-agent does', () => {
-    expect(() => parseStatLines('server.state: x\n', ['server.state'])).toThrow(StatsParseError);
+    expect(() => parseStatLines('server.state: x\n', ['server.state'])).toThrow(
+      expect.objectContaining({ code: 'ENVOY_STATS_INVALID' }),
+    );
     expect(() => parseStatLines('server.state 0\n', ['server.state'])).toThrow(
       'envoy stat server.state missing separator. line:server.state 0',
     );

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BoundedLog } from '../../src/envoy/bounded-log.js';
-import { EnvoyNotFoundError, defaultEnvoyPath, findEnvoy } from '../../src/envoy/find-envoy.js';
+import { defaultEnvoyPath, findEnvoy } from '../../src/envoy/find-envoy.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 describe('findEnvoy', () => {
@@ -12,13 +12,17 @@ describe('findEnvoy', () => {
 
   it('says how to fix a missing or unusable binary', () => {
     const missing = '/nonexistent/envoy';
-    expect(() => findEnvoy({ ENVOY_BIN: missing })).toThrow(EnvoyNotFoundError);
+    expect(() => findEnvoy({ ENVOY_BIN: missing })).toThrow(
+      expect.objectContaining({ code: 'ENVOY_NOT_FOUND', details: { path: missing } }),
+    );
     expect(() => findEnvoy({ ENVOY_BIN: missing })).toThrow(
       'Envoy binary not found at /nonexistent/envoy: run `npm run install-envoy` ' +
         '(scripts/install-envoy.sh) or set ENVOY_BIN',
     );
     const notExecutable = join(packageRoot(), 'package.json');
-    expect(() => findEnvoy({ ENVOY_BIN: notExecutable })).toThrow(EnvoyNotFoundError);
+    expect(() => findEnvoy({ ENVOY_BIN: notExecutable })).toThrow(
+      expect.objectContaining({ code: 'ENVOY_NOT_FOUND' }),
+    );
   });
 
   it('defaults to <package root>/.venv/bin/envoy', () => {

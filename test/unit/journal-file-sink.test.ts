@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalFileError, openJournalFile } from '../../src/journal/file-sink.js';
+import { openJournalFile } from '../../src/journal/file-sink.js';
 import { Journal } from '../../src/journal/journal.js';
+import { MockIstiodError } from '../../src/util/errors.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -53,7 +54,8 @@ describe('openJournalFile', () => {
   it('fails at once with the path and the reason when the file cannot be opened', async () => {
     const path = join(tempDir(), 'missing-dir', 'journal.jsonl');
     const err = await openJournalFile(path).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(JournalFileError);
+    expect(err).toBeInstanceOf(MockIstiodError);
+    expect(err).toMatchObject({ code: 'JOURNAL_FILE_FAILED', details: { path } });
     expect((err as Error).message).toBe(`cannot write the journal to ${path} (ENOENT)`);
   });
 

@@ -6,7 +6,6 @@ import { generateEnvoyConfigs } from '../../scripts/generate-envoy-configs.js';
 import { renderBootstrap } from '../../src/bootstrap/render.js';
 import {
   DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS,
-  InvalidBootstrapOptionsError,
   formatDuration,
   makeSidecarBootstrap,
   resolveSidecarBootstrapOptions,
@@ -195,7 +194,9 @@ describe('makeSidecarBootstrap: options', () => {
     expect(result.ok).toBe(false);
     const paths = result.ok ? [] : result.problems.map((p) => p.path);
     expect(paths).toEqual(['podName', 'podIp', 'discoveryPort', 'adminPort', 'retryMaxMs']);
-    expect(() => makeSidecarBootstrap({ namespace: '' })).toThrow(InvalidBootstrapOptionsError);
+    expect(() => makeSidecarBootstrap({ namespace: '' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
     expect(() => makeSidecarBootstrap({ namespace: '' })).toThrow('namespace: must not be empty');
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SotwSession } from '../../src/protocol/sotw-session.js';
+import { nextNonce } from '../../src/protocol/session.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import type { DiscoveryRequest } from '../../src/xds/wire.js';
 import { Snapshot } from '../../src/core/snapshot.js';
@@ -109,5 +110,19 @@ describe('SotwSession', () => {
     expect(session.nextOwed()?.typeUrl).toBe(ENDPOINT_TYPE);
     session.onRequest(request({ type_url: LISTENER_TYPE, resource_names: ['*'] }));
     expect(session.types.get(LISTENER_TYPE)?.names).toBe('*');
+  });
+});
+
+describe('nextNonce', () => {
+  it('is fresh for every response, and the last one again only when reused', () => {
+    const session = servingSession();
+    const state = session.types.get(CLUSTER_TYPE);
+    if (!state) throw new Error('CDS was subscribed');
+    const fresh = nextNonce(state, false);
+    expect(fresh).not.toBe('n1');
+    expect(nextNonce(state, false)).not.toBe(fresh);
+    expect(nextNonce(state, true)).toBe('n1');
+    // Nothing sent yet: nothing to reuse, so a fresh one.
+    expect(nextNonce({ ...state, sent: undefined }, true)).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

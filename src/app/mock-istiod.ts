@@ -36,7 +36,7 @@ import {
   type ResponsePolicy,
   type WithholdSwitch,
 } from '../core/policy.js';
-import { resolveOptions, type MockIstiodOptions } from './options.js';
+import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
@@ -144,7 +144,7 @@ class MockIstiodImpl implements MockIstiod {
   };
 
   constructor(
-    private readonly options: MockIstiodOptions,
+    private readonly options: ResolvedOptions,
     private readonly store: SnapshotStore,
     private readonly withholdSwitch: WithholdSwitch,
   ) {
@@ -224,11 +224,7 @@ class MockIstiodImpl implements MockIstiod {
       throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
     this.state = 'starting';
     try {
-      const security = await prepareSecurity(
-        this.options.tls,
-        this.options.ca,
-        this.options.logger,
-      );
+      const security = await prepareSecurity(this.options.security, this.options.logger);
       this.prepared = security;
       const xdsPort = await this.ads.listen(this.options.xds, {
         credentials: security.credentials,

@@ -6,16 +6,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
 import { allRoutes } from '../control/routes.js';
-import {
-  createSnapshotStore,
-  type ResourceSetSpec,
-  type SnapshotStore,
-  type StoredSet,
-} from '../snapshot/store.js';
+import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
+import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { type SnapshotChange } from '../core/snapshot.js';
-import type { ValidatedSets } from '../resources/file-source.js';
 import { attachCollisionWarnings } from './collisions.js';
-import { loadInitialSets, ResourceFiles } from './resource-files.js';
+import { createResourceSources, type ResourceSources } from './resource-sources.js';
 import { type ResourceStatus } from '../resources/status.js';
 import type { Snapshot } from '../core/snapshot.js';
 import {
@@ -103,25 +98,17 @@ export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): Mock
   if (!resolved.ok)
     throw MockIstiodError.fromProblems('INVALID_OPTIONS', 'invalid options', resolved.problems);
   const options = resolved.value;
-  const fromFiles = options.resourcesPath ? loadInitialSets(options.resourcesPath) : undefined;
-  const created = createSnapshotStore(fromFiles?.sets ?? options.resources, {
-    clock: options.clock,
-    controlPlaneId: options.controlPlaneId,
-  });
-  if (!created.ok) {
-    throw MockIstiodError.fromProblems('INVALID_RESOURCES', 'invalid resources', created.problems);
-  }
-  const server = new MockIstiodImpl(
+  const events = new ServerEventEmitter();
+  const resources = createResourceSources(options, events);
+  return new MockIstiodImpl(
     options,
-    created.value,
+    events,
+    resources,
     createWithholdSwitch(options.withholdFirst),
   );
-  if (options.resourcesPath && fromFiles) server.serveFiles(options.resourcesPath, fromFiles);
-  return server;
 }
 
 class MockIstiodImpl implements MockIstiod {
-  readonly events = new ServerEventEmitter();
   readonly journalStore: Journal;
   readonly metrics: XdsMetrics;
   readonly sentResources: SentResources;
@@ -134,21 +121,17 @@ class MockIstiodImpl implements MockIstiod {
   private started: StartedAddresses | undefined;
   private state: 'new' | 'starting' | 'running' | 'closed' = 'new';
   private counter = 0;
-  private files: ResourceFiles | undefined;
   private prepared: PreparedSecurity | undefined;
-  private readonly apiStatus: ResourceStatus = {
-    source: 'api',
-    loadedAt: new Date().toISOString(),
-    warnings: [],
-    lastError: undefined,
-  };
+  private readonly store: SnapshotStore;
 
   constructor(
     private readonly options: ResolvedOptions,
-    private readonly store: SnapshotStore,
+    readonly events: ServerEventEmitter,
+    private readonly resources: ResourceSources,
     private readonly withholdSwitch: WithholdSwitch,
   ) {
     const log = options.logger;
+    const store = (this.store = resources.store);
     this.host = createFaultHost({
       ads: () => this.ads,
       streams: () => this.streamsById.values(),
@@ -242,7 +225,7 @@ class MockIstiodImpl implements MockIstiod {
       }
       this.started = { xds: { host: this.options.xds.host, port: xdsPort }, control };
       this.state = 'running';
-      if (this.options.watchResources) this.files?.watch();
+      if (this.options.watchResources) this.resources.watch();
       this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
       if (security.tls) {
         this.options.logger.info(
@@ -258,36 +241,23 @@ class MockIstiodImpl implements MockIstiod {
   }
 
   setResources(resources: readonly unknown[]): Result<SnapshotChange> {
-    return this.store.set(resources);
+    return this.resources.setResources(resources);
   }
 
   setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]> {
-    return this.store.setSets(sets);
+    return this.resources.setResourceSets(sets);
   }
 
   resourceSets(): readonly StoredSet[] {
     return this.store.sets();
   }
 
-  /** Takes resources from files (called once, at creation). */
-  serveFiles(path: string, initial: ValidatedSets): void {
-    this.files = new ResourceFiles(path, initial, this.store, this.events, this.options.logger);
-  }
-
   reloadResources(): Result<SnapshotChange[]> {
-    if (!this.files) {
-      return {
-        ok: false,
-        problems: [
-          { path: 'resourcesPath', message: 'this server does not serve resources from files' },
-        ],
-      };
-    }
-    return this.files.reload();
+    return this.resources.reload();
   }
 
   resourceStatus(): ResourceStatus {
-    return this.files?.status ?? this.apiStatus;
+    return this.resources.status();
   }
 
   snapshot(): Snapshot {
@@ -331,15 +301,7 @@ class MockIstiodImpl implements MockIstiod {
     await this.faults.clear();
     this.withholdSwitch.release();
     await this.host.up();
-    const initial = this.options.resources;
-    const isSets =
-      initial.length > 0 &&
-      initial.every(
-        (r) => typeof r === 'object' && r !== null && 'resources' in r && !('@type' in r),
-      );
-    if (this.files) this.files.reload();
-    else if (isSets) this.store.setSets(initial as readonly ResourceSetSpec[]);
-    else this.store.set(initial);
+    this.resources.restore();
     this.journalStore.clear();
   }
 
@@ -355,7 +317,7 @@ class MockIstiodImpl implements MockIstiod {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.faults.dispose();
-    this.files?.close();
+    this.resources.close();
     await this.control?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
     this.prepared?.dispose();

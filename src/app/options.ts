@@ -10,7 +10,8 @@ import type { Clock } from '../snapshot/version.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
-import type { ResourceSetSpec } from '../snapshot/store.js';
+import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
+import { isObject } from '../util/guards.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import {
   resolveSecurityOptions,
@@ -54,7 +55,9 @@ export interface MockIstiodOptions {
 }
 
 /** The options a mock istiod runs with: complete, checked, in the shape its rooms take. */
-export interface ResolvedOptions extends Omit<MockIstiodOptions, 'tls' | 'ca'> {
+export interface ResolvedOptions extends Omit<MockIstiodOptions, 'resources' | 'tls' | 'ca'> {
+  /** The start-up resources as sets (a bare list of resources is the default set). */
+  resourceSets: readonly ResourceSetSpec[];
   /** TLS on the xDS port and the CA beside it, with Istio's defaults filled in. */
   security: SecurityOptions;
 }
@@ -93,8 +96,19 @@ function checkEndpoint(path: string, endpoint: Endpoint, problems: Problem[]): v
   }
 }
 
+/**
+ * The `resources` option holds Envoy resources (each with `@type`: the default set) or sets
+ * (`{ name, match, resources }`); which of the two is decided here, once.
+ */
+function asResourceSets(resources: readonly unknown[]): readonly ResourceSetSpec[] {
+  const isSets =
+    resources.length > 0 &&
+    resources.every((r) => isObject(r) && 'resources' in r && !('@type' in r));
+  return isSets ? (resources as readonly ResourceSetSpec[]) : [{ name: DEFAULT_SET, resources }];
+}
+
 export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result<ResolvedOptions> {
-  const { tls, ca, ...options } = { ...defaultOptions(), ...partial };
+  const { tls, ca, resources, ...options } = { ...defaultOptions(), ...partial };
   const problems: Problem[] = [];
   checkEndpoint('xds', options.xds, problems);
   if (options.control) {
@@ -110,9 +124,10 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
   }
   const security = resolveSecurityOptions(tls, ca);
   if (!security.ok) problems.push(...security.problems);
-  if (!Array.isArray(options.resources)) {
+  if (!Array.isArray(resources)) {
     problems.push({ path: 'resources', message: 'expected an array of resources' });
   }
   if (problems.length > 0 || !security.ok) return { ok: false, problems };
-  return { ok: true, value: { ...options, security: security.value } };
+  const resourceSets = asResourceSets(resources);
+  return { ok: true, value: { ...options, resourceSets, security: security.value } };
 }

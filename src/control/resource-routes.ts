@@ -3,7 +3,7 @@
  * whole against Envoy's protos: on any problem the answer is 400 listing every problem with
  * its field path, and the last good set keeps serving.
  */
-import type { ResourceSetSpec } from '../snapshot/store.js';
+import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { shortTypeName } from '../xds/type-urls.js';
 import { resourceJson } from './config-dump.js';
 import { problemsResponse } from './responses.js';

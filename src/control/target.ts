@@ -12,7 +12,8 @@ import type { StreamSelector } from '../faults/model.js';
 import type { JournalEntry, JournalFilter } from '../journal/journal.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import type { ResourceStatus } from '../resources/status.js';
-import type { ResourceSetSpec, StoredSet } from '../snapshot/store.js';
+import type { StoredSet } from '../snapshot/store.js';
+import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result } from '../util/problems.js';
 import type { SentResources } from './sent-resources.js';
 

@@ -105,3 +105,16 @@ describe('resource sets selected per node', () => {
     expect(collisions).toEqual(['pod "orders-v1-0.default" in CLUSTER_ID "east"']);
   });
 });
+
+describe('reset', () => {
+  it('serves the start-up sets again, as validated at start, dropping sets added since', async () => {
+    server = await startMockIstiod();
+    const startup = server.snapshot().get(CLUSTER_TYPE).resources;
+    const east = { name: 'east', match: { nodeId: 'east~*' }, resources: [] };
+    expect(server.setResourceSets([east, { name: 'default', resources: [] }]).ok).toBe(true);
+    await server.reset();
+    expect(server.resourceSets().map((s) => s.name)).toEqual(['default']);
+    const again = server.snapshot().get(CLUSTER_TYPE).resources;
+    expect([...again.values()]).toEqual([...startup.values()]);
+  });
+});

@@ -26,7 +26,7 @@ export {
 export type { EnvoyResource } from './resources/types.js';
 export { makeProxylessService, type ProxylessServiceOptions } from './resources/proxyless.js';
 export * from './xds/type-urls.js';
-export type { Problem, Result } from './util/problems.js';
+export type { Problem, Result, ResultWithWarnings } from './util/problems.js';
 export { startMockIstiod, type TestMockIstiod } from './testing/start.js';
 export {
   Journal,

@@ -19,7 +19,7 @@ import {
   type JournalEntry,
   type JournalFilter,
 } from '../journal/journal.js';
-import type { Result } from '../util/problems.js';
+import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
 import { SentResources } from '../control/sent-resources.js';
 import { createAdsServer, type AdsServer } from '../server/ads-server.js';
@@ -50,10 +50,14 @@ export interface MockIstiod {
   readonly xdsAddress: string;
   readonly addresses: StartedAddresses;
   readonly events: ServerEventEmitter;
-  /** Replaces the resource set; on problems nothing changes and the last good set keeps serving. */
-  setResources(resources: readonly unknown[]): Result<SnapshotChange>;
+  /**
+   * Replaces the resource set; on problems nothing changes and the last good set keeps
+   * serving. References Envoy will reject (NACK) or wait on for ever are served all the same
+   * and reported as `warnings` (docs/resources.md).
+   */
+  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
   /** Replaces every resource set (sets with a node selector, and a default), all or nothing. */
-  setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]>;
+  setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
   /** The sets now serving, in selection order. */
   resourceSets(): readonly StoredSet[];
   /** Loads the resource files again (with `resourcesPath`); errors keep the last good sets. */
@@ -240,11 +244,11 @@ class MockIstiodImpl implements MockIstiod {
     }
   }
 
-  setResources(resources: readonly unknown[]): Result<SnapshotChange> {
+  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange> {
     return this.resources.setResources(resources);
   }
 
-  setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]> {
+  setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]> {
     return this.resources.setResourceSets(sets);
   }
 

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { loadAndValidate, watchResources, type ValidatedFiles } from '../resources/file-source.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import type { SnapshotChange } from '../core/snapshot.js';
-import { formatProblems, type Result } from '../util/problems.js';
+import { formatProblems, type Problem, type Result } from '../util/problems.js';
 import { MockIstiodError } from '../core/errors.js';
 import type { ServerEventEmitter } from '../core/events.js';
 import type { ResourceStatus } from '../resources/status.js';
@@ -25,6 +25,11 @@ export function loadInitialSets(path: string): ValidatedFiles {
     );
   }
   return loaded.value;
+}
+
+/** One log line per warning, naming where it is: the same for files and for the API. */
+export function logResourceWarnings(log: Logger, warnings: readonly Problem[]): void {
+  for (const w of warnings) log.warn({ path: w.path }, `resources: ${w.message}`);
 }
 
 export class ResourceFiles {
@@ -44,7 +49,7 @@ export class ResourceFiles {
       warnings: initial.warnings,
       lastError: undefined,
     };
-    for (const w of initial.warnings) log.warn({ path: w.path }, `resources: ${w.message}`);
+    logResourceWarnings(log, initial.warnings);
   }
 
   watch(debounceMs?: number): void {

@@ -7,12 +7,18 @@
  * and the previous snapshots keep serving.
  */
 import type { ProxyIdentity } from '../core/identity.js';
-import type { Result } from '../util/problems.js';
+import type { ResultWithWarnings } from '../util/problems.js';
 import { matchesNode, type NodeMatch } from './node-match.js';
 import { sameResources } from './resource-set.js';
 import { Snapshot, type PackedSet, type SnapshotChange } from '../core/snapshot.js';
 import { createVersioner, type Clock } from './version.js';
-import { DEFAULT_SET, validateSet, validateSets, type ValidatedSet } from './validated-set.js';
+import {
+  DEFAULT_SET,
+  referenceWarnings,
+  validateSet,
+  validateSets,
+  type ValidatedSet,
+} from './validated-set.js';
 
 export interface StoredSet {
   name: string;
@@ -29,10 +35,13 @@ export interface SnapshotStore {
   install(sets: readonly ValidatedSet[]): SnapshotChange[];
   /** Installs packed resources as the default set's, keeping the other sets. */
   installDefault(packed: PackedSet): SnapshotChange;
-  /** Validates resources for the default set, then installs them (the other sets stay). */
-  set(inputs: readonly unknown[]): Result<SnapshotChange>;
-  /** Validates a whole new list of sets, then installs them (all or nothing). */
-  setSets(specs: readonly unknown[]): Result<SnapshotChange[]>;
+  /**
+   * Validates resources for the default set, then installs them (the other sets stay).
+   * References Envoy will reject or wait on do not stop them: they come back as warnings.
+   */
+  set(inputs: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
+  /** Validates a whole new list of sets, then installs them (all or nothing); warnings as `set`. */
+  setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]>;
   onChange(listener: (change: SnapshotChange) => void): () => void;
 }
 
@@ -108,16 +117,18 @@ class SetStore implements SnapshotStore {
     );
   }
 
-  set(inputs: readonly unknown[]): Result<SnapshotChange> {
+  set(inputs: readonly unknown[]): ResultWithWarnings<SnapshotChange> {
     const validated = validateSet({ name: DEFAULT_SET, resources: inputs });
-    return validated.ok
-      ? { ok: true, value: this.installDefault(validated.value.packed) }
-      : validated;
+    if (!validated.ok) return validated;
+    const warnings = referenceWarnings([validated.value]);
+    return { ok: true, value: this.installDefault(validated.value.packed), warnings };
   }
 
-  setSets(specs: readonly unknown[]): Result<SnapshotChange[]> {
+  setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]> {
     const validated = validateSets(specs);
-    return validated.ok ? { ok: true, value: this.install(validated.value) } : validated;
+    if (!validated.ok) return validated;
+    const warnings = referenceWarnings(validated.value);
+    return { ok: true, value: this.install(validated.value), warnings };
   }
 
   /** Puts `entries` in place of the stored sets, in their order, and reports what changed. */

@@ -89,6 +89,21 @@ function readSpec(value: unknown, path: string, problems: Problem[]): ResourceSe
   return { name: value.name as string, match, resources: value.resources as unknown[] };
 }
 
+/**
+ * The reference problems of sets accepted anyway (through the API, the library, the
+ * `resources` option), as warnings: what Envoy will NACK first, then what it will warm on.
+ * Such sets are served all the same, since pushing a configuration Envoy rejects is how a
+ * test or a class shows a NACK.
+ */
+export function referenceWarnings(sets: readonly ValidatedSet[]): Problem[] {
+  const nacks = sets.flatMap((s) => s.references.errors);
+  const warming = sets.flatMap((s) => s.references.warnings);
+  return [
+    ...nacks.map((p) => ({ path: p.path, message: `${p.message}: Envoy will reject this (NACK)` })),
+    ...warming,
+  ];
+}
+
 /** The same set with its reference problems moved to other paths (a file and line, a prefix). */
 export function relocate(set: ValidatedSet, at: (problem: Problem) => Problem): ValidatedSet {
   const { errors, warnings } = set.references;

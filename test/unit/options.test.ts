@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createMockIstiod } from '../../src/app/mock-istiod.js';
 import { resolveOptions } from '../../src/app/options.js';
 import { DEFAULT_CA_OPTIONS } from '../../src/ca/security-options.js';
+import { makeLabResources } from '../../src/resources/lab.js';
 
 describe('resolveOptions', () => {
   it('leaves with the security options resolved, defaults filled in, for the rooms to take as they are', () => {
@@ -24,5 +26,32 @@ describe('resolveOptions', () => {
       'tls',
       'ca.trustDomain',
     ]);
+  });
+
+  it('decides once whether `resources` holds resources (the default set) or sets', () => {
+    const lab = makeLabResources();
+    const asSets = (resources: unknown[]) => {
+      const resolved = resolveOptions({ resources });
+      return resolved.ok ? resolved.value.resourceSets : undefined;
+    };
+    expect(asSets(lab)).toEqual([{ name: 'default', resources: lab }]);
+    expect(asSets([])).toEqual([{ name: 'default', resources: [] }]);
+    const sets = [{ name: 'east', match: { nodeId: 'east~*' }, resources: lab }];
+    expect(asSets(sets)).toBe(sets);
+  });
+});
+
+describe('the resources option', () => {
+  it('is checked like the API: references Envoy will NACK are served, and reported', async () => {
+    const noBlackHole = makeLabResources().filter((r) => r.name !== 'BlackHoleCluster');
+    const server = createMockIstiod({ resources: noBlackHole, control: false });
+    try {
+      expect(server.resourceStatus().warnings.map((w) => w.message)).toEqual([
+        "unknown cluster 'BlackHoleCluster': Envoy will reject this (NACK)",
+      ]);
+      expect(server.resourceSets()[0]?.snapshot.typeUrls()).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
   });
 });

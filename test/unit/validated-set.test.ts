@@ -54,4 +54,31 @@ describe('validated sets', () => {
       problems: [{ path: 'sets', message: 'expected at least one resource set' }],
     });
   });
+
+  it('that Envoy will NACK or warm on are accepted by set() and setSets(), reported as warnings with paths', () => {
+    const store = createSnapshotStore([validated()]);
+    const noBlackHole = makeLabResources().filter((r) => r.name !== 'BlackHoleCluster');
+    const route =
+      'filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route';
+    const result = store.set(noBlackHole);
+    expect(result.ok && result.warnings).toEqual([
+      {
+        path: `resources[2].${route}.cluster`,
+        message: "unknown cluster 'BlackHoleCluster': Envoy will reject this (NACK)",
+      },
+    ]);
+    expect(store.current().get(LISTENER_TYPE).resources.has('virtualOutbound')).toBe(true);
+
+    const eds = makeLabResources({ discovery: 'eds-rds' }).filter(
+      (r) => !r['@type'].endsWith('ClusterLoadAssignment'),
+    );
+    const sets = store.setSets([
+      { name: 'east', match: { nodeId: 'east~*' }, resources: noBlackHole },
+      { name: 'default', resources: eds },
+    ]);
+    expect(sets.ok && sets.warnings.map((w) => w.path)).toEqual([
+      `sets[0] (east).resources[2].${route}.cluster`,
+      'sets[1] (default).resources[1]',
+    ]);
+  });
 });

@@ -40,7 +40,7 @@ export {
   metricLabel,
 } from './core/types/registry.js';
 export type { ResourceType, Reference, ConfigDumpSection } from './core/types/resource-type.js';
-export type { Problem, Result } from './util/problems.js';
+export type { Problem, Result, ResultWithWarnings } from './util/problems.js';
 export { startMockIstiod, type TestMockIstiod } from './testing/start.js';
 export {
   Journal,

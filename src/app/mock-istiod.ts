@@ -6,16 +6,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
 import { allRoutes } from '../control/routes.js';
-import {
-  createSnapshotStore,
-  type ResourceSetSpec,
-  type SnapshotStore,
-  type StoredSet,
-} from '../snapshot/store.js';
+import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
+import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { type SnapshotChange } from '../core/snapshot.js';
-import type { ValidatedSets } from '../resources/file-source.js';
 import { attachCollisionWarnings } from './collisions.js';
-import { loadInitialSets, ResourceFiles } from './resource-files.js';
+import { createResourceSources, type ResourceSources } from './resource-sources.js';
 import { type ResourceStatus } from '../resources/status.js';
 import type { Snapshot } from '../core/snapshot.js';
 import {
@@ -24,7 +19,7 @@ import {
   type JournalEntry,
   type JournalFilter,
 } from '../journal/journal.js';
-import type { Result } from '../util/problems.js';
+import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
 import { SentResources } from '../control/sent-resources.js';
 import { createAdsServer, type AdsServer } from '../server/ads-server.js';
@@ -36,7 +31,7 @@ import {
   type ResponsePolicy,
   type WithholdSwitch,
 } from '../core/policy.js';
-import { resolveOptions, type MockIstiodOptions } from './options.js';
+import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
@@ -55,10 +50,14 @@ export interface MockIstiod {
   readonly xdsAddress: string;
   readonly addresses: StartedAddresses;
   readonly events: ServerEventEmitter;
-  /** Replaces the resource set; on problems nothing changes and the last good set keeps serving. */
-  setResources(resources: readonly unknown[]): Result<SnapshotChange>;
+  /**
+   * Replaces the resource set; on problems nothing changes and the last good set keeps
+   * serving. References Envoy will reject (NACK) or wait on for ever are served all the same
+   * and reported as `warnings` (docs/resources.md).
+   */
+  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
   /** Replaces every resource set (sets with a node selector, and a default), all or nothing. */
-  setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]>;
+  setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
   /** The sets now serving, in selection order. */
   resourceSets(): readonly StoredSet[];
   /** Loads the resource files again (with `resourcesPath`); errors keep the last good sets. */
@@ -103,25 +102,17 @@ export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): Mock
   if (!resolved.ok)
     throw MockIstiodError.fromProblems('INVALID_OPTIONS', 'invalid options', resolved.problems);
   const options = resolved.value;
-  const fromFiles = options.resourcesPath ? loadInitialSets(options.resourcesPath) : undefined;
-  const created = createSnapshotStore(fromFiles?.sets ?? options.resources, {
-    clock: options.clock,
-    controlPlaneId: options.controlPlaneId,
-  });
-  if (!created.ok) {
-    throw MockIstiodError.fromProblems('INVALID_RESOURCES', 'invalid resources', created.problems);
-  }
-  const server = new MockIstiodImpl(
+  const events = new ServerEventEmitter();
+  const resources = createResourceSources(options, events);
+  return new MockIstiodImpl(
     options,
-    created.value,
+    events,
+    resources,
     createWithholdSwitch(options.withholdFirst),
   );
-  if (options.resourcesPath && fromFiles) server.serveFiles(options.resourcesPath, fromFiles);
-  return server;
 }
 
 class MockIstiodImpl implements MockIstiod {
-  readonly events = new ServerEventEmitter();
   readonly journalStore: Journal;
   readonly metrics: XdsMetrics;
   readonly sentResources: SentResources;
@@ -134,21 +125,17 @@ class MockIstiodImpl implements MockIstiod {
   private started: StartedAddresses | undefined;
   private state: 'new' | 'starting' | 'running' | 'closed' = 'new';
   private counter = 0;
-  private files: ResourceFiles | undefined;
   private prepared: PreparedSecurity | undefined;
-  private readonly apiStatus: ResourceStatus = {
-    source: 'api',
-    loadedAt: new Date().toISOString(),
-    warnings: [],
-    lastError: undefined,
-  };
+  private readonly store: SnapshotStore;
 
   constructor(
-    private readonly options: MockIstiodOptions,
-    private readonly store: SnapshotStore,
+    private readonly options: ResolvedOptions,
+    readonly events: ServerEventEmitter,
+    private readonly resources: ResourceSources,
     private readonly withholdSwitch: WithholdSwitch,
   ) {
     const log = options.logger;
+    const store = (this.store = resources.store);
     this.host = createFaultHost({
       ads: () => this.ads,
       streams: () => this.streamsById.values(),
@@ -224,11 +211,7 @@ class MockIstiodImpl implements MockIstiod {
       throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
     this.state = 'starting';
     try {
-      const security = await prepareSecurity(
-        this.options.tls,
-        this.options.ca,
-        this.options.logger,
-      );
+      const security = await prepareSecurity(this.options.security, this.options.logger);
       this.prepared = security;
       const xdsPort = await this.ads.listen(this.options.xds, {
         credentials: security.credentials,
@@ -246,7 +229,7 @@ class MockIstiodImpl implements MockIstiod {
       }
       this.started = { xds: { host: this.options.xds.host, port: xdsPort }, control };
       this.state = 'running';
-      if (this.options.watchResources) this.files?.watch();
+      if (this.options.watchResources) this.resources.watch();
       this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
       if (security.tls) {
         this.options.logger.info(
@@ -261,37 +244,24 @@ class MockIstiodImpl implements MockIstiod {
     }
   }
 
-  setResources(resources: readonly unknown[]): Result<SnapshotChange> {
-    return this.store.set(resources);
+  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange> {
+    return this.resources.setResources(resources);
   }
 
-  setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]> {
-    return this.store.setSets(sets);
+  setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]> {
+    return this.resources.setResourceSets(sets);
   }
 
   resourceSets(): readonly StoredSet[] {
     return this.store.sets();
   }
 
-  /** Takes resources from files (called once, at creation). */
-  serveFiles(path: string, initial: ValidatedSets): void {
-    this.files = new ResourceFiles(path, initial, this.store, this.events, this.options.logger);
-  }
-
   reloadResources(): Result<SnapshotChange[]> {
-    if (!this.files) {
-      return {
-        ok: false,
-        problems: [
-          { path: 'resourcesPath', message: 'this server does not serve resources from files' },
-        ],
-      };
-    }
-    return this.files.reload();
+    return this.resources.reload();
   }
 
   resourceStatus(): ResourceStatus {
-    return this.files?.status ?? this.apiStatus;
+    return this.resources.status();
   }
 
   snapshot(): Snapshot {
@@ -335,15 +305,7 @@ class MockIstiodImpl implements MockIstiod {
     await this.faults.clear();
     this.withholdSwitch.release();
     await this.host.up();
-    const initial = this.options.resources;
-    const isSets =
-      initial.length > 0 &&
-      initial.every(
-        (r) => typeof r === 'object' && r !== null && 'resources' in r && !('@type' in r),
-      );
-    if (this.files) this.files.reload();
-    else if (isSets) this.store.setSets(initial as readonly ResourceSetSpec[]);
-    else this.store.set(initial);
+    this.resources.restore();
     this.journalStore.clear();
   }
 
@@ -359,7 +321,7 @@ class MockIstiodImpl implements MockIstiod {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.faults.dispose();
-    this.files?.close();
+    this.resources.close();
     await this.control?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
     this.prepared?.dispose();

@@ -1,6 +1,7 @@
 /**
- * Options of a mock istiod: they come in partial and leave complete and validated, with
- * named defaults (library defaults use port 0; the CLI passes istiod's ports).
+ * Options of a mock istiod: they come in partial (`MockIstiodOptions`) and leave complete and
+ * validated (`ResolvedOptions`), with named defaults (library defaults use port 0; the CLI
+ * passes istiod's ports). What is resolved here is not resolved again further in.
  */
 import pino, { type Logger } from 'pino';
 import { makeLabResources } from '../resources/lab.js';
@@ -9,9 +10,15 @@ import type { Clock } from '../snapshot/version.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
-import type { ResourceSetSpec } from '../snapshot/store.js';
+import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
+import { isObject } from '../util/guards.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
-import { resolveSecurityOptions, type CaOptions, type TlsOptions } from '../ca/security-options.js';
+import {
+  resolveSecurityOptions,
+  type CaOptions,
+  type SecurityOptions,
+  type TlsOptions,
+} from '../ca/security-options.js';
 
 export interface MockIstiodOptions {
   /** Where the ADS gRPC server listens (istiod: 15012). */
@@ -45,6 +52,14 @@ export interface MockIstiodOptions {
   tls: boolean | Partial<TlsOptions>;
   /** The CA service beside ADS (TLS on or off); missing fields take Istio's defaults. */
   ca: Partial<CaOptions>;
+}
+
+/** The options a mock istiod runs with: complete, checked, in the shape its rooms take. */
+export interface ResolvedOptions extends Omit<MockIstiodOptions, 'resources' | 'tls' | 'ca'> {
+  /** The start-up resources as sets (a bare list of resources is the default set). */
+  resourceSets: readonly ResourceSetSpec[];
+  /** TLS on the xDS port and the CA beside it, with Istio's defaults filled in. */
+  security: SecurityOptions;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -81,10 +96,19 @@ function checkEndpoint(path: string, endpoint: Endpoint, problems: Problem[]): v
   }
 }
 
-export function resolveOptions(
-  partial: Partial<MockIstiodOptions> = {},
-): Result<MockIstiodOptions> {
-  const options = { ...defaultOptions(), ...partial };
+/**
+ * The `resources` option holds Envoy resources (each with `@type`: the default set) or sets
+ * (`{ name, match, resources }`); which of the two is decided here, once.
+ */
+function asResourceSets(resources: readonly unknown[]): readonly ResourceSetSpec[] {
+  const isSets =
+    resources.length > 0 &&
+    resources.every((r) => isObject(r) && 'resources' in r && !('@type' in r));
+  return isSets ? (resources as readonly ResourceSetSpec[]) : [{ name: DEFAULT_SET, resources }];
+}
+
+export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result<ResolvedOptions> {
+  const { tls, ca, resources, ...options } = { ...defaultOptions(), ...partial };
   const problems: Problem[] = [];
   checkEndpoint('xds', options.xds, problems);
   if (options.control) {
@@ -98,10 +122,12 @@ export function resolveOptions(
       message: `expected a positive integer, found ${String(options.journalSize)}`,
     });
   }
-  const security = resolveSecurityOptions(options.tls, options.ca);
+  const security = resolveSecurityOptions(tls, ca);
   if (!security.ok) problems.push(...security.problems);
-  if (!Array.isArray(options.resources)) {
+  if (!Array.isArray(resources)) {
     problems.push({ path: 'resources', message: 'expected an array of resources' });
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: options };
+  if (problems.length > 0 || !security.ok) return { ok: false, problems };
+  const resourceSets = asResourceSets(resources);
+  return { ok: true, value: { ...options, resourceSets, security: security.value } };
 }

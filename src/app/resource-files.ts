@@ -5,16 +5,16 @@
  * serving.
  */
 import type { Logger } from 'pino';
-import { loadAndValidate, watchResources, type ValidatedSets } from '../resources/file-source.js';
+import { loadAndValidate, watchResources, type ValidatedFiles } from '../resources/file-source.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import type { SnapshotChange } from '../core/snapshot.js';
-import { formatProblems, type Result } from '../util/problems.js';
+import { formatProblems, type Problem, type Result } from '../util/problems.js';
 import { MockIstiodError } from '../util/errors.js';
 import type { ServerEventEmitter } from '../core/events.js';
 import type { ResourceStatus } from '../resources/status.js';
 
 /** Loads the files once, for start-up: problems throw, one line each. */
-export function loadInitialSets(path: string): ValidatedSets {
+export function loadInitialSets(path: string): ValidatedFiles {
   const loaded = loadAndValidate(path);
   if (!loaded.ok) {
     const list = loaded.problems.map((p) => `\n  ${p.path}: ${p.message}`).join('');
@@ -25,13 +25,18 @@ export function loadInitialSets(path: string): ValidatedSets {
   return loaded.value;
 }
 
+/** One log line per warning, naming where it is: the same for files and for the API. */
+export function logResourceWarnings(log: Logger, warnings: readonly Problem[]): void {
+  for (const w of warnings) log.warn({ path: w.path }, `resources: ${w.message}`);
+}
+
 export class ResourceFiles {
   private stopWatching: (() => void) | undefined;
   status: ResourceStatus;
 
   constructor(
     private readonly path: string,
-    initial: ValidatedSets,
+    initial: ValidatedFiles,
     private readonly store: SnapshotStore,
     private readonly events: ServerEventEmitter,
     private readonly log: Logger,
@@ -42,7 +47,7 @@ export class ResourceFiles {
       warnings: initial.warnings,
       lastError: undefined,
     };
-    for (const w of initial.warnings) log.warn({ path: w.path }, `resources: ${w.message}`);
+    logResourceWarnings(log, initial.warnings);
   }
 
   watch(debounceMs?: number): void {
@@ -55,30 +60,27 @@ export class ResourceFiles {
   /** Loads the files again; on success installs the sets (pushing what changed). */
   reload(): Result<SnapshotChange[]> {
     const loaded = loadAndValidate(this.path);
-    const result = loaded.ok ? this.store.setSets(loaded.value.sets) : loaded;
-    if (!result.ok) {
-      this.status = {
-        ...this.status,
-        lastError: { at: new Date().toISOString(), problems: result.problems },
-      };
+    if (!loaded.ok) {
+      const { problems } = loaded;
+      this.status = { ...this.status, lastError: { at: new Date().toISOString(), problems } };
       this.log.error(
-        { path: this.path, problems: result.problems },
-        `resources: reload failed, still serving the last good set: ${formatProblems(result.problems)}`,
+        { path: this.path, problems },
+        `resources: reload failed, still serving the last good set: ${formatProblems(problems)}`,
       );
-      this.events.emit('resources-error', this.path, result.problems);
-      return result;
+      this.events.emit('resources-error', this.path, problems);
+      return loaded;
     }
-    const warnings = loaded.ok ? loaded.value.warnings : [];
+    const changes = this.store.install(loaded.value.sets);
     this.status = {
       source: this.path,
       loadedAt: new Date().toISOString(),
-      warnings,
+      warnings: loaded.value.warnings,
       lastError: undefined,
     };
-    const changed = result.value.flatMap((c) => c.changed);
+    const changed = changes.flatMap((c) => c.changed);
     this.log.info({ path: this.path, changed }, 'resources: reloaded');
-    this.events.emit('resources-reloaded', this.path, result.value);
-    return result;
+    this.events.emit('resources-reloaded', this.path, changes);
+    return { ok: true, value: changes };
   }
 
   close(): void {

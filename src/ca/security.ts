@@ -17,7 +17,7 @@ import {
   type TokenRequest,
 } from './service-account-token.js';
 import { MockIstiodError } from '../util/errors.js';
-import { resolveSecurityOptions, servingHosts, type TlsOptions } from './security-options.js';
+import { servingHosts, type SecurityOptions, type TlsOptions } from './security-options.js';
 import {
   createCaMaterial,
   prepareTlsMaterial,
@@ -56,16 +56,12 @@ export interface PreparedSecurity extends MockSecurity {
   dispose(): void;
 }
 
+/** Takes the options `resolveSecurityOptions` resolved (once, with the other options). */
 export async function prepareSecurity(
-  tlsInput: unknown,
-  caInput: unknown,
+  options: SecurityOptions,
   log: Logger,
 ): Promise<PreparedSecurity> {
-  const resolved = resolveSecurityOptions(tlsInput, caInput);
-  if (!resolved.ok) {
-    throw MockIstiodError.fromProblems('INVALID_OPTIONS', 'invalid options', resolved.problems);
-  }
-  const { tls, ca: caOptions } = resolved.value;
+  const { tls, ca: caOptions } = options;
   // `tls: true` without a directory: one of its own, removed again at close.
   const temporary =
     tls && tls.dir === undefined ? mkdtempSync(join(tmpdir(), 'mock-istiod-tls-')) : undefined;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { parseFaultFlag } from '../faults/flag-spec.js';
-import { resolveFault } from '../faults/spec.js';
+import { resolveFault, type ResolvedFault } from '../faults/spec.js';
 import { parseTimeline, type Timeline } from '../faults/timeline.js';
 import { runTimeline } from '../app/timeline-runner.js';
 import type { MockIstiod } from '../app/mock-istiod.js';
@@ -20,7 +20,8 @@ export const FAULT_USAGE = `  --fault <spec>           apply a fault at start (r
 `;
 
 export interface FaultFlags {
-  faults: { text: string; spec: Record<string, unknown> }[];
+  /** Each `--fault` as written (for messages) and resolved, ready for the engine. */
+  faults: { text: string; fault: ResolvedFault }[];
   timeline: Timeline | undefined;
 }
 
@@ -31,13 +32,9 @@ export function parseFaultFlags(
   const parsed = (faults ?? []).map((text) => {
     const spec = parseFaultFlag(text);
     const resolved = spec.ok ? resolveFault(spec.value, '', { fromText: true }) : spec;
-    if (!resolved.ok || !spec.ok) {
-      throw new MockIstiodError(
-        'USAGE',
-        `--fault "${text}": ${formatProblems(resolved.ok ? [] : resolved.problems)}`,
-      );
-    }
-    return { text, spec: spec.value };
+    if (!resolved.ok)
+      throw new MockIstiodError('USAGE', `--fault "${text}": ${formatProblems(resolved.problems)}`);
+    return { text, fault: resolved.value };
   });
   return { faults: parsed, timeline: scenarioFile ? readTimeline(scenarioFile) : undefined };
 }
@@ -62,8 +59,8 @@ export async function startFaults(
   flags: FaultFlags,
   log: Logger,
 ): Promise<() => void> {
-  for (const { text, spec } of flags.faults) {
-    const applied = await server.faults.apply(spec, { fromText: true });
+  for (const { text, fault } of flags.faults) {
+    const applied = await server.faults.applyResolved(fault);
     if (!applied.ok)
       throw new MockIstiodError('USAGE', `--fault "${text}": ${formatProblems(applied.problems)}`);
     log.warn(

@@ -1,9 +1,11 @@
 /**
  * Reading and replacing the resources served, at run time. A replacement is validated as a
  * whole against Envoy's protos: on any problem the answer is 400 listing every problem with
- * its field path, and the last good set keeps serving.
+ * its field path, and the last good set keeps serving. References Envoy will reject or wait
+ * on do not stop a replacement (a test may push one on purpose): the answer lists them as
+ * `warnings`, in the same format.
  */
-import type { ResourceSetSpec } from '../snapshot/store.js';
+import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { shortTypeName } from '../core/types/registry.js';
 import { resourceJson } from './config-dump.js';
 import { problemsResponse } from './responses.js';
@@ -43,7 +45,7 @@ function replace(target: ResourceTarget, body: unknown): ControlResponse {
       set: c.set,
       changed: c.changed.map(shortTypeName),
     }));
-    return { status: 200, body: { changed } };
+    return { status: 200, body: { changed, warnings: result.warnings } };
   }
   if (!Array.isArray(resources) || (isObject(body) && Object.keys(body).length !== 1)) {
     return problemsResponse('invalid resources', [{ path: '', message: shape }]);
@@ -56,6 +58,7 @@ function replace(target: ResourceTarget, body: unknown): ControlResponse {
     body: {
       version: result.value.snapshot.version,
       changed: result.value.changed.map(shortTypeName),
+      warnings: result.warnings,
     },
   };
 }

@@ -12,8 +12,9 @@ import type { StreamSelector } from '../faults/model.js';
 import type { JournalEntry, JournalFilter } from '../journal/journal.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import type { ResourceStatus } from '../resources/status.js';
-import type { ResourceSetSpec, StoredSet } from '../snapshot/store.js';
-import type { Result } from '../util/problems.js';
+import type { StoredSet } from '../snapshot/store.js';
+import type { ResourceSetSpec } from '../snapshot/validated-set.js';
+import type { Result, ResultWithWarnings } from '../util/problems.js';
 import type { SentResources } from './sent-resources.js';
 
 /** Withhold and release (control-routes.ts). */
@@ -45,8 +46,8 @@ export interface FaultTarget {
 
 /** Reading, replacing and reloading the resources served (resource-routes.ts). */
 export interface ResourceTarget {
-  setResources(resources: readonly unknown[]): Result<SnapshotChange>;
-  setResourceSets(sets: readonly ResourceSetSpec[]): Result<SnapshotChange[]>;
+  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
+  setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
   resourceSets(): readonly StoredSet[];
   reloadResources(): Result<SnapshotChange[]>;
   resourceStatus(): ResourceStatus;

@@ -12,7 +12,7 @@ import { Fault } from './fault.js';
 import { SnapshotHistory } from './history.js';
 import type { FaultHost, FaultInfo, FaultSpec } from './model.js';
 import type { ParamOptions } from './params.js';
-import { resolveFault } from './spec.js';
+import { resolveFault, type ResolvedFault } from './spec.js';
 
 const SEND: ResponseDecision = Object.freeze({ kind: 'send' });
 
@@ -71,15 +71,23 @@ export class FaultEngine implements ResponsePolicy {
   /** Validates and applies a fault; on problems nothing is applied. */
   async apply(input: unknown, options: ParamOptions = {}): Promise<Result<FaultInfo>> {
     const resolved = resolveFault(input, '', options);
-    if (!resolved.ok) return resolved;
-    const id = resolved.value.id ?? this.nextId(resolved.value.scenario.name);
+    return resolved.ok ? this.applyResolved(resolved.value) : resolved;
+  }
+
+  /**
+   * Applies a fault validated already (by `resolveFault`, as the CLI does with its `--fault`
+   * flags before anything listens), so that it is not parsed a second time. The one problem
+   * left is an id that is taken.
+   */
+  async applyResolved(resolved: ResolvedFault): Promise<Result<FaultInfo>> {
+    const id = resolved.id ?? this.nextId(resolved.scenario.name);
     if (this.faults.has(id)) {
       return {
         ok: false,
         problems: [{ path: 'id', message: `a fault with id "${id}" is already applied` }],
       };
     }
-    const fault = new Fault(id, resolved.value, {
+    const fault = new Fault(id, resolved, {
       host: this.options.host,
       log: this.options.logger,
       history: this.history,

@@ -5,15 +5,13 @@
  */
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { checkReferences } from '../snapshot/references.js';
-import { packResourceSet, resourceName } from '../snapshot/resource-set.js';
-import type { ResourceSetSpec } from '../snapshot/store.js';
+import { relocate, validateSet, type ValidatedSet } from '../snapshot/validated-set.js';
 import type { Problem, Result } from '../util/problems.js';
 import { loadResourceFiles, type LoadedSet } from './files.js';
 
-export interface ValidatedSets {
-  /** Sets with a selector first (file order), the default set last. */
-  sets: ResourceSetSpec[];
+export interface ValidatedFiles {
+  /** Sets with a selector first (file order), the default set last; packed, to install. */
+  sets: ValidatedSet[];
   /** Accepted, but Envoy would wait for ever on these (warming). */
   warnings: Problem[];
   files: string[];
@@ -31,35 +29,36 @@ function locate(set: LoadedSet, problem: Problem): Problem {
   return { path: path.trim(), message: problem.message };
 }
 
-function validateSet(set: LoadedSet, errors: Problem[], warnings: Problem[]): void {
-  const packed = packResourceSet(set.resources);
-  if (!packed.ok) {
-    errors.push(...packed.problems.map((p) => locate(set, p)));
-    return;
+/**
+ * Validates one loaded set, its problems located in the files. A reference Envoy would
+ * reject is an error here: a file is refused rather than served to be NACKed.
+ */
+function validateLoaded(
+  loaded: LoadedSet,
+  errors: Problem[],
+  warnings: Problem[],
+): ValidatedSet | undefined {
+  const validated = validateSet(loaded);
+  if (!validated.ok) {
+    errors.push(...validated.problems.map((p) => locate(loaded, p)));
+    return undefined;
   }
-  const index = new Map<string, number>();
-  set.resources.forEach((r, i) => {
-    const typeUrl = String((r as Record<string, unknown>)['@type']);
-    index.set(`${typeUrl}\0${String(resourceName(typeUrl, r as Record<string, unknown>))}`, i);
-  });
-  const where = (typeUrl: string, name: string) => {
-    const i = index.get(`${typeUrl}\0${name}`);
-    return i === undefined ? `set "${set.name}"` : (set.origins[i] ?? '');
-  };
-  const report = checkReferences(packed.value, where);
-  errors.push(...report.errors);
-  warnings.push(...report.warnings);
+  const set = relocate(validated.value, (p) => locate(loaded, p));
+  errors.push(...set.references.errors);
+  warnings.push(...set.references.warnings);
+  return set;
 }
 
-export function loadAndValidate(path: string): Result<ValidatedSets> {
+export function loadAndValidate(path: string): Result<ValidatedFiles> {
   const loaded = loadResourceFiles(path);
   if (!loaded.ok) return loaded;
   const errors: Problem[] = [...loaded.value.problems];
   const warnings: Problem[] = [];
-  for (const set of loaded.value.sets) validateSet(set, errors, warnings);
+  const validated = loaded.value.sets.flatMap((set) => validateLoaded(set, errors, warnings) ?? []);
+  if (loaded.value.sets.length === 0 && errors.length === 0)
+    errors.push({ path, message: 'no resource set in the files' });
   if (errors.length > 0) return { ok: false, problems: errors };
-  const specs = loaded.value.sets.map(({ name, match, resources }) => ({ name, match, resources }));
-  const sets = [...specs.filter((s) => s.match), ...specs.filter((s) => !s.match)];
+  const sets = [...validated.filter((s) => s.match), ...validated.filter((s) => !s.match)];
   return { ok: true, value: { sets, warnings, files: loaded.value.files } };
 }
 

@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { parseNodeMatch, type NodeMatch } from '../snapshot/node-match.js';
-import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/store.js';
+import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Problem, Result } from '../util/problems.js';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);

@@ -6,7 +6,10 @@ export interface ResourceStatus {
   source: string;
   /** When the sets now serving were loaded. */
   loadedAt: string;
-  /** Warnings of the sets now serving (accepted, but Envoy would warm on them). */
+  /**
+   * Warnings of the last accepted load or change: what Envoy would warm on for ever, and,
+   * for the API and the library, what it would reject (NACK).
+   */
   warnings: Problem[];
   /** The last failed reload, cleared by the next good one. */
   lastError: { at: string; problems: Problem[] } | undefined;

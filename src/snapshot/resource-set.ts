@@ -23,9 +23,22 @@ export function resourceName(typeUrl: string, value: Record<string, unknown>): u
   return value[field] ?? value[field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())];
 }
 
+/** Packed resources, and where in the input each came from (for problem paths). */
+export interface PackedResources {
+  set: PackedSet;
+  /** The input index of the resource of this type and name. */
+  indexOf: (typeUrl: string, name: string) => number | undefined;
+}
+
 export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
+  const packed = packResources(inputs);
+  return packed.ok ? { ok: true, value: packed.value.set } : packed;
+}
+
+export function packResources(inputs: readonly unknown[]): Result<PackedResources> {
   const problems: Problem[] = [];
   const set: PackedSet = new Map();
+  const indexes = new Map<string, number>();
   inputs.forEach((input, index) => {
     const path = `resources[${index}]`;
     const packed = packAnyJson(input);
@@ -51,8 +64,11 @@ export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
       return;
     }
     byName.set(name, { name, typeUrl, value: bytes, version: contentVersion(bytes) });
+    indexes.set(`${typeUrl}\0${name}`, index);
   });
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: set };
+  if (problems.length > 0) return { ok: false, problems };
+  const indexOf = (typeUrl: string, name: string) => indexes.get(`${typeUrl}\0${name}`);
+  return { ok: true, value: { set, indexOf } };
 }
 
 /** True when both maps hold the same names with byte-identical encodings. */

@@ -1,24 +1,24 @@
 /**
  * The snapshot store: the one place the resource sets live. A store holds one or more named
  * sets, each with an optional node selector; a proxy is served from the first set whose
- * selector matches it (a set without one matches everybody). Replacing sets validates them
- * first; on any problem the previous snapshots keep serving.
+ * selector matches it (a set without one matches everybody). It installs sets validated
+ * already (validated-set.ts), packed once, and never parses resources itself; `set` and
+ * `setSets` are that validation followed by an install. On any problem nothing is installed
+ * and the previous snapshots keep serving.
  */
 import type { ProxyIdentity } from '../core/identity.js';
-import type { Problem, Result } from '../util/problems.js';
+import type { ResultWithWarnings } from '../util/problems.js';
 import { matchesNode, type NodeMatch } from './node-match.js';
-import { packResourceSet, sameResources } from './resource-set.js';
+import { sameResources } from './resource-set.js';
 import { Snapshot, type PackedSet, type SnapshotChange } from '../core/snapshot.js';
 import { createVersioner, type Clock } from './version.js';
-
-export const DEFAULT_SET = 'default';
-
-export interface ResourceSetSpec {
-  name: string;
-  /** Which proxies get this set; undefined: every proxy. */
-  match?: NodeMatch;
-  resources: readonly unknown[];
-}
+import {
+  DEFAULT_SET,
+  referenceWarnings,
+  validateSet,
+  validateSets,
+  type ValidatedSet,
+} from './validated-set.js';
 
 export interface StoredSet {
   name: string;
@@ -31,10 +31,17 @@ export interface SnapshotStore {
   current(): Snapshot;
   snapshotFor(proxy: ProxyIdentity): Snapshot;
   sets(): readonly StoredSet[];
-  /** Validates and installs new resources for the default set, keeping the other sets. */
-  set(inputs: readonly unknown[]): Result<SnapshotChange>;
-  /** Validates and installs a whole new list of sets (all or nothing). */
-  setSets(specs: readonly ResourceSetSpec[]): Result<SnapshotChange[]>;
+  /** Installs validated sets in place of every set. */
+  install(sets: readonly ValidatedSet[]): SnapshotChange[];
+  /** Installs packed resources as the default set's, keeping the other sets. */
+  installDefault(packed: PackedSet): SnapshotChange;
+  /**
+   * Validates resources for the default set, then installs them (the other sets stay).
+   * References Envoy will reject or wait on do not stop them: they come back as warnings.
+   */
+  set(inputs: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
+  /** Validates a whole new list of sets, then installs them (all or nothing); warnings as `set`. */
+  setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]>;
   onChange(listener: (change: SnapshotChange) => void): () => void;
 }
 
@@ -44,21 +51,21 @@ export interface SnapshotStoreOptions {
   controlPlaneId?: string;
 }
 
+/** A store serving `initial`: at least one set, validated (validated-set.ts). */
 export function createSnapshotStore(
-  initial: readonly unknown[] | readonly ResourceSetSpec[],
+  initial: readonly ValidatedSet[],
   options: SnapshotStoreOptions = {},
-): Result<SnapshotStore> {
+): SnapshotStore {
   const store = new SetStore(options);
-  const specs = isSpecList(initial) ? initial : [{ name: DEFAULT_SET, resources: initial }];
-  const first = store.setSets(specs);
-  return first.ok ? { ok: true, value: store } : first;
+  store.install(initial);
+  return store;
 }
 
-function isSpecList(value: readonly unknown[]): value is readonly ResourceSetSpec[] {
-  return (
-    value.length > 0 &&
-    value.every((v) => typeof v === 'object' && v !== null && 'resources' in v && !('@type' in v))
-  );
+/** A set to install: packed resources, or undefined to keep the set's current ones. */
+interface Entry {
+  name: string;
+  match: NodeMatch | undefined;
+  packed: PackedSet | undefined;
 }
 
 class SetStore implements SnapshotStore {
@@ -87,59 +94,52 @@ class SetStore implements SnapshotStore {
     return this.stored;
   }
 
-  set(inputs: readonly unknown[]): Result<SnapshotChange> {
+  install(sets: readonly ValidatedSet[]): SnapshotChange[] {
+    return this.replace(sets.map(({ name, match, packed }) => ({ name, match, packed })));
+  }
+
+  installDefault(packed: PackedSet): SnapshotChange {
     const target = this.stored.find((s) => !s.match)?.name ?? DEFAULT_SET;
-    const specs: ResourceSetSpec[] = this.stored.map((s) => ({
-      name: s.name,
-      match: s.match,
-      resources: [],
+    const entries: Entry[] = this.stored.map(({ name, match }) => ({
+      name,
+      match,
+      packed: name === target ? packed : undefined,
     }));
-    if (!specs.some((s) => s.name === target)) specs.push({ name: target, resources: [] });
-    const packed = packResourceSet(inputs);
-    if (!packed.ok) return packed;
-    const changes = this.install(
-      specs.map((s) => ({ spec: s, packed: s.name === target ? packed.value : undefined })),
-    );
-    const change = changes.find((c) => c.set === target) ?? {
-      set: target,
-      snapshot: this.current(),
-      changed: [],
-    };
-    return { ok: true, value: change };
-  }
-
-  setSets(specs: readonly ResourceSetSpec[]): Result<SnapshotChange[]> {
-    const problems: Problem[] = [];
-    const names = new Set<string>();
-    const packedSets = specs.map((spec, i) => {
-      if (names.has(spec.name))
-        problems.push({ path: `sets[${i}].name`, message: `duplicate set "${spec.name}"` });
-      names.add(spec.name);
-      const packed = packResourceSet(spec.resources);
-      if (!packed.ok) {
-        const prefix = specs.length > 1 ? `sets[${i}] (${spec.name}).` : '';
-        for (const p of packed.problems)
-          problems.push({ path: prefix + p.path, message: p.message });
+    if (!entries.some((e) => e.name === target))
+      entries.push({ name: target, match: undefined, packed });
+    const changes = this.replace(entries);
+    return (
+      changes.find((c) => c.set === target) ?? {
+        set: target,
+        snapshot: this.current(),
+        changed: [],
       }
-      return { spec, packed: packed.ok ? packed.value : undefined };
-    });
-    if (specs.length === 0)
-      problems.push({ path: 'sets', message: 'expected at least one resource set' });
-    if (problems.length > 0) return { ok: false, problems };
-    return { ok: true, value: this.install(packedSets) };
+    );
   }
 
-  /** Installs sets; `packed` undefined keeps that set's current resources. */
-  private install(
-    entries: readonly { spec: ResourceSetSpec; packed: PackedSet | undefined }[],
-  ): SnapshotChange[] {
+  set(inputs: readonly unknown[]): ResultWithWarnings<SnapshotChange> {
+    const validated = validateSet({ name: DEFAULT_SET, resources: inputs });
+    if (!validated.ok) return validated;
+    const warnings = referenceWarnings([validated.value]);
+    return { ok: true, value: this.installDefault(validated.value.packed), warnings };
+  }
+
+  setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]> {
+    const validated = validateSets(specs);
+    if (!validated.ok) return validated;
+    const warnings = referenceWarnings(validated.value);
+    return { ok: true, value: this.install(validated.value), warnings };
+  }
+
+  /** Puts `entries` in place of the stored sets, in their order, and reports what changed. */
+  private replace(entries: readonly Entry[]): SnapshotChange[] {
     const version = this.versioner.next();
     this.baseVersion ??= version;
     const notify = this.stored.length > 0;
     const changes: SnapshotChange[] = [];
-    this.stored = entries.map(({ spec, packed }) => {
-      const before = this.stored.find((s) => s.name === spec.name);
-      if (!packed) return before ?? this.empty(spec, version);
+    this.stored = entries.map(({ name, match, packed }) => {
+      const before = this.stored.find((s) => s.name === name);
+      if (!packed) return before ?? this.empty(name, match, version);
       const built = Snapshot.next(
         before?.snapshot,
         packed,
@@ -148,15 +148,15 @@ class SetStore implements SnapshotStore {
         sameResources,
         this.baseVersion,
       );
-      if (!before || built.changed.length > 0) changes.push({ set: spec.name, ...built });
-      return { name: spec.name, match: spec.match, snapshot: built.snapshot };
+      if (!before || built.changed.length > 0) changes.push({ set: name, ...built });
+      return { name, match, snapshot: built.snapshot };
     });
     if (notify)
       for (const change of changes) for (const listener of this.listeners) listener(change);
     return changes;
   }
 
-  private empty(spec: ResourceSetSpec, version: string): StoredSet {
+  private empty(name: string, match: NodeMatch | undefined, version: string): StoredSet {
     const snapshot = Snapshot.next(
       undefined,
       new Map(),
@@ -165,13 +165,12 @@ class SetStore implements SnapshotStore {
       sameResources,
       this.baseVersion,
     ).snapshot;
-    return { name: spec.name, match: spec.match, snapshot };
+    return { name, match, snapshot };
   }
 
   private defaultOrEmpty(): StoredSet {
     return (
-      this.stored.find((s) => !s.match) ??
-      this.empty({ name: '(none)', resources: [] }, this.baseVersion ?? '')
+      this.stored.find((s) => !s.match) ?? this.empty('(none)', undefined, this.baseVersion ?? '')
     );
   }
 

@@ -10,6 +10,10 @@ export interface Problem {
 
 export type Result<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
+/** A result that can succeed with warnings: problems that did not stop it, to be reported. */
+export type ResultWithWarnings<T> =
+  { ok: true; value: T; warnings: Problem[] } | { ok: false; problems: Problem[] };
+
 export function formatProblems(problems: readonly Problem[]): string {
   return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ');
 }

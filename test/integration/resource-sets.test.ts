@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeLabResources } from '../../src/resources/lab.js';
+import { makeHttpListener } from '../../src/resources/listener.js';
 import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { envoyRoot } from '../../src/xds/protos.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/nodes.js';
 
 let server: TestMockIstiod | undefined;
@@ -103,5 +104,57 @@ describe('resource sets selected per node', () => {
     impostor.send({ type_url: CLUSTER_TYPE, node: nodeIn('east', 'orders-v1-0', '10.9.9.9') });
     expect(clusterNames(await impostor.next())).toEqual(['east-only']);
     expect(collisions).toEqual(['pod "orders-v1-0.default" in CLUSTER_ID "east"']);
+  });
+});
+
+describe('reset', () => {
+  it('serves the start-up sets again, as validated at start, dropping sets added since', async () => {
+    server = await startMockIstiod();
+    const startup = server.snapshot().get(CLUSTER_TYPE).resources;
+    const east = { name: 'east', match: { nodeId: 'east~*' }, resources: [] };
+    expect(server.setResourceSets([east, { name: 'default', resources: [] }]).ok).toBe(true);
+    await server.reset();
+    expect(server.resourceSets().map((s) => s.name)).toEqual(['default']);
+    const again = server.snapshot().get(CLUSTER_TYPE).resources;
+    expect([...again.values()]).toEqual([...startup.values()]);
+  });
+});
+
+describe('PUT /control/resources with references Envoy will reject', () => {
+  it('serves them all the same, and answers what Envoy will NACK as warnings with paths', async () => {
+    server = await startMockIstiod();
+    client = new AdsTestClient(server.xdsAddress);
+    const stream = client.sotw();
+    stream.send({ type_url: LISTENER_TYPE, node: sidecarNode() });
+    await stream.next();
+    // virtualInbound now routes to a cluster nobody defined: Envoy will NACK it.
+    const broken = makeHttpListener({
+      name: 'virtualInbound',
+      address: '127.0.0.1',
+      port: 15006,
+      direction: 'INBOUND',
+      cluster: 'reviews-v9',
+    });
+    const next = makeLabResources().map((r) => (r.name === 'virtualInbound' ? broken : r));
+    const url = `http://127.0.0.1:${server.addresses.control?.port}`;
+    const put = await fetch(`${url}/control/resources`, {
+      method: 'PUT',
+      body: JSON.stringify({ resources: next }),
+    });
+    const route =
+      'filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route';
+    const warnings = [
+      {
+        path: `resources[2].${route}.cluster`,
+        message: "unknown cluster 'reviews-v9': Envoy will reject this (NACK)",
+      },
+    ];
+    expect(put.status).toBe(200);
+    const body = (await put.json()) as { version: string };
+    expect(body).toMatchObject({ changed: ['LDS'], warnings });
+    const pushed = await stream.next();
+    expect([pushed.version_info, pushed.resources.length]).toEqual([body.version, 2]);
+    const status = await fetch(`${url}/debug/resources`);
+    expect(await status.json()).toMatchObject({ source: 'api', warnings });
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateResourceFiles } from '../../scripts/generate-resource-files.js';
 import { loadAndValidate } from '../../src/resources/file-source.js';
+import type { PackedSet } from '../../src/core/snapshot.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
@@ -45,7 +46,8 @@ describe('resource files', () => {
     const loaded = loadAndValidate(path);
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
-    expect(loaded.value.sets.map((s) => [s.name, s.resources.length])).toEqual([
+    const count = (set: PackedSet) => [...set.values()].reduce((n, byName) => n + byName.size, 0);
+    expect(loaded.value.sets.map((s) => [s.name, count(s.packed)])).toEqual([
       ['east', 1],
       ['default', 5],
     ]);

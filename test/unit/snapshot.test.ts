@@ -2,14 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { createSnapshotStore } from '../../src/snapshot/store.js';
+import { validateSets } from '../../src/snapshot/validated-set.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 
 const clock = () => new Date('2026-08-22T20:00:00.123Z');
 
 function store(resources: readonly unknown[] = makeLabResources()) {
-  const created = createSnapshotStore(resources, { clock });
-  if (!created.ok) throw new Error('invalid');
-  return created.value;
+  const validated = validateSets([{ name: 'default', resources }]);
+  if (!validated.ok) throw new Error('invalid');
+  return createSnapshotStore(validated.value, { clock });
 }
 
 describe('snapshot store', () => {

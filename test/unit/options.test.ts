@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createMockIstiod } from '../../src/app/mock-istiod.js';
+import { resolveOptions } from '../../src/app/options.js';
+import { DEFAULT_CA_OPTIONS } from '../../src/ca/security-options.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+
+describe('resolveOptions', () => {
+  it('leaves with the security options resolved, defaults filled in, for the rooms to take as they are', () => {
+    const resolved = resolveOptions({ tls: { hosts: ['mock.local'] }, ca: { audiences: ['x'] } });
+    expect(resolved.ok && resolved.value.security).toEqual({
+      tls: { dir: undefined, hosts: ['mock.local'] },
+      ca: { ...DEFAULT_CA_OPTIONS, audiences: ['x'] },
+    });
+    expect(resolved.ok && 'tls' in resolved.value).toBe(false);
+  });
+
+  it('lists every problem with its path, security ones among the others', () => {
+    const resolved = resolveOptions({
+      xds: { host: '', port: 70_000 },
+      tls: 'yes' as never,
+      ca: { trustDomain: 'Not A Domain' },
+    });
+    expect(resolved.ok ? [] : resolved.problems.map((p) => p.path)).toEqual([
+      'xds.host',
+      'xds.port',
+      'tls',
+      'ca.trustDomain',
+    ]);
+  });
+
+  it('decides once whether `resources` holds resources (the default set) or sets', () => {
+    const lab = makeLabResources();
+    const asSets = (resources: unknown[]) => {
+      const resolved = resolveOptions({ resources });
+      return resolved.ok ? resolved.value.resourceSets : undefined;
+    };
+    expect(asSets(lab)).toEqual([{ name: 'default', resources: lab }]);
+    expect(asSets([])).toEqual([{ name: 'default', resources: [] }]);
+    const sets = [{ name: 'east', match: { nodeId: 'east~*' }, resources: lab }];
+    expect(asSets(sets)).toBe(sets);
+  });
+});
+
+describe('the resources option', () => {
+  it('is checked like the API: references Envoy will NACK are served, and reported', async () => {
+    const noBlackHole = makeLabResources().filter((r) => r.name !== 'BlackHoleCluster');
+    const server = createMockIstiod({ resources: noBlackHole, control: false });
+    try {
+      expect(server.resourceStatus().warnings.map((w) => w.message)).toEqual([
+        "unknown cluster 'BlackHoleCluster': Envoy will reject this (NACK)",
+      ]);
+      expect(server.resourceSets()[0]?.snapshot.typeUrls()).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -64,10 +64,13 @@ export {
   type FaultState,
   type NackConfig,
   type StreamSelector,
+  type ResolvedFault,
   type Timeline,
+  type TimelineAction,
   type TimelineStep,
   type TriggerSpec,
 } from './faults/index.js';
+export type { ResourceSetSpec, ValidatedSet } from './snapshot/validated-set.js';
 export { runTimeline, type TimelineRun } from './app/timeline-runner.js';
 export {
   startEnvoy,

@@ -98,7 +98,7 @@ async function runSteps(target: Target, timeline: Timeline, clock: Clock, log: L
 async function perform(target: Target, action: TimelineAction): Promise<void> {
   switch (action.kind) {
     case 'fault': {
-      const applied = await target.faults.apply(action.spec);
+      const applied = await target.faults.applyResolved(action.fault);
       if (!applied.ok) throw new Error(formatProblems(applied.problems));
       return;
     }

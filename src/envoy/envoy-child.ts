@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import { waitFor } from '../util/wait.js';
 import type { WaitOptions } from '../util/wait.js';
 import { BoundedLog } from './bounded-log.js';
@@ -129,8 +130,14 @@ export class EnvoyChild {
         options,
       );
     } catch (err) {
+      // Keep the timeout's code and last value; add what Envoy logged meanwhile.
       const message = err instanceof Error ? err.message : String(err);
-      throw new Error(`${message}\nlast Envoy log lines:\n${this.logTail(20)}`, { cause: err });
+      const lastValue = isMockIstiodError(err, 'WAIT_TIMEOUT') ? err.details.lastValue : undefined;
+      throw new MockIstiodError(
+        'WAIT_TIMEOUT',
+        `${message}\nlast Envoy log lines:\n${this.logTail(20)}`,
+        { details: { lastValue }, cause: err },
+      );
     }
     if (result === EXITED) {
       throw envoyExitedError(this.#exit ?? { code: null, signal: null }, this.logTail(20));

@@ -7,5 +7,12 @@ export { FaultEngine, type FaultEvents, type FaultHandle } from './engine.js';
 export { describeScenarios, scenarioNames } from './registry.js';
 export { NACK_CATALOGUE, type NackConfig } from './nack-catalogue.js';
 export { RESET_PRESETS } from './scenarios/reset.js';
-export { parseTimeline, validateTimeline, type Timeline, type TimelineStep } from './timeline.js';
+export {
+  parseTimeline,
+  validateTimeline,
+  type Timeline,
+  type TimelineAction,
+  type TimelineStep,
+} from './timeline.js';
+export { resolveFault, type ResolvedFault } from './spec.js';
 export { parseDuration } from './duration.js';

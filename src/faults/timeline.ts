@@ -20,12 +20,13 @@ import YAML from 'yaml';
 import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import { checkStatus } from './params.js';
-import { resolveFault } from './spec.js';
+import { resolveFault, type ResolvedFault } from './spec.js';
 import { parseTypeNames } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
 
 export type TimelineAction =
-  | { kind: 'fault'; spec: Record<string, unknown> }
+  /** Resolved when the timeline is read, so that a step cannot fail on its fault later. */
+  | { kind: 'fault'; fault: ResolvedFault }
   | { kind: 'remove'; id: string }
   | { kind: 'release' }
   | { kind: 'reset' }
@@ -142,7 +143,7 @@ function validateAction(
         return undefined;
       }
       if (typeof spec.id === 'string') ids.add(spec.id);
-      return { kind, spec };
+      return { kind, fault: resolved.value };
     }
     case 'remove':
       if (typeof value === 'string' && ids.has(value)) return { kind, id: value };

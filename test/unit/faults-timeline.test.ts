@@ -38,8 +38,11 @@ steps:
     ]);
     expect(result.value.steps[0]).toMatchObject({
       note: 'wait',
-      action: { spec: { scenario: 'withhold', id: 'hold', scope: { types: ['LDS'] } } },
+      action: { kind: 'fault', fault: { id: 'hold', scope: { types: [LISTENER_TYPE] } } },
     });
+    // The step's fault is resolved once, when the timeline is read.
+    const first = result.value.steps[0]?.action;
+    expect(first?.kind === 'fault' && first.fault.scenario.name).toBe('withhold');
     expect(result.value.steps[1]?.action).toEqual({ kind: 'push', types: [LISTENER_TYPE] });
     expect(result.value.steps[4]?.action).toEqual({ kind: 'disconnect', code: 14, message: 'bye' });
   });

@@ -5,6 +5,7 @@
  * on do not stop a replacement (a test may push one on purpose): the answer lists them as
  * `warnings`, in the same format.
  */
+import type { SnapshotChange } from '../core/snapshot.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { shortTypeName } from '../core/types/registry.js';
 import { resourceJson } from './config-dump.js';
@@ -27,6 +28,11 @@ function describeSets(target: ResourceTarget) {
   }));
 }
 
+/** Which types changed in each set, by istiod's short names. */
+function changesBySet(changes: readonly SnapshotChange[]) {
+  return changes.map((c) => ({ set: c.set, changed: c.changed.map(shortTypeName) }));
+}
+
 function replace(target: ResourceTarget, body: unknown): ControlResponse {
   const shape =
     'expected {"resources": [...]} (or a bare array), or {"sets": [{name, match, resources}]}';
@@ -41,11 +47,10 @@ function replace(target: ResourceTarget, body: unknown): ControlResponse {
         'invalid resources (the last good set keeps serving)',
         result.problems,
       );
-    const changed = result.value.map((c) => ({
-      set: c.set,
-      changed: c.changed.map(shortTypeName),
-    }));
-    return { status: 200, body: { changed, warnings: result.warnings } };
+    return {
+      status: 200,
+      body: { changed: changesBySet(result.value), warnings: result.warnings },
+    };
   }
   if (!Array.isArray(resources) || (isObject(body) && Object.keys(body).length !== 1)) {
     return problemsResponse('invalid resources', [{ path: '', message: shape }]);
@@ -96,11 +101,7 @@ export function resourceRoutes(target: ResourceTarget): Route[] {
             'invalid resource files (the last good sets keep serving)',
             result.problems,
           );
-        const changed = result.value.map((c) => ({
-          set: c.set,
-          changed: c.changed.map(shortTypeName),
-        }));
-        return { status: 200, body: { changed } };
+        return { status: 200, body: { changed: changesBySet(result.value) } };
       },
     },
   ];

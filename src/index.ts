@@ -1,7 +1,8 @@
 /**
  * mock-istiod's public API. Anything not exported here is internal.
  */
-export { createMockIstiod, type MockIstiod, type StartedAddresses } from './app/mock-istiod.js';
+export { createMockIstiod } from './app/mock-istiod.js';
+export { type MockIstiod, type StartedAddresses } from './app/mock-istiod-api.js';
 export type { MockIstiodOptions } from './app/options.js';
 export type { Endpoint } from './core/endpoint.js';
 export {

@@ -33,69 +33,13 @@ import {
 } from '../core/policy.js';
 import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
+import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
+
 import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from './fault-host.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
-
-export interface StartedAddresses {
-  xds: Endpoint;
-  control: Endpoint | undefined;
-}
-
-export interface MockIstiod {
-  start(): Promise<StartedAddresses>;
-  /** `host:port` of the ADS server (after start). */
-  readonly xdsAddress: string;
-  readonly addresses: StartedAddresses;
-  readonly events: ServerEventEmitter;
-  /**
-   * Replaces the resource set; on problems nothing changes and the last good set keeps
-   * serving. References Envoy will reject (NACK) or wait on for ever are served all the same
-   * and reported as `warnings` (docs/resources.md).
-   */
-  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
-  /** Replaces every resource set (sets with a node selector, and a default), all or nothing. */
-  setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
-  /** The sets now serving, in selection order. */
-  resourceSets(): readonly StoredSet[];
-  /** Loads the resource files again (with `resourcesPath`); errors keep the last good sets. */
-  reloadResources(): Result<SnapshotChange[]>;
-  /** Where resources come from and how the last load went. */
-  resourceStatus(): ResourceStatus;
-  snapshot(): Snapshot;
-  /** Holds every response until `release()`. */
-  withhold(): void;
-  /** Lets held responses go (each stream gets the current version); true if something was held. */
-  release(): boolean;
-  readonly withheld: boolean;
-  streams(): StreamView[];
-  /** Every request and response so far (bounded: the oldest entries drop first). */
-  journal(filter?: JournalFilter): JournalEntry[];
-  /** The journal itself, to add sinks (e.g. a JSONL file) or clear it. */
-  readonly journalStore: Journal;
-  /** This server's Prometheus metrics (its own registry; served on `/metrics`). */
-  readonly metrics: XdsMetrics;
-  /** What each stream was last sent, per type (`/debug/config_dump`). */
-  readonly sentResources: SentResources;
-  /** Faults applied to this server: apply, list, remove (docs/faults.md). */
-  readonly faults: FaultEngine;
-  /** Sends the current version again to the chosen streams (default: all); returns how many. */
-  push(selector?: StreamSelector): number;
-  /** Ends the chosen streams (default: all) with a gRPC status; returns how many. */
-  disconnect(selector?: StreamSelector, code?: grpc.status, message?: string): number;
-  /** Closes the xDS port: connections are refused until `up()`; versions are kept. */
-  down(): Promise<void>;
-  up(): Promise<void>;
-  /** Whether the xDS port accepts connections. */
-  readonly serving: boolean;
-  /** Per-test cleanup: no faults, nothing held, port up, start-up resources, empty journal. */
-  reset(): Promise<void>;
-  /** TLS and the CA after start: the root certificate, where it is, test tokens (docs/security.md). */
-  readonly security: MockSecurity;
-  close(): Promise<void>;
-}
 
 export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): MockIstiod {
   const resolved = resolveOptions(partial);

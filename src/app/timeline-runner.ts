@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import pino from 'pino';
-import type { MockIstiod } from './mock-istiod.js';
+import type { MockIstiod } from './mock-istiod-api.js';
 import { formatProblems } from '../util/problems.js';
 import type { Timeline, TimelineAction } from '../faults/timeline.js';
 

@@ -9,7 +9,7 @@ import { parseFaultFlag } from '../faults/flag-spec.js';
 import { resolveFault, type ResolvedFault } from '../faults/spec.js';
 import { parseTimeline, type Timeline } from '../faults/timeline.js';
 import { runTimeline } from '../app/timeline-runner.js';
-import type { MockIstiod } from '../app/mock-istiod.js';
+import type { MockIstiod } from '../app/mock-istiod-api.js';
 import { formatProblems } from '../util/problems.js';
 import { MockIstiodError } from '../util/errors.js';
 

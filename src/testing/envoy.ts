@@ -11,7 +11,7 @@ import {
   type EnvoyProcess,
   type StartEnvoyOptions,
 } from '../envoy/envoy-process.js';
-import type { MockIstiod } from '../app/mock-istiod.js';
+import type { MockIstiod } from '../app/mock-istiod-api.js';
 import { track } from './leaks.js';
 import { waitFor, type WaitOptions } from '../util/wait.js';
 

@@ -7,7 +7,7 @@ import type { FaultSpec } from '../faults/model.js';
 import { displayTypeName, parseTypeName } from '../core/types/registry.js';
 import type { JournalEntry, JournalKind } from '../journal/journal.js';
 import type { StreamView, ResponseEvent } from '../core/events.js';
-import type { MockIstiod } from '../app/mock-istiod.js';
+import type { MockIstiod } from '../app/mock-istiod-api.js';
 
 /** The requests that ask for resources (not ACKs, NACKs or stale ones). */
 export const RESOURCE_REQUEST_KINDS: readonly JournalKind[] = [

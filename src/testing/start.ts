@@ -11,7 +11,8 @@
 import type { FaultHandle } from '../faults/engine.js';
 import type { FaultSpec } from '../faults/model.js';
 import type { JournalEntry } from '../journal/journal.js';
-import { createMockIstiod, type MockIstiod } from '../app/mock-istiod.js';
+import { createMockIstiod } from '../app/mock-istiod.js';
+import { type MockIstiod } from '../app/mock-istiod-api.js';
 import type { MockIstiodOptions } from '../app/options.js';
 import {
   expectNoResponse,

@@ -4,7 +4,7 @@
  */
 import type { Nack } from '../core/stream-state.js';
 import type { StreamView } from '../core/events.js';
-import type { MockIstiod } from '../app/mock-istiod.js';
+import type { MockIstiod } from '../app/mock-istiod-api.js';
 import { shortTypeName } from '../core/types/registry.js';
 
 export interface AckFilter {

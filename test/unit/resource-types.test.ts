@@ -54,9 +54,9 @@ describe('the resource type registry', () => {
     ]);
   });
 
-  it('knows which types are wildcard when no names are asked for (CDS and LDS)', () => {
+  it('knows which types are wildcard when no names are asked for (CDS, LDS and SRDS)', () => {
     expect(RESOURCE_TYPES.filter((t) => isWildcardType(t.typeUrl)).map((t) => t.shortName)).toEqual(
-      ['CDS', 'LDS'],
+      ['CDS', 'LDS', 'SRDS'],
     );
   });
 

@@ -7,7 +7,8 @@ export const scopedRouteType: ResourceType = {
   shortName: 'SRDS',
   metricLabel: 'srds',
   nameField: 'name',
-  wildcard: false,
+  // Envoy subscribes to every scope (no names) and treats each response as the full set.
+  wildcard: true,
   adsOrder: 40,
   // A scope whose route configuration is not served waits for it, as a listener does for RDS.
   references: (scope) =>

@@ -51,7 +51,7 @@ test('a NACKed push leaves the old listener in place', async () => {
   const pushed = istiod.setResources(lab.map((r) => (r.name === 'virtualInbound' ? broken : r)));
   // Served all the same (that is the point), and the mock says what Envoy will make of it.
   expect(pushed.ok && pushed.warnings.map((w) => w.message)).toEqual([
-    "unknown cluster 'reviews-v9': Envoy will reject this (NACK)",
+    "unknown cluster 'reviews-v9': Envoy rejects this (NACK) whenever it is sent",
   ]);
 
   const { nack } = await istiod.waitForNack(LISTENER_TYPE);

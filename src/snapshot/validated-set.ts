@@ -99,7 +99,10 @@ export function referenceWarnings(sets: readonly ValidatedSet[]): Problem[] {
   const nacks = sets.flatMap((s) => s.references.errors);
   const warming = sets.flatMap((s) => s.references.warnings);
   return [
-    ...nacks.map((p) => ({ path: p.path, message: `${p.message}: Envoy will reject this (NACK)` })),
+    ...nacks.map((p) => ({
+      path: p.path,
+      message: `${p.message}: Envoy rejects this (NACK) whenever it is sent`,
+    })),
     ...warming,
   ];
 }

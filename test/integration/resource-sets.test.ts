@@ -146,7 +146,7 @@ describe('PUT /control/resources with references Envoy will reject', () => {
     const warnings = [
       {
         path: `resources[2].${route}.cluster`,
-        message: "unknown cluster 'reviews-v9': Envoy will reject this (NACK)",
+        message: "unknown cluster 'reviews-v9': Envoy rejects this (NACK) whenever it is sent",
       },
     ];
     expect(put.status).toBe(200);

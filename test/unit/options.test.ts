@@ -47,7 +47,7 @@ describe('the resources option', () => {
     const server = createMockIstiod({ resources: noBlackHole, control: false });
     try {
       expect(server.resourceStatus().warnings.map((w) => w.message)).toEqual([
-        "unknown cluster 'BlackHoleCluster': Envoy will reject this (NACK)",
+        "unknown cluster 'BlackHoleCluster': Envoy rejects this (NACK) whenever it is sent",
       ]);
       expect(server.resourceSets()[0]?.snapshot.typeUrls()).toHaveLength(2);
     } finally {

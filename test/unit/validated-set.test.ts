@@ -64,7 +64,8 @@ describe('validated sets', () => {
     expect(result.ok && result.warnings).toEqual([
       {
         path: `resources[2].${route}.cluster`,
-        message: "unknown cluster 'BlackHoleCluster': Envoy will reject this (NACK)",
+        message:
+          "unknown cluster 'BlackHoleCluster': Envoy rejects this (NACK) whenever it is sent",
       },
     ]);
     expect(store.current().get(LISTENER_TYPE).resources.has('virtualOutbound')).toBe(true);

@@ -79,6 +79,7 @@ export class ResourceFiles {
     };
     const changed = changes.flatMap((c) => c.changed);
     this.log.info({ path: this.path, changed }, 'resources: reloaded');
+    logResourceWarnings(this.log, loaded.value.warnings);
     this.events.emit('resources-reloaded', this.path, changes);
     return { ok: true, value: changes };
   }

@@ -178,6 +178,11 @@ function printTable(): void {
 }
 
 function main(): void {
+  // `npm run floors | head` closes the pipe early: stop quietly, as other commands do.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   if (process.argv.includes('--table')) return printTable();
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
   const report = measureFloors(root);

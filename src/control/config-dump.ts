@@ -34,12 +34,18 @@ export function sentResources(sent: SentType | undefined): NamedResource[] {
   return sent.names.flatMap((name) => resources.get(name) ?? []);
 }
 
+/** A resource as a dump shows it: its JSON, less what its type says must not leave the mock. */
+function shownJson(resource: NamedResource): Json {
+  const json = resourceJson(resource);
+  return resourceType(resource.typeUrl)?.configDump?.redact?.(json) ?? json;
+}
+
 function entries(
   sent: SentType | undefined,
   entry: (resource: Json, resourceName: string, common: Json) => Json,
 ): Json[] | undefined {
   const list = sentResources(sent).map((resource) =>
-    entry(resourceJson(resource), resource.name, {
+    entry(shownJson(resource), resource.name, {
       version_info: sent?.version,
       last_updated: sent?.at.toISOString(),
     }),
@@ -60,11 +66,10 @@ export interface ConfigDumpOptions {
 
 /** One type's section, shaped as its descriptor says. */
 function typeSection(dump: ConfigDumpSection, sent: SentType | undefined) {
-  const redact = dump.redact ?? ((resource: Json) => resource);
   return section(dump.section, {
     version_info: dump.versioned ? sent?.version : undefined,
     [dump.list]: entries(sent, (resource, name, common) => {
-      const body = { [dump.entry]: redact(resource) };
+      const body = { [dump.entry]: resource };
       const state = dump.activeState
         ? { active_state: { ...common, ...body } }
         : { ...common, ...body };
@@ -90,13 +95,13 @@ export function buildConfigDump(
   const typed = RESOURCE_TYPES.flatMap((type) => {
     const dump = type.configDump;
     if (!dump || (dump.optIn && !options.includeEds)) return [];
-    return [{ rank: dump.rank, build: () => typeSection(dump, sent.get(type.typeUrl)) }];
+    return [{ rank: dump.rank, json: typeSection(dump, sent.get(type.typeUrl)) }];
   });
   const empty = EMPTY_SECTIONS.map(({ rank, section: name }) => ({
     rank,
-    build: () => section(name, {}),
+    json: section(name, {}),
   }));
-  return { configs: [...typed, ...empty].sort((a, b) => a.rank - b.rank).map((s) => s.build()) };
+  return { configs: [...typed, ...empty].sort((a, b) => a.rank - b.rank).map((s) => s.json) };
 }
 
 /** `?types=cds,lds`: the bare resources of the listed types, in that order. */
@@ -104,10 +109,6 @@ export function buildTypedDump(
   sent: ReadonlyMap<string, SentType>,
   typeUrls: readonly string[],
 ): { configs: Json[] } {
-  const configs = typeUrls.flatMap((typeUrl) =>
-    sentResources(sent.get(typeUrl)).map((resource) =>
-      (resourceType(typeUrl)?.configDump?.redact ?? ((json: Json) => json))(resourceJson(resource)),
-    ),
-  );
+  const configs = typeUrls.flatMap((typeUrl) => sentResources(sent.get(typeUrl)).map(shownJson));
   return { configs };
 }

@@ -14,7 +14,6 @@ import {
   SIDECAR_PORTS,
 } from '../bootstrap/sidecar.js';
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
-import { MockIstiodError } from '../util/errors.js';
 import { freePort } from '../util/ports.js';
 import { waitFor, type WaitOptions } from '../util/wait.js';
 import { httpProbe, PodState, type PodView } from './agent-pod-view.js';
@@ -148,27 +147,17 @@ class AgentImpl implements Agent {
     return this.status.last;
   }
 
-  async waitForPod(
-    predicate: (view: PodView) => boolean,
-    options: WaitOptions = {},
-  ): Promise<PodView> {
-    try {
-      return await waitFor(() => predicate(this.#pod.view) && this.#pod.view, {
-        description: 'the pod view to match',
-        timeoutMs: 20_000,
-        ...options,
-      });
-    } catch (err) {
-      // Say where the pod was stuck, and why the agent thought so: the wait alone cannot.
-      const view = JSON.stringify(this.#pod.view);
-      const readiness = JSON.stringify(this.lastReadiness() ?? null);
-      const message = err instanceof Error ? err.message : String(err);
-      throw new MockIstiodError(
-        'WAIT_TIMEOUT',
-        `${message}\npod view: ${view}\nlast readiness: ${readiness}\nlast Envoy log lines:\n${this.envoy.logTail(20)}`,
-        { details: { lastValue: this.#pod.view }, cause: err },
-      );
-    }
+  waitForPod(predicate: (view: PodView) => boolean, options: WaitOptions = {}): Promise<PodView> {
+    return waitFor(() => predicate(this.#pod.view) && this.#pod.view, {
+      description: 'the pod view to match',
+      timeoutMs: 20_000,
+      // Where the pod was stuck, and why the agent thought so: the predicate alone cannot say.
+      explain: () =>
+        `pod view: ${JSON.stringify(this.#pod.view)}\n` +
+        `last readiness: ${JSON.stringify(this.lastReadiness() ?? null)}\n` +
+        `last Envoy log lines:\n${this.envoy.logTail(20)}`,
+      ...options,
+    });
   }
 
   stop(): Promise<void> {

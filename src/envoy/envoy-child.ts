@@ -6,7 +6,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import { waitFor } from '../util/wait.js';
 import type { WaitOptions } from '../util/wait.js';
 import { BoundedLog } from './bounded-log.js';
@@ -123,22 +122,14 @@ export class EnvoyChild {
     probe: () => T | undefined | false | Promise<T | undefined | false>,
     options: WaitOptions,
   ): Promise<T> {
-    let result: T | typeof EXITED;
-    try {
-      result = await waitFor<T | typeof EXITED>(
-        () => (this.#exit !== undefined ? EXITED : probe()),
-        options,
-      );
-    } catch (err) {
-      // Keep the timeout's code and last value; add what Envoy logged meanwhile.
-      const message = err instanceof Error ? err.message : String(err);
-      const lastValue = isMockIstiodError(err, 'WAIT_TIMEOUT') ? err.details.lastValue : undefined;
-      throw new MockIstiodError(
-        'WAIT_TIMEOUT',
-        `${message}\nlast Envoy log lines:\n${this.logTail(20)}`,
-        { details: { lastValue }, cause: err },
-      );
-    }
+    const explain = () =>
+      [options.explain?.(), `last Envoy log lines:\n${this.logTail(20)}`]
+        .filter((line) => line !== undefined)
+        .join('\n');
+    const result = await waitFor<T | typeof EXITED>(
+      () => (this.#exit !== undefined ? EXITED : probe()),
+      { ...options, explain },
+    );
     if (result === EXITED) {
       throw envoyExitedError(this.#exit ?? { code: null, signal: null }, this.logTail(20));
     }

@@ -12,6 +12,8 @@ export interface WaitOptions {
   intervalMs?: number;
   /** What is being waited for, in words: it goes into the timeout error. */
   description?: string;
+  /** More to say on timeout (where things stood: a log tail, a state), asked for only then. */
+  explain?: () => string;
 }
 
 /**
@@ -37,9 +39,10 @@ export async function waitFor<T>(
     if (Date.now() >= deadline) {
       const what = options.description ?? 'condition';
       const seen = last instanceof Error ? last.message : JSON.stringify(last);
+      const more = options.explain ? `\n${options.explain()}` : '';
       throw new MockIstiodError(
         'WAIT_TIMEOUT',
-        `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`,
+        `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}${more}`,
         { details: { lastValue: last } },
       );
     }

@@ -8,11 +8,10 @@ import { createControlServer, type ControlServer } from '../control/control-serv
 import { allRoutes } from '../control/routes.js';
 import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
-import { type SnapshotChange } from '../core/snapshot.js';
 import { attachCollisionWarnings } from './collisions.js';
 import { createResourceSources, type ResourceSources } from './resource-sources.js';
-import { type ResourceStatus } from '../resources/status.js';
-import type { Snapshot } from '../core/snapshot.js';
+import type { ResourceStatus } from '../resources/status.js';
+import type { Snapshot, SnapshotChange } from '../core/snapshot.js';
 import {
   attachJournal,
   Journal,
@@ -34,7 +33,6 @@ import {
 import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
-
 import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from './fault-host.js';

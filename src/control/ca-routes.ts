@@ -6,6 +6,7 @@
 import { problemsResponse } from './responses.js';
 import type { Route } from './router.js';
 import type { HasSecurity } from './target.js';
+import { isObject } from '../util/guards.js';
 import type { Problem } from '../util/problems.js';
 import { resolveTokenRequest, subjectOf, type TokenRequest } from '../ca/service-account-token.js';
 
@@ -18,13 +19,10 @@ export function tokenRequestFromJson(body: unknown): {
   problems: Problem[];
 } {
   if (body === undefined) return { value: {}, problems: [] };
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isObject(body)) {
     return { value: {}, problems: [{ path: '', message: 'expected a JSON object' }] };
   }
-  const { namespace, serviceAccount, audience, audiences, ttlSeconds, ...rest } = body as Record<
-    string,
-    unknown
-  >;
+  const { namespace, serviceAccount, audience, audiences, ttlSeconds, ...rest } = body;
   const problems: Problem[] = Object.keys(rest).map((key) => ({
     path: key,
     message: 'unknown field (expected namespace, serviceAccount, audience(s), ttlSeconds)',

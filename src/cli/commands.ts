@@ -6,6 +6,7 @@ import { proxyStatus } from './proxy-status.js';
 import { status } from './status.js';
 import { bootstrap } from './bootstrap.js';
 import { agent } from './agent.js';
+import { pilotAgent } from './pilot-agent.js';
 import { token } from './token.js';
 
 export interface Command {
@@ -22,5 +23,9 @@ export const COMMANDS: Record<string, Command> = {
   status: { summary: "the mock's view of each proxy beside its Envoy's own", run: status },
   bootstrap: { summary: 'write the Envoy bootstrap pilot-agent would write', run: bootstrap },
   agent: { summary: 'play pilot-agent: Envoy, readiness, the pod view', run: agent },
+  'pilot-agent': {
+    summary: 'run the real pilot-agent (npm run install-istio) against the mock',
+    run: pilotAgent,
+  },
   token: { summary: "mint a service account token for the mock's CA service", run: token },
 };

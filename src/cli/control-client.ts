@@ -67,6 +67,21 @@ export async function getControlJson<T>(
   path: string,
   timeoutMs = 5_000,
 ): Promise<T> {
+  const { address } = target;
+  const body = await getControlText(target, path, timeoutMs);
+  try {
+    return JSON.parse(body) as T;
+  } catch {
+    throw controlApiError(`${address} answered ${path} with something other than JSON`);
+  }
+}
+
+/** GETs an endpoint of the mock; its body as text (`/ca/root-cert` answers PEM). */
+export async function getControlText(
+  target: ControlTarget,
+  path: string,
+  timeoutMs = 5_000,
+): Promise<string> {
   const { address, token } = target;
   let response: Response;
   try {
@@ -85,11 +100,7 @@ export async function getControlJson<T>(
       `mock-istiod at ${address} answered ${response.status} to ${path}: ${body.trim()}`,
     );
   }
-  try {
-    return JSON.parse(body) as T;
-  } catch {
-    throw controlApiError(`${address} answered ${path} with something other than JSON`);
-  }
+  return body;
 }
 
 /**

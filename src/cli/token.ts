@@ -55,7 +55,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-interface Minted {
+export interface Minted {
   token: string;
   expiresAt: string;
   subject: string;
@@ -125,7 +125,11 @@ function mintLocally(dir: string, request: TokenRequest): Minted {
   return { token: jwt, expiresAt: expiresAt.toISOString(), subject: subjectOf(request) };
 }
 
-async function mintRemotely(target: ControlTarget, input: Partial<TokenRequest>): Promise<Minted> {
+/** Asks the running mock to mint a token (`POST /ca/token`); its signing key stays there. */
+export async function mintRemotely(
+  target: ControlTarget,
+  input: Partial<TokenRequest>,
+): Promise<Minted> {
   const { address, token: controlToken } = target;
   let response: Response;
   try {

@@ -16,7 +16,8 @@ import {
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
 import { freePort } from '../util/ports.js';
 import { waitFor, type WaitOptions } from '../util/wait.js';
-import { httpProbe, PodState, type PodView } from './agent-pod-view.js';
+import type { PodView } from './agent-pod-view.js';
+import { PodWatch } from './pod-watch.js';
 import { startStatusServer, type StatusServer } from './agent-status-server.js';
 import { startEnvoy, type EnvoyLogLevel, type EnvoyProcess } from './envoy-process.js';
 import { ReadinessProbe, type ReadinessResult } from './readiness-probe.js';
@@ -114,13 +115,11 @@ class AgentImpl implements Agent {
   readonly statusUrl: string;
   readonly readinessUrl: string;
   readonly prometheusUrl: string;
-  readonly #pod: PodState;
-  #timer: NodeJS.Timeout | undefined;
-  #everReady = false;
+  readonly #watch: PodWatch;
   #stopping: Promise<void> | undefined;
 
   constructor(
-    private readonly options: AgentOptions,
+    options: AgentOptions,
     readonly ports: AgentPorts,
     readonly envoy: EnvoyProcess,
     readonly probe: ReadinessProbe,
@@ -130,17 +129,27 @@ class AgentImpl implements Agent {
     this.statusUrl = `http://127.0.0.1:${ports.status}${READINESS_PATH}`;
     this.readinessUrl = `http://127.0.0.1:${ports.readiness}${READINESS_PATH}`;
     this.prometheusUrl = `http://127.0.0.1:${ports.prometheus}${PROMETHEUS_PATH}`;
-    const name = options.bootstrap.podName ?? DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS.podName;
-    this.#pod = new PodState(name, options.failureThreshold);
-    void envoy.exited.then(() => {
-      if (this.#stopping === undefined && this.#pod.exited()) this.#changed();
+    this.#watch = new PodWatch({
+      name: options.bootstrap.podName ?? DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS.podName,
+      statusUrl: this.statusUrl,
+      readinessUrl: this.readinessUrl,
+      probeIntervalMs: options.probeIntervalMs,
+      probeTimeoutMs: options.probeTimeoutMs,
+      failureThreshold: options.failureThreshold,
+      isOver: () => this.#stopping !== undefined || this.envoy.exitStatus !== undefined,
+      onChange: (view) => {
+        const ready = `${view.ready}/${view.total}`;
+        options.logger.debug({ ready, status: view.status, probe: view.lastProbe }, 'pod view');
+        this.events.emit('pod', view);
+      },
     });
-    // `pod` fires on changes only: the first view (1/2 Running) is `podView()`.
-    this.#schedule(0);
+    void envoy.exited.then(() => {
+      if (this.#stopping === undefined) this.#watch.exited();
+    });
   }
 
   podView(): PodView {
-    return this.#pod.view;
+    return this.#watch.view;
   }
 
   lastReadiness(): ReadinessResult | undefined {
@@ -148,12 +157,12 @@ class AgentImpl implements Agent {
   }
 
   waitForPod(predicate: (view: PodView) => boolean, options: WaitOptions = {}): Promise<PodView> {
-    return waitFor(() => predicate(this.#pod.view) && this.#pod.view, {
+    return waitFor(() => predicate(this.#watch.view) && this.#watch.view, {
       description: 'the pod view to match',
       timeoutMs: 20_000,
       // Where the pod was stuck, and why the agent thought so: the predicate alone cannot say.
       explain: () =>
-        `pod view: ${JSON.stringify(this.#pod.view)}\n` +
+        `pod view: ${JSON.stringify(this.#watch.view)}\n` +
         `last readiness: ${JSON.stringify(this.lastReadiness() ?? null)}\n` +
         `last Envoy log lines:\n${this.envoy.logTail(20)}`,
       ...options,
@@ -166,34 +175,10 @@ class AgentImpl implements Agent {
   }
 
   async #stop(): Promise<void> {
-    clearTimeout(this.#timer);
+    this.#watch.stop();
     this.probe.terminate();
     await this.envoy.stop();
     await this.status.close();
-  }
-
-  #schedule(delayMs: number): void {
-    this.#timer = setTimeout(() => void this.#tick(), delayMs);
-  }
-
-  async #tick(): Promise<void> {
-    if (this.#stopping !== undefined || this.envoy.exitStatus !== undefined) return;
-    // Until the sidecar is first ready, also ask pilot-agent directly, as the sidecar's
-    // `pilot-agent wait` start-up hook does: Envoy's readiness listener refuses connections
-    // until Envoy is LIVE, so only this way is the reason logged while Envoy waits.
-    if (!this.#everReady) await httpProbe(this.statusUrl, this.options.probeTimeoutMs);
-    const outcome = await httpProbe(this.readinessUrl, this.options.probeTimeoutMs);
-    if (outcome.ok) this.#everReady = true;
-    if (this.#stopping !== undefined || this.envoy.exitStatus !== undefined) return;
-    if (this.#pod.record(outcome)) this.#changed();
-    this.#schedule(this.options.probeIntervalMs);
-  }
-
-  #changed(): void {
-    const view = this.#pod.view;
-    const ready = `${view.ready}/${view.total}`;
-    this.options.logger.debug({ ready, status: view.status, probe: view.lastProbe }, 'pod view');
-    this.events.emit('pod', view);
   }
 }
 

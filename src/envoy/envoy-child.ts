@@ -1,7 +1,8 @@
 /**
- * One spawned Envoy OS process: its captured output, its exit, stopping it, and a registry that
- * SIGKILLs every Envoy still running when this Node process exits (or is ended by SIGINT,
- * SIGTERM or SIGHUP), so a failing test never leaks one. Internal to `src/envoy/`.
+ * One spawned Envoy OS process (or pilot-agent, which runs its own Envoy): its captured
+ * output, its exit, stopping it, and a registry that SIGKILLs every one still running when
+ * this Node process exits (or is ended by SIGINT, SIGTERM or SIGHUP), so a failing test never
+ * leaks one. Internal to `src/envoy/`.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -33,6 +34,18 @@ function installExitHook(): void {
   }
 }
 
+export interface ChildSpawnOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Start the child in a process group of its own and send SIGKILL to the whole group: for
+   * pilot-agent, whose Envoy would outlive a killed pilot-agent otherwise.
+   */
+  processGroup?: boolean;
+  /** Also called with every chunk of output as it comes (the log keeps it too). */
+  onOutput?: (chunk: string) => void;
+}
+
 export class EnvoyChild {
   /** Resolves when the process has exited (or failed to spawn); never rejects. */
   readonly exited: Promise<EnvoyExit>;
@@ -47,13 +60,23 @@ export class EnvoyChild {
     args: readonly string[],
     private readonly tempDir: string,
     logLimitChars: number,
+    private readonly spawnOptions: ChildSpawnOptions = {},
   ) {
     this.#log = new BoundedLog(logLimitChars);
-    const child = spawn(envoyBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { cwd, env, processGroup = false, onOutput } = spawnOptions;
+    const child = spawn(envoyBin, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd,
+      env,
+      detached: processGroup,
+    });
     this.#process = child;
     for (const stream of [child.stdout, child.stderr]) {
       stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => this.#log.append(chunk));
+      stream.on('data', (chunk: string) => {
+        this.#log.append(chunk);
+        onOutput?.(chunk);
+      });
     }
     this.exited = new Promise((resolve) => {
       const settle = (exit: EnvoyExit) => {
@@ -92,21 +115,37 @@ export class EnvoyChild {
   async #stop(timeoutMs: number): Promise<EnvoyExit> {
     if (this.#exit === undefined) {
       this.#process.kill('SIGTERM');
-      const timer = setTimeout(() => this.#process.kill('SIGKILL'), timeoutMs);
+      const timer = setTimeout(() => this.#kill(), timeoutMs);
       try {
         await this.exited;
       } finally {
         clearTimeout(timer);
       }
     }
+    // pilot-agent that ended (or was killed) before its Envoy: the Envoy goes too.
+    if (this.spawnOptions.processGroup === true) this.#kill();
     this.#cleanUp();
     return await this.exited;
   }
 
   /** Synchronous last resort (process exit): SIGKILL and remove the temp dir. */
   killNow(): void {
-    if (this.#exit === undefined) this.#process.kill('SIGKILL');
+    if (this.#exit === undefined || this.spawnOptions.processGroup === true) this.#kill();
     this.#cleanUp();
+  }
+
+  /** SIGKILL to the process, or to its whole group (a group outlives its leader's exit). */
+  #kill(): void {
+    const pid = this.#process.pid;
+    if (this.spawnOptions.processGroup === true && pid !== undefined) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+    } else {
+      this.#process.kill('SIGKILL');
+    }
   }
 
   #cleanUp(): void {

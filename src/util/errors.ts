@@ -25,6 +25,7 @@ export const MOCK_ISTIOD_ERROR_CODES = [
   'ENVOY_EXITED',
   'ENVOY_ADMIN_FAILED',
   'ENVOY_STATS_INVALID',
+  'ISTIO_NOT_FOUND',
 ] as const;
 
 export type MockIstiodErrorCode = (typeof MOCK_ISTIOD_ERROR_CODES)[number];
@@ -52,6 +53,8 @@ export interface MockIstiodErrorDetails {
     exit: { code: number | null; signal: NodeJS.Signals | null; error?: Error };
     logTail: string;
   };
+  /** The first of pilot-agent, istioctl and Istio's bootstrap template found missing. */
+  ISTIO_NOT_FOUND: { path: string };
   /** The HTTP status Envoy's admin API answered with, when it answered. */
   ENVOY_ADMIN_FAILED: { status: number | undefined };
 }

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Builds the real pilot-agent and istioctl, at one pinned istio.io/istio version, for the
+# tests, the demo and `mock-istiod pilot-agent`.
+#
+# Istio is fetched as a Go module and built with the local Go toolchain in a scratch module
+# (a tools.go that blank-imports both commands). The binaries, and Istio's Envoy bootstrap
+# template from the same module (pilot-agent needs it), go into <repo>/.istio/bin
+# (git-ignored). A stamp file records the version, so a second run does nothing.
+#
+# Usage: scripts/install-istio.sh [--quiet] [--keep-going]
+#   Prints the folder holding pilot-agent and istioctl (nothing with --quiet). A build takes
+#   minutes on a cold Go build cache; progress goes to stderr even with --quiet.
+#   --keep-going: on failure, say so and exit 0 (for `npm test`: the tests that need the
+#   binaries then fail and name this script).
+#   ISTIO_BIN_DIR=/path: use or build into that folder instead. A folder that already holds
+#   pilot-agent, istioctl and envoy_bootstrap.json without a stamp is used as it is.
+set -euo pipefail
+
+readonly ISTIO_VERSION='v0.0.0-20260827124520-eed52ebb66ad'
+readonly BINARIES=(pilot-agent istioctl)
+readonly TEMPLATE='envoy_bootstrap.json'
+
+quiet=false
+keep_going=false
+
+fail() {
+  echo "install-istio: $*" >&2
+  if [[ "$keep_going" == true ]]; then
+    echo "install-istio: going on without them; the tests that need pilot-agent or istioctl will fail" >&2
+    exit 0
+  fi
+  exit 1
+}
+
+say() {
+  if [[ "$quiet" == false ]]; then echo "$1"; fi
+}
+
+progress() {
+  echo "install-istio: $1" >&2
+}
+
+for arg in "$@"; do
+  case "$arg" in
+    --quiet | -q) quiet=true ;;
+    --keep-going) keep_going=true ;;
+    -h | --help)
+      sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *) fail "unknown argument '$arg' (usage: scripts/install-istio.sh [--quiet] [--keep-going])" ;;
+  esac
+done
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin_dir="${ISTIO_BIN_DIR:-$repo_root/.istio/bin}"
+stamp="$bin_dir/.istio-version"
+
+has_all_files() {
+  local name
+  for name in "${BINARIES[@]}"; do [[ -f "$bin_dir/$name" && -x "$bin_dir/$name" ]] || return 1; done
+  [[ -f "$bin_dir/$TEMPLATE" ]]
+}
+
+already_installed() {
+  [[ -f "$stamp" && "$(<"$stamp")" == "$ISTIO_VERSION" ]] && has_all_files
+}
+
+# A folder given with ISTIO_BIN_DIR that holds the files but no stamp: someone else's build.
+brought_own() {
+  [[ -n "${ISTIO_BIN_DIR:-}" && ! -f "$stamp" ]] && has_all_files
+}
+
+work=''
+log=''
+
+# Keeps the log of a failed build where the failure message points; removes the scratch module.
+cleanup_build() {
+  if [[ -n "$log" && -f "$log" ]]; then cp -f "$log" "$bin_dir/install-istio.log" 2>/dev/null || true; fi
+  if [[ -n "$work" ]]; then rm -rf "$work"; fi
+}
+
+seconds_since() {
+  echo $((SECONDS - $1))
+}
+
+build_pinned() {
+  command -v go >/dev/null 2>&1 ||
+    fail "Go is needed to build pilot-agent and istioctl but 'go' is not on PATH (install Go >= 1.26, or set ISTIO_BIN_DIR to a folder holding pilot-agent, istioctl and $TEMPLATE)"
+  mkdir -p "$bin_dir" || fail "cannot create $bin_dir"
+  rm -f "$stamp"
+  local start
+  work="$(mktemp -d "${TMPDIR:-/tmp}/install-istio.XXXXXX")"
+  log="$work/build.log"
+  trap cleanup_build EXIT
+  start=$SECONDS
+  progress "istio.io/istio@$ISTIO_VERSION with $(go version | cut -d' ' -f3); building in $work"
+  progress "[1/3] resolving the module and its dependencies (go get, go mod tidy)"
+  write_scratch_module "$work"
+  (cd "$work" && go get "istio.io/istio@$ISTIO_VERSION" && go mod tidy) >>"$log" 2>&1 ||
+    fail "could not resolve istio.io/istio@$ISTIO_VERSION (see $bin_dir/install-istio.log)"
+  progress "      done in $(seconds_since "$start") s"
+  local step=$SECONDS
+  progress "[2/3] building ${BINARIES[*]} (about 4-5 minutes on 2 cores with a cold Go build cache; seconds when warm)"
+  mkdir -p "$work/out"
+  (cd "$work" && go build -o "$work/out/" \
+    istio.io/istio/pilot/cmd/pilot-agent istio.io/istio/istioctl/cmd/istioctl) >>"$log" 2>&1 ||
+    fail "go build failed (see $bin_dir/install-istio.log)"
+  progress "      done in $(seconds_since "$step") s"
+  progress "[3/3] copying Istio's Envoy bootstrap template"
+  local module_dir
+  module_dir="$(cd "$work" && go list -m -f '{{.Dir}}' istio.io/istio)" ||
+    fail "go list could not find the istio.io/istio module directory"
+  cp "$module_dir/tools/packaging/common/envoy_bootstrap.json" "$work/out/$TEMPLATE" ||
+    fail "$module_dir has no tools/packaging/common/envoy_bootstrap.json"
+  chmod 0644 "$work/out/$TEMPLATE"
+  local name
+  for name in "${BINARIES[@]}" "$TEMPLATE"; do mv -f "$work/out/$name" "$bin_dir/$name"; done
+  "$bin_dir/pilot-agent" --help >/dev/null 2>&1 || fail "$bin_dir/pilot-agent does not run"
+  echo "$ISTIO_VERSION" >"$stamp"
+  rm -f "$log" "$bin_dir/install-istio.log"
+  progress "installed in $bin_dir in $(seconds_since "$start") s"
+}
+
+write_scratch_module() {
+  cat >"$1/go.mod" <<'EOF'
+module mock-istiod.local/istio-tools
+
+go 1.26
+EOF
+  cat >"$1/tools.go" <<'EOF'
+//go:build tools
+
+// Package tools only names the commands to build: go build builds them by import path.
+package tools
+
+import (
+	_ "istio.io/istio/istioctl/cmd/istioctl"
+	_ "istio.io/istio/pilot/cmd/pilot-agent"
+)
+EOF
+}
+
+if already_installed; then
+  :
+elif brought_own; then
+  progress "using the binaries in ISTIO_BIN_DIR=$bin_dir as they are (no $stamp: not built by this script)"
+else
+  build_pinned
+fi
+say "$bin_dir"

@@ -1,0 +1,90 @@
+/**
+ * The REAL pilot-agent (built by `npm run install-istio`) and real Envoy against the mock
+ * serving TLS with its CA: pilot-agent signs its CSR with the mock's CA using the mock's
+ * token, writes Envoy's bootstrap from Istio's own template, proxies xDS (delta by default,
+ * SotW with ISTIO_DELTA_XDS=false), and Envoy goes LIVE and carries the lab's traffic. While
+ * the mock withholds, the pod is seen the three ways a cluster sees it.
+ */
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../src/util/wait.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { get } from '../support/lab.js';
+import { POD_NODE_ID, useRealLab, type RealLab } from '../support/real-agent.js';
+
+const NOT_RECEIVED =
+  'Envoy proxy is NOT ready: config not received from XDS server (is Istiod running?): ' +
+  'cds updates: 0 successful, 0 rejected; lds updates: 0 successful, 0 rejected';
+
+const labs = useRealLab();
+
+/** The lab's traffic through pilot-agent's Envoy: inbound reaches the app, outbound has none. */
+async function expectLabTraffic(lab: RealLab): Promise<void> {
+  expect(await get(lab.inboundUrl('/orders'))).toEqual({
+    status: 200,
+    body: `ok:${lab.ports.appPort} /orders`,
+  });
+  expect(await get(lab.outboundUrl('/'))).toEqual({ status: 503, body: 'no healthy upstream' });
+}
+
+/** The one stream the mock sees: pilot-agent's, for the pod's node id. */
+function onlyStream(lab: RealLab) {
+  const streams = lab.istiod.streams();
+  expect(streams.map((s) => s.proxy.nodeId)).toEqual([POD_NODE_ID]);
+  return streams[0];
+}
+
+describe('the real pilot-agent against the mock', () => {
+  it('TLS + CA + token: the CSR is signed, Envoy goes LIVE over delta and carries the lab', async () => {
+    const lab = await labs.start();
+    await lab.agent.envoy.waitForLive({ timeoutMs: 30_000 });
+    await lab.istiod.waitForAck(CLUSTER_TYPE);
+    await lab.istiod.waitForAck(LISTENER_TYPE);
+    expect(onlyStream(lab)?.protocol).toBe('delta');
+    // pilot-agent's upstream is TLS to the mock; Envoy reaches pilot-agent over a Unix socket.
+    expect(await lab.agent.envoy.stat('control_plane.connected_state')).toBe(1);
+    await expectLabTraffic(lab);
+    await lab.agent.waitForPod((view) => view.ready === 2);
+    // pilot-agent asked the mock's CA for its workload certificate with the token.
+    expect(lab.mockLog()).toContain(
+      'CSR successfully signed, sans [spiffe://cluster.local/ns/default/sa/default].',
+    );
+    expect(lab.agent.envoy.logs()).toMatch(
+      /generated new workload certificate\s+resourceName=default/,
+    );
+    // Istio's own template wrote the bootstrap pilot-agent started Envoy with.
+    const bootstrap = await lab.agent.envoy.configDump();
+    expect(JSON.stringify(bootstrap)).toContain('./etc/istio/proxy/XDS');
+  });
+
+  it('SotW when ISTIO_DELTA_XDS=false: the same LIVE Envoy and traffic', async () => {
+    const lab = await labs.start({ agent: { xdsMode: 'sotw' } });
+    await lab.agent.envoy.waitForLive({ timeoutMs: 30_000 });
+    await lab.istiod.waitForAck(LISTENER_TYPE);
+    expect(onlyStream(lab)?.protocol).toBe('sotw');
+    await expectLabTraffic(lab);
+  });
+
+  it('withheld: 15020 answers 503 and pilot-agent logs why, 15021 refuses, pod 1/2; released: 200, 2/2', async () => {
+    const lab = await labs.start({ mock: { withholdFirst: true } });
+    const { agent } = lab;
+    await agent.envoy.waitForStat('control_plane.connected_state', (v) => v === 1, {
+      timeoutMs: 30_000,
+    });
+    expect(await get(agent.statusUrl)).toEqual({ status: 503, body: '' });
+    await waitFor(() => agent.envoy.logs().includes(NOT_RECEIVED), {
+      description: "pilot-agent's NOT ready line in its log",
+    });
+    // Envoy's readiness listener accepts connections only once Envoy is LIVE.
+    expect(await get(agent.readinessUrl)).toEqual({ error: 'ECONNREFUSED' });
+    const view = await agent.waitForPod((v) => v.lastProbe !== '');
+    expect(view).toMatchObject({ ready: 1, total: 2, status: 'Running' });
+    expect(view.lastProbe).toMatch(/connect: connection refused$/);
+    expect(await agent.envoy.serverInfoState()).toBe('PRE_INITIALIZING');
+
+    lab.istiod.release();
+    await agent.waitForPod((v) => v.ready === 2);
+    expect(await get(agent.readinessUrl)).toEqual({ status: 200, body: '' });
+    expect(await get(agent.statusUrl)).toEqual({ status: 200, body: '' });
+    await expectLabTraffic(lab);
+  });
+});

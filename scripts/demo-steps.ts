@@ -4,7 +4,6 @@
  * admin stats, readiness) and returns that evidence, so that a test can check every step.
  */
 import { join, relative } from 'node:path';
-import type { Agent } from '../src/envoy/agent.js';
 import { envoyValidateError } from '../src/bootstrap/validate-message.js';
 import { validateEnvoyConfig } from '../src/envoy/validate.js';
 import { makeHttpListener } from '../src/resources/listener.js';
@@ -14,11 +13,13 @@ import { packageRoot } from '../src/util/package-root.js';
 import { LISTENER_TYPE } from '../src/xds/type-urls.js';
 import type { DemoPorts, Narrator } from './demo-narrator.js';
 import { curl } from './demo-narrator.js';
+import type { DemoSidecar } from './demo-sidecars.js';
 
 export interface DemoContext {
   ports: DemoPorts;
   istiod: TestMockIstiod;
-  agent: Agent;
+  /** The emulated agent, or the real pilot-agent (`--real-agent`). */
+  agent: DemoSidecar;
   /** The lab's resources as served (on the demo's ports). */
   resources: EnvoyResource[];
   say: Narrator;
@@ -80,10 +81,8 @@ export async function stepWithheld(c: DemoContext): Promise<Evidence> {
   const stats = await showStats(c);
   const ready = await showReady(c);
   const agentAnswer = await showCurl(c, c.agent.statusUrl);
-  const reason = c.agent.lastReadiness();
-  c.say.log(
-    `pilot-agent: Envoy proxy is NOT ready: ${reason && !reason.ready ? reason.reason : '?'}`,
-  );
+  const reason = await c.agent.notReadyReason();
+  c.say.log(`pilot-agent: Envoy proxy is NOT ready: ${reason ?? '?'}`);
   const viaEnvoy = await showCurl(c, c.agent.readinessUrl);
   const inbound = await showCurl(c, `http://127.0.0.1:${c.ports.inbound}/orders`);
   c.say.look(
@@ -96,7 +95,7 @@ export async function stepWithheld(c: DemoContext): Promise<Evidence> {
     cdsUpdateSuccess: stats['cluster_manager.cds.update_success'],
     ready,
     agent: agentAnswer,
-    reason: reason && !reason.ready ? reason.reason : undefined,
+    reason,
     readinessListener: viaEnvoy,
     inbound,
     pod: `${c.agent.podView().ready}/2`,

@@ -14,6 +14,7 @@
  *   npm run demo -- --step         # waits for Enter between steps
  *   npm run demo -- --fast         # no pauses
  *   npm run demo -- --free-ports   # when a sidecar port (15000, 15012, …) is taken
+ *   npm run demo -- --real-agent   # the real pilot-agent (npm run install-istio) instead
  */
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -21,7 +22,6 @@ import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { startLabUpstream, type LabUpstream } from './lab-upstream.js';
 import { formatPodHeader, formatPodLine } from '../src/envoy/agent-pod-view.js';
-import { startAgent, type Agent } from '../src/envoy/agent.js';
 import { makeLabResources } from '../src/resources/lab.js';
 import { freePorts } from '../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../src/testing/start.js';
@@ -29,11 +29,14 @@ import { isMainModule } from '../src/util/is-main.js';
 import { isMockIstiodError, MockIstiodError } from '../src/util/errors.js';
 import { Narrator, PORT_ROLES, SIDECAR_DEMO_PORTS, type DemoPorts } from './demo-narrator.js';
 import * as steps from './demo-steps.js';
+import { startEmulatedSidecar, startRealSidecar } from './demo-sidecars.js';
 import type { DemoContext, Evidence } from './demo-steps.js';
 
 export interface DemoOptions {
   /** `sidecar`: 15012, 15000, 15021, … (the commands printed work as shown); `free`: any. */
   ports: 'sidecar' | 'free';
+  /** Run the real pilot-agent (against a mock serving TLS) instead of the emulated agent. */
+  realAgent: boolean;
   /** Pause after each step, in milliseconds (ignored with `step`). */
   pauseMs: number;
   /** Wait for `waitForEnter()` between steps. */
@@ -60,6 +63,7 @@ const STEPS: readonly [DemoStepResult['id'], string, (c: DemoContext) => Promise
 export async function runDemo(partial: Partial<DemoOptions> = {}): Promise<DemoStepResult[]> {
   const options: DemoOptions = {
     ports: 'sidecar',
+    realAgent: false,
     pauseMs: 25_000,
     step: false,
     write: (line) => process.stdout.write(`${line}\n`),
@@ -68,7 +72,7 @@ export async function runDemo(partial: Partial<DemoOptions> = {}): Promise<DemoS
   };
   const say = new Narrator(options.write);
   const ports = options.ports === 'free' ? await freeDemoPorts() : await checkedSidecarPorts();
-  const lab = await startComponents(ports, say);
+  const lab = await startComponents(ports, options.realAgent, say);
   const results: DemoStepResult[] = [];
   try {
     for (const [index, [id, title, run]] of STEPS.entries()) {
@@ -92,7 +96,11 @@ interface Components {
   close(): Promise<void>;
 }
 
-async function startComponents(ports: DemoPorts, say: Narrator): Promise<Components> {
+async function startComponents(
+  ports: DemoPorts,
+  realAgent: boolean,
+  say: Narrator,
+): Promise<Components> {
   const stops: (() => Promise<unknown>)[] = [];
   const close = async () => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
@@ -110,29 +118,26 @@ async function startComponents(ports: DemoPorts, say: Narrator): Promise<Compone
       withholdFirst: true,
       xds: { host: '127.0.0.1', port: ports.xds },
       control: { host: '127.0.0.1', port: ports.control },
+      // The real pilot-agent speaks TLS to istiod and asks its CA for a certificate.
+      tls: realAgent,
     });
     stops.push(() => istiod.close());
-    const agent: Agent = await startAgent({
-      bootstrap: { discoveryPort: ports.xds },
-      ports: {
-        admin: ports.admin,
-        status: ports.status,
-        readiness: ports.readiness,
-        prometheus: ports.prometheus,
-      },
-    });
+    const agent = realAgent
+      ? await startRealSidecar(ports, istiod)
+      : await startEmulatedSidecar(ports);
     stops.push(() => agent.stop());
     say.text('mock-istiod classroom demo: a sidecar, its agent and its control plane, no cluster.');
     say.text(
-      `  app (lab upstream) 127.0.0.1:${ports.app}    mock istiod xDS 127.0.0.1:${ports.xds} (withholding)`,
+      `  app (lab upstream) 127.0.0.1:${ports.app}    mock istiod xDS 127.0.0.1:${ports.xds}${realAgent ? ' over TLS' : ''} (withholding)`,
     );
+    say.text(`  sidecar: ${agent.kind} in front of a real Envoy`);
     say.text(
       `  Envoy admin :${ports.admin}   pilot-agent status :${ports.status}   readiness :${ports.readiness}   Prometheus :${ports.prometheus}`,
     );
     const name = agent.podView().name;
     say.pod(formatPodHeader(name));
     say.pod(formatPodLine(agent.podView()));
-    agent.events.on('pod', (view) => say.pod(formatPodLine(view)));
+    agent.onPod((view) => say.pod(formatPodLine(view)));
     return { context: { ports, istiod, agent, resources, say }, close };
   } catch (err) {
     await close();
@@ -180,7 +185,7 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-const USAGE = `Usage: npm run demo -- [--step | --fast | --pause <seconds>] [--free-ports]
+const USAGE = `Usage: npm run demo -- [--step | --fast | --pause <seconds>] [--free-ports] [--real-agent]
 
 The classroom walkthrough (docs/classroom.md): mock istiod + lab upstream + a real Envoy
 started by the agent, through five steps, with the evidence of each.
@@ -189,6 +194,8 @@ started by the agent, through five steps, with the evidence of each.
   --fast             no pauses between steps
   --pause <seconds>  pause between steps (default 25: about two minutes in all)
   --free-ports       use any free ports instead of a sidecar's (15000, 15012, 15021, …)
+  --real-agent       run the real pilot-agent (npm run install-istio builds it) in front of
+                     Envoy, against the mock over TLS, instead of the emulated agent
   -h, --help         show this help
 `;
 
@@ -200,6 +207,7 @@ async function main(argv: string[]): Promise<number> {
       fast: { type: 'boolean', default: false },
       pause: { type: 'string' },
       'free-ports': { type: 'boolean', default: false },
+      'real-agent': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -220,6 +228,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     await runDemo({
       ports: values['free-ports'] ? 'free' : 'sidecar',
+      realAgent: values['real-agent'],
       pauseMs: seconds * 1000,
       step: values.step,
       waitForEnter: async () => void (await lines.next()),
@@ -238,6 +247,7 @@ if (isMainModule(import.meta.url)) {
       const userError =
         isMockIstiodError(err, 'LISTEN_FAILED') ||
         isMockIstiodError(err, 'USAGE') ||
+        isMockIstiodError(err, 'ISTIO_NOT_FOUND') ||
         (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
       process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
       if (!userError) console.error(err);

@@ -8,6 +8,7 @@
  * The binaries are required: a test that needs them fails, naming the command that builds
  * them, and never skips.
  */
+import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach } from 'vitest';
@@ -45,6 +46,38 @@ export function requireIstio(): IstioBinaries {
       cause: err,
     });
   }
+}
+
+export interface IstioctlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real istioctl with a deadline (it is killed after `timeoutMs`) and without a
+ * Kubernetes configuration, as on a laptop with no cluster.
+ */
+export function runIstioctl(args: string[], timeoutMs = 20_000): Promise<IstioctlResult> {
+  const { istioctl } = requireIstio();
+  return new Promise((resolve) => {
+    execFile(
+      istioctl,
+      args,
+      {
+        timeout: timeoutMs,
+        env: {
+          PATH: process.env['PATH'],
+          HOME: process.env['HOME'],
+          KUBECONFIG: '/nonexistent/kubeconfig',
+        },
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
 }
 
 export interface RealLab {

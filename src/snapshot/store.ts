@@ -131,15 +131,19 @@ class SetStore implements SnapshotStore {
     return { ok: true, value: this.install(validated.value), warnings };
   }
 
-  /** Puts `entries` in place of the stored sets, in their order, and reports what changed. */
+  /**
+   * Puts `entries` in place of the stored sets, in their order, and reports what changed. Each
+   * set rebuilt here gets a version of its own, so a proxy that moves to another set (one was
+   * removed, or a selector changed) never finds the same version string on different content.
+   */
   private replace(entries: readonly Entry[]): SnapshotChange[] {
-    const version = this.versioner.next();
-    this.baseVersion ??= version;
     const notify = this.stored.length > 0;
+    const previous = this.stored;
     const changes: SnapshotChange[] = [];
     this.stored = entries.map(({ name, match, packed }) => {
-      const before = this.stored.find((s) => s.name === name);
-      if (!packed) return before ?? this.empty(name, match, version);
+      const before = previous.find((s) => s.name === name);
+      if (!packed) return before ?? this.empty(name, match, this.nextVersion());
+      const version = this.nextVersion();
       const built = Snapshot.next(
         before?.snapshot,
         packed,
@@ -151,9 +155,40 @@ class SetStore implements SnapshotStore {
       if (!before || built.changed.length > 0) changes.push({ set: name, ...built });
       return { name, match, snapshot: built.snapshot };
     });
+    changes.push(...this.moves(previous, changes));
     if (notify)
       for (const change of changes) for (const listener of this.listeners) listener(change);
     return changes;
+  }
+
+  /**
+   * When sets were removed, reordered or given other selectors, the proxies they served may
+   * now be served by another set with no content change to announce: one change per such set
+   * (its types, at the snapshot its proxies now get) makes every stream look again.
+   */
+  private moves(
+    previous: readonly StoredSet[],
+    changes: readonly SnapshotChange[],
+  ): SnapshotChange[] {
+    const layout = (sets: readonly StoredSet[]) =>
+      sets.map((s) => JSON.stringify([s.name, s.match ?? null]));
+    const now = layout(this.stored);
+    const moved = layout(previous)
+      .map((key, i) => ({ key, set: previous[i] as StoredSet, at: i }))
+      .filter(({ key, at }) => now[at] !== key);
+    return moved
+      .filter(({ set }) => !changes.some((c) => c.set === set.name))
+      .map(({ set }) => ({
+        set: set.name,
+        snapshot: this.stored.find((s) => s.name === set.name)?.snapshot ?? this.current(),
+        changed: set.snapshot.typeUrls(),
+      }));
+  }
+
+  private nextVersion(): string {
+    const version = this.versioner.next();
+    this.baseVersion ??= version;
+    return version;
   }
 
   private empty(name: string, match: NodeMatch | undefined, version: string): StoredSet {

@@ -107,6 +107,43 @@ describe('resource sets selected per node', () => {
   });
 });
 
+describe('a proxy whose set goes away', () => {
+  it('is pushed the set that now matches it, with no content change to announce', async () => {
+    const lab = makeLabResources();
+    const east = {
+      name: 'east',
+      match: { metadata: { CLUSTER_ID: 'east' } },
+      resources: [makeStaticCluster({ name: 'east-only', endpoints: [] })],
+    };
+    server = await startMockIstiod({ resources: [east, { name: 'default', resources: lab }] });
+    client = new AdsTestClient(server.xdsAddress);
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: nodeIn('east') });
+    const first = await stream.next();
+    expect(clusterNames(first)).toEqual(['east-only']);
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      response_nonce: first.nonce,
+      version_info: first.version_info,
+    });
+
+    // Only the east set is removed: the default set's content is untouched.
+    expect(server.setResourceSets([{ name: 'default', resources: lab }]).ok).toBe(true);
+    const moved = await stream.next();
+    expect(clusterNames(moved)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+    expect(moved.version_info).not.toBe(first.version_info);
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      response_nonce: moved.nonce,
+      version_info: moved.version_info,
+    });
+
+    // A selector that now matches it again moves it back.
+    expect(server.setResourceSets([east, { name: 'default', resources: lab }]).ok).toBe(true);
+    expect(clusterNames(await stream.next())).toEqual(['east-only']);
+  });
+});
+
 describe('reset', () => {
   it('serves the start-up sets again, as validated at start, dropping sets added since', async () => {
     server = await startMockIstiod();

@@ -91,6 +91,13 @@ export {
 export { renderBootstrap, type BootstrapFormat } from './bootstrap/render.js';
 export { startAgent, type Agent, type AgentOptions, type AgentPorts } from './envoy/agent.js';
 export type { PodView } from './envoy/agent-pod-view.js';
+export {
+  startPilotAgent,
+  type PilotAgent,
+  type PilotAgentOptions,
+  type PilotAgentPorts,
+} from './envoy/pilot-agent.js';
+export { findIstio, type IstioBinaries } from './envoy/find-istio.js';
 export { ReadinessProbe, type ReadinessResult } from './envoy/readiness-probe.js';
 export type { XdsMetrics } from './metrics/metrics.js';
 export { openJournalFile, type JournalFile } from './journal/file-sink.js';

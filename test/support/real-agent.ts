@@ -9,6 +9,9 @@
  * them, and never skips.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach } from 'vitest';
@@ -86,6 +89,8 @@ export interface RealLab {
   upstream: LabUpstream;
   ports: LabOptions;
   istio: IstioBinaries;
+  /** With `outputCerts`: where pilot-agent writes `cert-chain.pem`, `key.pem`, `root-cert.pem`. */
+  certDir: string | undefined;
   /** The `msg` of every line the mock logged (info and above), such as its CA's. */
   mockLog(): string[];
   inboundUrl(path: string): string;
@@ -98,6 +103,11 @@ export interface RealLabOptions {
   agent?: Partial<PilotAgentOptions>;
   /** Mint the pod's token (default true); false: pilot-agent starts without one. */
   token?: boolean;
+  /**
+   * Have pilot-agent write its workload certificate, key and root (`OUTPUT_CERTS`) into a
+   * directory of their own (`certDir`): a client identity the mock's TLS port accepts.
+   */
+  outputCerts?: boolean;
 }
 
 export async function startRealLab(options: RealLabOptions = {}): Promise<RealLab> {
@@ -125,8 +135,14 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
             namespace: POD_ENV.POD_NAMESPACE,
             serviceAccount: POD_ENV.SERVICE_ACCOUNT,
           }).token;
+    const certDir = options.outputCerts
+      ? mkdtempSync(join(tmpdir(), 'mock-istiod-pod-certs-'))
+      : undefined;
+    if (certDir !== undefined) {
+      cleanups.push(() => Promise.resolve(rmSync(certDir, { recursive: true, force: true })));
+    }
     const agent = await startPilotAgent({
-      podEnv: { ...POD_ENV },
+      podEnv: { ...POD_ENV, ...(certDir !== undefined ? { OUTPUT_CERTS: certDir } : {}) },
       discoveryAddress: istiod.xdsAddress,
       rootCert: istiod.security.rootCert,
       token,
@@ -142,6 +158,7 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
       upstream,
       ports,
       istio,
+      certDir,
       mockLog: () => logged.map((line) => (JSON.parse(line) as { msg: string }).msg),
       inboundUrl: (path) => `http://127.0.0.1:${ports.inboundPort}${path}`,
       outboundUrl: (path) => `http://127.0.0.1:${ports.outboundPort}${path}`,

@@ -100,6 +100,8 @@ export interface RealLab {
 
 export interface RealLabOptions {
   mock?: Partial<MockIstiodOptions>;
+  /** The lab's variant and options, beside the ports chosen here (`{ mtls: true }`). */
+  lab?: Partial<LabOptions>;
   agent?: Partial<PilotAgentOptions>;
   /** Mint the pod's token (default true); false: pilot-agent starts without one. */
   token?: boolean;
@@ -124,7 +126,7 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
     const istiod = await startMockIstiod({
       tls: true,
       logger: pino({ level: 'info' }, lineSink(logged)),
-      resources: makeLabResources(ports),
+      resources: makeLabResources({ ...ports, ...options.lab }),
       ...options.mock,
     });
     cleanups.push(() => istiod.close());

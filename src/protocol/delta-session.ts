@@ -44,7 +44,10 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     const added = this.applySubscription(state, request, existing === undefined);
     // A request may ACK the last response and change the subscription at once.
     if (added) this.owed.add(typeUrl);
-    const ackOutcome = this.classifyNonce(state, request);
+    // istiod's shouldRespondDelta: the first request of a type on this stream is answered
+    // whatever nonce it carries (there is nothing it could be stale against); later nonces are
+    // checked against the last one sent.
+    const ackOutcome = existing ? this.classifyNonce(state, request) : undefined;
     if (ackOutcome) return ackOutcome;
     if (!existing) {
       this.owed.add(typeUrl);

@@ -6,6 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
 import { allRoutes } from '../control/routes.js';
+import { createDebugAnswerer } from '../control/debug-xds.js';
 import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { attachCollisionWarnings } from './collisions.js';
@@ -108,6 +109,7 @@ class MockIstiodImpl implements MockIstiod {
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
         register: (stream) => this.streamsById.set(stream.connectionId, stream),
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
+        debug: createDebugAnswerer(this),
       },
       () => this.streamsById.values(),
     );

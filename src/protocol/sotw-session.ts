@@ -10,6 +10,7 @@
  */
 import { isWildcardType } from '../core/types/registry.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
+import { isDebugType } from '../xds/type-urls.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';
 import { BaseSession } from './session.js';
@@ -30,6 +31,8 @@ export class SotwSession extends BaseSession<TypeState> {
     const refusal = this.admit(request.node, request.type_url);
     if (refusal) return { kind: 'rejected', message: refusal };
     const typeUrl = request.type_url;
+    // istiod answers every debug request and starts no watch for it (its processRequest).
+    if (isDebugType(typeUrl)) return { kind: 'debug', typeUrl, names: request.resource_names };
     const names = requestedNames(typeUrl, request.resource_names);
     const current = this.types.get(typeUrl);
     // istiod's ShouldRespond: a request without a nonce, or the first request of a type on this

@@ -110,6 +110,8 @@ class MockIstiodImpl implements MockIstiod {
         register: (stream) => this.streamsById.set(stream.connectionId, stream),
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
         debug: createDebugAnswerer(this),
+        authenticate: (credentials) =>
+          this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },
       () => this.streamsById.values(),
     );
@@ -155,7 +157,9 @@ class MockIstiodImpl implements MockIstiod {
       throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
     this.state = 'starting';
     try {
-      const security = await prepareSecurity(this.options.security, this.options.logger);
+      const security = await prepareSecurity(this.options.security, this.options.logger, (r) =>
+        this.events.emit('auth-refused', r),
+      );
       this.prepared = security;
       const xdsPort = await this.ads.listen(this.options.xds, {
         credentials: security.credentials,

@@ -22,6 +22,7 @@ import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { ResponseDecision, ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
 import type { DebugAnswer, DebugAnswerer, DebugResource } from '../core/debug-answer.js';
+import type { StreamAuthenticator } from '../core/stream-auth.js';
 
 export interface StreamContext {
   /** The snapshot a proxy is served from (per-node selection happens here). */
@@ -34,6 +35,8 @@ export interface StreamContext {
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */
   connectionId(proxyId: string): string;
   register(stream: AdsStream): void;
+  /** Authenticates each stream before its first request; undefined: every stream is let in. */
+  authenticate?: StreamAuthenticator;
   /** Answers istiod's debug types; without it they are answered with no resources. */
   debug?: DebugAnswerer;
   unregister(stream: AdsStream): void;

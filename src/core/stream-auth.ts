@@ -4,6 +4,7 @@
  * pkg/security/authentication.go): what the server hands over about the caller, and what the
  * authenticator answers.
  */
+import type { ProxyIdentity } from './identity.js';
 
 /** What a stream's caller shows, taken from the gRPC call by the server. */
 export interface StreamCredentials {
@@ -38,4 +39,38 @@ export interface AuthRefusal {
   peer: string;
   /** The precise cause, as logged. */
   detail: string;
+}
+
+/** The namespace istiod takes a proxy's configuration from: `NAMESPACE`, else its DNS domain. */
+function configNamespace(proxy: ProxyIdentity): string {
+  const fromMetadata = proxy.metadata.NAMESPACE;
+  if (typeof fromMetadata === 'string' && fromMetadata !== '') return fromMetadata;
+  const parts = proxy.dnsDomain.split('.');
+  return parts.length > 1 ? (parts[0] as string) : '';
+}
+
+const SPIFFE_PATH = /^spiffe:\/\/[^/]+\/ns\/([^/]+)\/sa\/([^/]+)$/;
+
+/**
+ * istiod's authorization of an authenticated stream (pilot/pkg/xds/auth.go): one of the
+ * proven SPIFFE identities must name the proxy's namespace and, when its metadata says one,
+ * its service account. Returns the refusal (ended with PERMISSION_DENIED), or undefined.
+ * A stream nothing authenticated (`identities` empty) is not checked, as in istiod.
+ */
+export function authorizeStream(
+  proxy: ProxyIdentity,
+  identities: readonly string[],
+): string | undefined {
+  if (identities.length === 0) return undefined;
+  const namespace = configNamespace(proxy);
+  const account = proxy.metadata.SERVICE_ACCOUNT;
+  const serviceAccount = typeof account === 'string' ? account : '';
+  const matched = identities.some((id) => {
+    const match = SPIFFE_PATH.exec(id);
+    if (!match) return false;
+    if (namespace !== '' && match[1] !== namespace) return false;
+    return serviceAccount === '' || match[2] === serviceAccount;
+  });
+  if (matched) return undefined;
+  return `authorization failed: no identities ([${identities.join(' ')}]) matched ${namespace}/${serviceAccount}`;
 }

@@ -48,16 +48,18 @@ function credentialsOf(call: AdsCall): StreamCredentials {
 
 /**
  * istiod authenticates a stream before it reads a request: refused, the stream ends with
- * `UNAUTHENTICATED` and istiod's message, and never gets a session.
+ * `UNAUTHENTICATED` and istiod's message, and never gets a session. Returns the identities
+ * proven (empty when the port authenticates nothing), or undefined when refused.
  */
-function authenticated(call: AdsCall, ctx: StreamContext): boolean {
+function authenticate(call: AdsCall, ctx: StreamContext): readonly string[] | undefined {
   const auth = ctx.authenticate?.(credentialsOf(call));
-  if (!auth || auth.ok) return true;
+  if (!auth) return [];
+  if (auth.ok) return auth.identities;
   const peer = call.getPeer();
   ctx.events.emit('auth-refused', { service: 'xds', reason: 'token', peer, detail: auth.reason });
   ctx.events.emit('stream-rejected', peer, auth.message);
   call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: auth.message });
-  return false;
+  return undefined;
 }
 
 export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
@@ -73,10 +75,12 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {
-      if (authenticated(call, ctx)) track(new SotwStream(call, ctx), call);
+      const identities = authenticate(call, ctx);
+      if (identities) track(Object.assign(new SotwStream(call, ctx), { identities }), call);
     },
     DeltaAggregatedResources(call: AdsCall) {
-      if (authenticated(call, ctx)) track(new DeltaStream(call, ctx), call);
+      const identities = authenticate(call, ctx);
+      if (identities) track(Object.assign(new DeltaStream(call, ctx), { identities }), call);
     },
   };
 

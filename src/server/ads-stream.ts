@@ -22,7 +22,7 @@ import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { ResponseDecision, ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
 import type { DebugAnswer, DebugAnswerer, DebugResource } from '../core/debug-answer.js';
-import type { StreamAuthenticator } from '../core/stream-auth.js';
+import { authorizeStream, type StreamAuthenticator } from '../core/stream-auth.js';
 
 export interface StreamContext {
   /** The snapshot a proxy is served from (per-node selection happens here). */
@@ -58,6 +58,9 @@ export abstract class AdsStream {
   readonly connectedAt = new Date();
   readonly peer: string;
   connectionId = '';
+  /** The SPIFFE identities its caller proved (empty when the port authenticates nothing). */
+  identities: readonly string[] = [];
+  private authorized = false;
   private flushing = false;
   private closed = false;
   /** Registered and announced (`stream-open`): only such a stream announces its close. */
@@ -176,6 +179,7 @@ export abstract class AdsStream {
       this.end(grpc.status.INVALID_ARGUMENT, outcome.message);
       return;
     }
+    if (!this.authorized && !this.authorize()) return;
     if (outcome.kind === 'debug') {
       this.answerDebug(outcome.typeUrl, outcome.names);
       return;
@@ -185,6 +189,26 @@ export abstract class AdsStream {
     logOutcome(this.ctx.log, this.connectionId, outcome, this.snapshot());
     this.ctx.events.emit('request', view, outcome);
     if (this.session.hasOwed()) this.flush();
+  }
+
+  /**
+   * istiod's authorization, once the node is known: an authenticated caller must be the proxy
+   * it says it is (namespace and service account), else PERMISSION_DENIED.
+   */
+  private authorize(): boolean {
+    const proxy = this.session.proxy as ProxyIdentity;
+    const refusal = authorizeStream(proxy, this.identities);
+    if (refusal) {
+      this.ctx.log.warn(
+        { peer: this.peer, identities: this.identities, node: proxy.nodeId },
+        `Unauthorized XDS: ${this.peer} with identity [${this.identities.join(' ')}]: ${refusal.slice('authorization failed: '.length)}`,
+      );
+      this.ctx.events.emit('stream-rejected', this.peer, refusal);
+      this.end(grpc.status.PERMISSION_DENIED, refusal);
+      return false;
+    }
+    this.authorized = true;
+    return true;
   }
 
   /**

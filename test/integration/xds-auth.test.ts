@@ -2,7 +2,8 @@
  * xDS authentication on the TLS port, as istiod does it: a stream needs the pod's token
  * (`authorization: Bearer <token>`, audience istio-ca) or a client certificate issued by the
  * mock's CA; without either it ends with UNAUTHENTICATED "authentication failure" before any
- * request is read. A plaintext port, or `xdsAuth: false`, lets every stream in.
+ * request is read; an identity that is not the node's namespace and service account ends it
+ * with PERMISSION_DENIED. A plaintext port, or `xdsAuth: false`, lets every stream in.
  */
 import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
@@ -11,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MockIstiodOptions } from '../../src/app/options.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { CLIENT_CONFIG_TYPE, CLUSTER_TYPE, SYNCZ_DEBUG_TYPE } from '../../src/xds/type-urls.js';
 import { bearer, caClient, createCertificate, makeKeyAndCsr } from '../support/ca.js';
 import { requestClusters } from '../support/handshake.js';
 import { sidecarNode } from '../support/nodes.js';
@@ -84,6 +85,25 @@ describe('xDS authentication on the TLS port', () => {
     expect(cds.resources).toHaveLength(2);
   });
 
+  it("refuses a token of another namespace or service account with istiod's PERMISSION_DENIED", async () => {
+    const { istiod, logs } = await start();
+    const { token } = istiod.security.createToken({ namespace: 'shop', serviceAccount: 'orders' });
+    const stream = tlsClient(istiod).sotw(bearer(token));
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const message =
+      'authorization failed: no identities ([spiffe://cluster.local/ns/shop/sa/orders]) matched default/';
+    expect(await stream.done).toEqual({ code: grpc.status.PERMISSION_DENIED, details: message });
+    expect(logs.some((l) => l.startsWith('Unauthorized XDS: '))).toBe(true);
+    expect(istiod.streams()).toEqual([]);
+    // The same token, for a proxy of that namespace and account, is served.
+    const node = sidecarNode('orders-v1-0', 'shop');
+    const shop = tlsClient(istiod).sotw(bearer(token));
+    const cds = await requestClusters(shop, {
+      node: { ...node, metadata: { ...node.metadata, SERVICE_ACCOUNT: 'orders' } },
+    });
+    expect(cds.resources).toHaveLength(2);
+  });
+
   it("serves a client with a certificate from the mock's CA and no token (istioctl --cert-dir)", async () => {
     const { istiod } = await start({ ca: { plaintext: false } });
     const { csr, keyPem } = await makeKeyAndCsr();
@@ -93,6 +113,24 @@ describe('xDS authentication on the TLS port', () => {
     if (!signed.ok) throw new Error(`expected a certificate, got ${signed.details}`);
     const cds = await requestClusters(tlsClient(istiod, { keyPem, chain: signed.chain }).sotw());
     expect(cds.resources).toHaveLength(2);
+  });
+
+  it("answers istioctl's debug types over TLS to a client with a certificate, not to one without", async () => {
+    const { istiod } = await start();
+    const { token } = istiod.security.createToken();
+    await requestClusters(tlsClient(istiod).sotw(bearer(token)));
+    const { csr, keyPem } = await makeKeyAndCsr();
+    const ca = caClient(istiod.xdsAddress, istiod.security.rootCert);
+    cleanups.push(() => ca.close());
+    const signed = await createCertificate(ca, { csr }, token);
+    if (!signed.ok) throw new Error(`expected a certificate, got ${signed.details}`);
+    const debug = tlsClient(istiod, { keyPem, chain: signed.chain }).sotw();
+    debug.send({ type_url: SYNCZ_DEBUG_TYPE, node: sidecarNode('test-1'), response_nonce: 'now' });
+    const syncz = await debug.next();
+    expect(syncz.resources.map((r) => r.type_url)).toEqual([CLIENT_CONFIG_TYPE]);
+    const anonymous = tlsClient(istiod).sotw();
+    anonymous.send({ type_url: SYNCZ_DEBUG_TYPE, node: sidecarNode('test-1') });
+    expect(await anonymous.done).toEqual(UNAUTHENTICATED);
   });
 
   it('with xdsAuth: false, lets a stream without a token in (for teaching)', async () => {

@@ -1,12 +1,20 @@
 /**
  * The examples run from the installed package, not only through this checkout's path
- * aliases: `npm pack` (which builds), the tarball installed into an empty project (offline,
- * from the npm cache `npm ci` filled), an example type-checked against the package's own
+ * aliases: `npm pack` (which builds), the tarball installed into an empty project (from
+ * the npm cache where it can, as `--prefer-offline` does), an example type-checked against the package's own
  * `.d.ts` files and run there by vitest with a real Envoy. The package's CLI and its
  * `install-envoy` verb, and the advice a user gets without Envoy, are checked there too.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,14 +36,17 @@ beforeAll(async () => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'a-user-project', private: true, type: 'module' }),
   );
-  await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund'], {
+  await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: project,
     timeout: 120_000,
   });
   // The user's own dev tools: the test runner, the compiler and Node's types.
+  // (@types/node may have come in already as a dependency of a dependency.)
   for (const tool of ['vitest', 'typescript', '@types/node']) {
-    mkdirSync(join(project, 'node_modules', tool, '..'), { recursive: true });
-    symlinkSync(join(REPO, 'node_modules', tool), join(project, 'node_modules', tool));
+    const target = join(project, 'node_modules', tool);
+    if (existsSync(target)) continue;
+    mkdirSync(join(target, '..'), { recursive: true });
+    symlinkSync(join(REPO, 'node_modules', tool), target);
   }
   mkdirSync(join(project, 'examples'));
   for (const file of ['istiod-down.test.ts', 'app.ts']) {

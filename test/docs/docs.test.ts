@@ -79,6 +79,14 @@ describe('every block is run or shown on purpose', () => {
           `${label(b)}: a code block needs a language: ts or sh (run), text, json or yaml ` +
           `(shown), found "${b.lang}" (docs/docs-tests.md)`,
       );
+    for (const b of blocks.filter((b) => b.file === file && isNoRun(b))) {
+      if (!/docs tests? (do|does) not run|not run by the docs tests?/i.test(b.before)) {
+        wrong.push(
+          `${label(b)}: the sentence before a \`no-run\` block says why the docs tests do not ` +
+            'run it (docs/docs-tests.md)',
+        );
+      }
+    }
     for (const b of blocks.filter((b) => b.file === file)) {
       if (isNoRun(b)) count(b).noRun += 1;
       else if ((SHOWN_LANGS as readonly string[]).includes(b.lang)) count(b).shown += 1;

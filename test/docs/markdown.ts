@@ -14,6 +14,8 @@ export interface Block {
   flags: string[];
   /** The content, with the fence's indentation removed. */
   code: string;
+  /** The paragraph of prose right before the block (its lines joined), '' when none. */
+  before: string;
   /** The block that starts right after this one, with only blank lines between. */
   next?: Block;
 }
@@ -42,7 +44,14 @@ export function extractBlocks(file: string, markdown: string): Block[] {
       body.push(line.startsWith(indent) ? line.slice(indent.length) : line.trimStart());
     }
     if (j >= lines.length) throw new Error(`${file}:${i + 1}: code block is never closed`);
-    const block: Block = { file, line: i + 1, lang, flags, code: body.join('\n') };
+    const block: Block = {
+      file,
+      line: i + 1,
+      lang,
+      flags,
+      code: body.join('\n'),
+      before: paragraphBefore(lines, i, lastEnd),
+    };
     const previous = blocks.at(-1);
     const between = lines.slice(lastEnd + 1, i);
     if (previous && between.every((l) => l.trim() === '')) previous.next = block;
@@ -51,6 +60,15 @@ export function extractBlocks(file: string, markdown: string): Block[] {
     i = j;
   }
   return blocks;
+}
+
+/** The prose lines right above line `index` (down to a blank line or the last block). */
+function paragraphBefore(lines: string[], index: number, lastEnd: number): string {
+  let k = index - 1;
+  while (k > lastEnd && (lines[k] ?? '').trim() === '') k--;
+  const paragraph: string[] = [];
+  for (; k > lastEnd && (lines[k] ?? '').trim() !== ''; k--) paragraph.unshift(lines[k]!.trim());
+  return paragraph.join(' ');
 }
 
 export function isNoRun(block: Block): boolean {

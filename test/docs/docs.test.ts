@@ -44,6 +44,9 @@ const counts = new Map<string, Counts>(
   FILES.map((f) => [f, { ts: 0, sh: 0, commands: 0, shown: 0, noRun: 0, failed: 0 }]),
 );
 const count = (b: Block) => counts.get(b.file)!;
+/** The blocks run, by file: `ts 162`, `sh 140`. */
+const ran = new Map<string, string[]>();
+const noteRan = (b: Block) => ran.set(b.file, [...(ran.get(b.file) ?? []), `${b.lang} ${b.line}`]);
 
 afterAll(() => {
   const rows = [...counts.entries()].map(([file, c]) => [
@@ -66,7 +69,12 @@ afterAll(() => {
   const head = ['file', 'ts run', 'sh run (commands)', 'shown', 'no-run', 'failed'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
-  console.log(['docs snippets:', line(head), ...rows.map(line)].join('\n'));
+  const list = [...ran.entries()].map(([file, run]) => `  ${file}: ${run.join(', ')}`);
+  console.log(
+    ['docs snippets:', line(head), ...rows.map(line), 'blocks run (language, line):', ...list].join(
+      '\n',
+    ),
+  );
 });
 
 describe('every block is run or shown on purpose', () => {
@@ -114,6 +122,7 @@ describe('```ts blocks: type-checked and run', () => {
 
   test.each(tsBlocks.map((b) => [label(b), b] as const))('%s', async (_, block) => {
     count(block).ts += 1;
+    noteRan(block);
     try {
       expect(typeErrors.get(block) ?? [], `${label(block)}: type errors`).toEqual([]);
       const failed = await snippets.run(block);
@@ -136,6 +145,7 @@ describe.each(FILES.filter((f) => blocks.some((b) => b.file === f && runs('sh')(
     const shBlocks = blocks.filter((b) => b.file === file && runs('sh')(b));
     test.each(shBlocks.map((b) => [label(b), b] as const))('%s', async (_, block) => {
       count(block).sh += 1;
+      noteRan(block);
       const before = session.commands;
       const problems = await session.runBlock(block);
       count(block).commands += session.commands - before;

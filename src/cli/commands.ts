@@ -7,6 +7,7 @@ import { status } from './status.js';
 import { bootstrap } from './bootstrap.js';
 import { agent } from './agent.js';
 import { token } from './token.js';
+import { installEnvoy } from './install-envoy.js';
 
 export interface Command {
   summary: string;
@@ -23,4 +24,8 @@ export const COMMANDS: Record<string, Command> = {
   bootstrap: { summary: 'write the Envoy bootstrap pilot-agent would write', run: bootstrap },
   agent: { summary: 'play pilot-agent: Envoy, readiness, the pod view', run: agent },
   token: { summary: "mint a service account token for the mock's CA service", run: token },
+  'install-envoy': {
+    summary: 'install the pinned Envoy where the library looks for it (needs Python 3)',
+    run: installEnvoy,
+  },
 };

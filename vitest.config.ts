@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Three projects, as the style guide asks: unit (pure code), integration (the server driven
-// in-process over real gRPC) and e2e (real Envoy processes). e2e files run one at a time:
+// Four projects: unit (pure code), integration (the server driven in-process over real gRPC),
+// e2e (real Envoy processes) and docs (every snippet of the docs, run). e2e files run one at a time:
 // each starts Envoy, and this project's machines have two cores.
 export default defineConfig({
   // The examples import the package by name, as users do; here that name is the source.
@@ -40,6 +40,19 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts', 'examples/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          fileParallelism: false,
+          globalSetup: ['test/e2e/global-setup.ts'],
+        },
+      },
+      {
+        // Every code block of README.md and docs/ run as a user would (docs/docs-tests.md):
+        // real mocks and real Envoy, so one file at a time like e2e.
+        extends: true,
+        test: {
+          name: 'docs',
+          include: ['test/docs/**/*.test.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
           fileParallelism: false,
           globalSetup: ['test/e2e/global-setup.ts'],
         },

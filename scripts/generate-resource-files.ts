@@ -4,6 +4,7 @@
  *
  *   envoy-configs/resources/lab.yaml          STATIC clusters, inline routes (the course's lab)
  *   envoy-configs/resources/lab-eds-rds.yaml  the app's endpoints over EDS, routes over RDS
+ *   envoy-configs/resources/lab-mtls.yaml     virtualInbound in Istio's mutual TLS (SDS secrets)
  *
  * Run: npx tsx scripts/generate-resource-files.ts [--check]
  */
@@ -46,6 +47,13 @@ export function generateResourceFiles(): { path: string; content: string }[] {
       content:
         HEADER("The same lab with the app's endpoints over EDS and both routes over RDS.") +
         yaml(makeLabResources({ discovery: 'eds-rds' })),
+    },
+    {
+      path: join(dir, 'lab-mtls.yaml'),
+      content:
+        HEADER(
+          "The lab with virtualInbound in Istio's mutual TLS: certificates 'default' and 'ROOTCA' over SDS from sds-grpc (needs Istio's bootstrap, i.e. the real pilot-agent).",
+        ) + yaml(makeLabResources({ mtls: true })),
     },
   ];
 }

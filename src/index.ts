@@ -15,9 +15,19 @@ export type { ServerEvents, StreamView, ResponseEvent } from './core/events.js';
 export {
   makeLabResources,
   LAB_DEFAULTS,
+  LAB_VARIANTS,
   inboundClusterName,
   type LabOptions,
+  type LabVariant,
 } from './resources/lab.js';
+export {
+  makeIstioInboundTls,
+  makeSdsConfig,
+  SDS_CLUSTER,
+  WORKLOAD_CERT_SECRET,
+  ROOT_CA_SECRET,
+} from './resources/istio-mtls.js';
+export type { AuthRefusal } from './core/stream-auth.js';
 export { makeStaticCluster, makeSocketAddress } from './resources/cluster.js';
 export {
   makeHttpListener,

@@ -6,6 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
 import { allRoutes } from '../control/routes.js';
+import { createDebugAnswerer } from '../control/debug-xds.js';
 import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { attachCollisionWarnings } from './collisions.js';
@@ -108,6 +109,9 @@ class MockIstiodImpl implements MockIstiod {
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
         register: (stream) => this.streamsById.set(stream.connectionId, stream),
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
+        debug: createDebugAnswerer(this),
+        authenticate: (credentials) =>
+          this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },
       () => this.streamsById.values(),
     );
@@ -153,7 +157,9 @@ class MockIstiodImpl implements MockIstiod {
       throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
     this.state = 'starting';
     try {
-      const security = await prepareSecurity(this.options.security, this.options.logger);
+      const security = await prepareSecurity(this.options.security, this.options.logger, (r) =>
+        this.events.emit('auth-refused', r),
+      );
       this.prepared = security;
       const xdsPort = await this.ads.listen(this.options.xds, {
         credentials: security.credentials,

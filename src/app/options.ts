@@ -52,10 +52,19 @@ export interface MockIstiodOptions {
   tls: boolean | Partial<TlsOptions>;
   /** The CA service beside ADS (TLS on or off); missing fields take Istio's defaults. */
   ca: Partial<CaOptions>;
+  /**
+   * Authenticate xDS streams on the TLS port as istiod does (default true): the pod's token
+   * (`authorization: Bearer <token>`, audience istio-ca) or a client certificate issued by the
+   * mock's CA; otherwise `UNAUTHENTICATED "authentication failure"`. False turns it off.
+   */
+  xdsAuth: boolean;
 }
 
 /** The options a mock istiod runs with: complete, checked, in the shape its rooms take. */
-export interface ResolvedOptions extends Omit<MockIstiodOptions, 'resources' | 'tls' | 'ca'> {
+export interface ResolvedOptions extends Omit<
+  MockIstiodOptions,
+  'resources' | 'tls' | 'ca' | 'xdsAuth'
+> {
   /** The start-up resources as sets (a bare list of resources is the default set). */
   resourceSets: readonly ResourceSetSpec[];
   /** TLS on the xDS port and the CA beside it, with Istio's defaults filled in. */
@@ -80,6 +89,7 @@ export function defaultOptions(): MockIstiodOptions {
     journalSize: DEFAULT_JOURNAL_SIZE,
     tls: false,
     ca: {},
+    xdsAuth: true,
   };
 }
 
@@ -108,7 +118,7 @@ function asResourceSets(resources: readonly unknown[]): readonly ResourceSetSpec
 }
 
 export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result<ResolvedOptions> {
-  const { tls, ca, resources, ...options } = { ...defaultOptions(), ...partial };
+  const { tls, ca, xdsAuth, resources, ...options } = { ...defaultOptions(), ...partial };
   const problems: Problem[] = [];
   checkEndpoint('xds', options.xds, problems);
   if (options.control) {
@@ -122,7 +132,7 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
       message: `expected a positive integer, found ${String(options.journalSize)}`,
     });
   }
-  const security = resolveSecurityOptions(tls, ca);
+  const security = resolveSecurityOptions(tls, ca, xdsAuth);
   if (!security.ok) problems.push(...security.problems);
   if (!Array.isArray(resources)) {
     problems.push({ path: 'resources', message: 'expected an array of resources' });

@@ -41,6 +41,12 @@ export interface SidecarBootstrapOptions {
   tlsRootCertPath: string | null;
   /** With TLS: the SNI sent, and the DNS name required on the control plane's certificate. */
   tlsServerName: string;
+  /**
+   * The pod's service account token, sent on the ADS stream as `authorization: Bearer <token>`
+   * (`initial_metadata` of the grpc_service), as istiod's TLS port requires; null sends none.
+   * pilot-agent adds it in its xDS proxy; a bootstrap without the agent must carry it inline.
+   */
+  xdsToken: string | null;
   /** Envoy's admin listener (a real sidecar: 127.0.0.1:15000; 0 lets the OS choose). */
   adminHost: string;
   adminPort: number;
@@ -120,6 +126,7 @@ export const DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS: Readonly<SidecarBootstrapOptions
   discoveryPort: SIDECAR_PORTS.discovery,
   tlsRootCertPath: null,
   tlsServerName: 'istiod.istio-system.svc',
+  xdsToken: null,
   adminHost: '127.0.0.1',
   adminPort: SIDECAR_PORTS.admin,
   agentPort: SIDECAR_PORTS.agentStatus,
@@ -177,6 +184,15 @@ function checkOptions(o: SidecarBootstrapOptions): Problem[] {
   }
   if (typeof o.tlsServerName !== 'string' || o.tlsServerName === '') {
     problems.push({ path: 'tlsServerName', message: 'must not be empty' });
+  }
+  if (
+    o.xdsToken !== null &&
+    (typeof o.xdsToken !== 'string' || !/^[\x21-\x7e]+$/.test(o.xdsToken))
+  ) {
+    problems.push({
+      path: 'xdsToken',
+      message: 'must be a token (printable ASCII, no spaces) or null',
+    });
   }
   return problems;
 }

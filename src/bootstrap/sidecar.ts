@@ -138,6 +138,9 @@ function makeDynamicResources(o: SidecarBootstrapOptions): JsonObject {
             cluster_name: o.adsClusterName,
             retry_policy: { retry_back_off: retryBackOff },
           },
+          ...(o.xdsToken !== null && {
+            initial_metadata: [{ key: 'authorization', value: `Bearer ${o.xdsToken}` }],
+          }),
         },
       ],
     },

@@ -18,9 +18,18 @@ import {
   type IstioCertificateResponse,
 } from './ca-proto.js';
 import { reviewToken, type ServiceAccountIdentity } from './service-account-token.js';
+import { bearerToken } from './bearer-token.js';
+import type { AuthRefusal } from '../core/stream-auth.js';
 
 /** istiod's status message for every authentication failure. */
 export const AUTHENTICATE_FAILURE = 'request authenticate failure';
+/**
+ * What a client sees asking istiod's plaintext 15010 for a certificate: the CA is not served
+ * there, so gRPC answers UNIMPLEMENTED with this text.
+ */
+export const PLAINTEXT_CA_REFUSAL = 'unknown service istio.v1.auth.IstioCertificateService';
+export const PLAINTEXT_CA_REASON =
+  'the CA signs only on a TLS port, as istiod (15012, not 15010): serve with --tls, or allow it with --plaintext-ca';
 /** The trailer carrying the precise reason a request was refused. */
 export const REASON_TRAILER = 'x-mock-istiod-reason';
 
@@ -32,6 +41,11 @@ export interface CaServiceDeps {
   options: CaOptions;
   log: Logger;
   now?: () => Date;
+  /** Refuse every request, as on istiod's plaintext port (the mock serves no TLS, and the
+   * CA was not allowed on plaintext). */
+  refusePlaintext?: boolean;
+  /** Told of every refused caller (metrics). */
+  onRefused?: (refusal: AuthRefusal) => void;
 }
 
 export interface GrpcServiceEntry {
@@ -69,20 +83,9 @@ function toServiceError(
   return { code: grpcStatus, details: message, metadata };
 }
 
-/** Istio's `ExtractBearerToken`, with its messages. */
-function bearerToken(metadata: grpc.Metadata): string | { reason: string } {
-  const values = metadata.get('authorization');
-  if (values.length === 0) return { reason: 'no HTTP authorization header exists' };
-  for (const value of values) {
-    if (typeof value === 'string' && value.startsWith('Bearer '))
-      return value.slice('Bearer '.length);
-  }
-  return { reason: 'no bearer token exists in HTTP authorization header' };
-}
-
 /** The caller's identity from its bearer token, or a `CA_REFUSED` error after istiod's log line. */
 function authenticate(call: UnaryCall, deps: CaServiceDeps, now: Date): ServiceAccountIdentity {
-  const token = bearerToken(call.metadata);
+  const token = bearerToken(call.metadata.get('authorization'));
   const review =
     typeof token === 'string'
       ? reviewToken(token, deps.jwtKey, deps.options.audiences, now)
@@ -95,6 +98,12 @@ function authenticate(call: UnaryCall, deps: CaServiceDeps, now: Date): ServiceA
     typeof token === 'string'
       ? `failed to validate the JWT from cluster "${cluster}": the token is not authenticated`
       : `target JWT extraction error: ${token.reason}`;
+  deps.onRefused?.({
+    service: 'ca',
+    reason: 'token',
+    peer: call.getPeer(),
+    detail: review.reason,
+  });
   deps.log.warn(
     { peer: call.getPeer(), reason: review.reason },
     `Failed to authenticate client from ${call.getPeer()}: Authenticator KubeJWTAuthenticator: ${detail}`,
@@ -135,6 +144,15 @@ export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
     call: UnaryCall,
     callback: grpc.sendUnaryData<IstioCertificateResponse>,
   ) => {
+    if (deps.refusePlaintext) {
+      const peer = call.getPeer();
+      deps.onRefused?.({ service: 'ca', reason: 'plaintext', peer, detail: PLAINTEXT_CA_REASON });
+      deps.log.warn({ peer }, `CSR refused: ${PLAINTEXT_CA_REASON}`);
+      callback(
+        toServiceError(grpc.status.UNIMPLEMENTED, PLAINTEXT_CA_REFUSAL, PLAINTEXT_CA_REASON),
+      );
+      return;
+    }
     Promise.resolve()
       .then(() => sign(call.request, authenticate(call, deps, now()), deps, now()))
       .then(

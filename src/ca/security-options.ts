@@ -32,6 +32,11 @@ export interface CaOptions {
   defaultCertTtlSeconds: number;
   /** The longest lifetime a request may ask for (Istio's `MAX_WORKLOAD_CERT_TTL`: 90 days). */
   maxCertTtlSeconds: number;
+  /**
+   * Sign CSRs on a plaintext xDS port too. istiod serves its CA only on the TLS port (15012),
+   * so by default a plaintext mock refuses them as istiod's 15010 does.
+   */
+  plaintext: boolean;
 }
 
 export const DEFAULT_CA_OPTIONS: Readonly<CaOptions> = Object.freeze({
@@ -39,6 +44,7 @@ export const DEFAULT_CA_OPTIONS: Readonly<CaOptions> = Object.freeze({
   trustDomain: 'cluster.local',
   defaultCertTtlSeconds: 24 * 3600,
   maxCertTtlSeconds: 90 * 24 * 3600,
+  plaintext: false,
 });
 
 /** Every name on a serving certificate the mock makes. */
@@ -49,6 +55,11 @@ export function servingHosts(tls: TlsOptions): string[] {
 export interface SecurityOptions {
   tls: TlsOptions | false;
   ca: CaOptions;
+  /**
+   * Authenticate xDS streams on the TLS port by the pod's token (or a client certificate from
+   * the mock's CA), as istiod does; false lets any stream in (for teaching). No effect without TLS.
+   */
+  xdsAuth: boolean;
 }
 
 function resolveTls(input: unknown, problems: Problem[]): TlsOptions | false {
@@ -93,6 +104,9 @@ function resolveCa(input: unknown, problems: Problem[]): CaOptions {
       problems.push({ path: `ca.${key}`, message: 'expected a positive whole number of seconds' });
     }
   }
+  if (typeof ca.plaintext !== 'boolean') {
+    problems.push({ path: 'ca.plaintext', message: 'expected true or false' });
+  }
   if (ca.defaultCertTtlSeconds > ca.maxCertTtlSeconds) {
     problems.push({
       path: 'ca.defaultCertTtlSeconds',
@@ -103,8 +117,18 @@ function resolveCa(input: unknown, problems: Problem[]): CaOptions {
 }
 
 /** Complete security options from the `tls` and `ca` a user gave, or every problem. */
-export function resolveSecurityOptions(tls: unknown, ca: unknown): Result<SecurityOptions> {
+export function resolveSecurityOptions(
+  tls: unknown,
+  ca: unknown,
+  xdsAuth: unknown = true,
+): Result<SecurityOptions> {
   const problems: Problem[] = [];
-  const value = { tls: resolveTls(tls, problems), ca: resolveCa(ca, problems) };
+  if (typeof xdsAuth !== 'boolean')
+    problems.push({ path: 'xdsAuth', message: 'expected true or false' });
+  const value = {
+    tls: resolveTls(tls, problems),
+    ca: resolveCa(ca, problems),
+    xdsAuth: xdsAuth !== false,
+  };
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
 }

@@ -25,6 +25,8 @@ import {
   type TlsMaterial,
 } from '../tls/tls-material.js';
 import { TLS_FILES } from '../tls/tls-files.js';
+import type { AuthRefusal, StreamAuthenticator } from '../core/stream-auth.js';
+import { createXdsAuthenticator } from './xds-auth.js';
 
 /** What a started mock tells about its TLS and CA, and the token minting it offers. */
 export interface MockSecurity {
@@ -39,6 +41,8 @@ export interface MockSecurity {
   /** Token audiences the CA accepts. */
   readonly audiences: readonly string[];
   readonly trustDomain: string;
+  /** Whether xDS streams are authenticated (TLS with `xdsAuth` on; docs/security.md). */
+  readonly xdsAuth: boolean;
   /**
    * Mints a service account token signed with the mock's key (defaults: namespace and
    * service account `default`, audience `istio-ca`, one hour). Give a wrong audience to see
@@ -52,6 +56,9 @@ export interface PreparedSecurity extends MockSecurity {
   readonly credentials: grpc.ServerCredentials;
   /** `istio.v1.auth.IstioCertificateService`, served beside ADS. */
   readonly caService: GrpcServiceEntry;
+  /** Authenticates xDS streams (TLS with `xdsAuth` on); undefined: every stream is let in. */
+  readonly authenticate: StreamAuthenticator | undefined;
+
   /** Removes a temporary directory the mock made for itself. */
   dispose(): void;
 }
@@ -60,6 +67,7 @@ export interface PreparedSecurity extends MockSecurity {
 export async function prepareSecurity(
   options: SecurityOptions,
   log: Logger,
+  onRefused?: (refusal: AuthRefusal) => void,
 ): Promise<PreparedSecurity> {
   const { tls, ca: caOptions } = options;
   // `tls: true` without a directory: one of its own, removed again at close.
@@ -77,6 +85,8 @@ export async function prepareSecurity(
     throw err;
   }
   const { rootCertPem, jwtKey } = material;
+  const { audiences, trustDomain } = caOptions;
+  const xdsAuth = tls !== false && options.xdsAuth;
   return {
     tls: tls !== false,
     rootCert: rootCertPem,
@@ -85,7 +95,19 @@ export async function prepareSecurity(
     audiences: caOptions.audiences,
     trustDomain: caOptions.trustDomain,
     credentials: tlsCredentials(material),
-    caService: createCaService({ ca: material.ca, rootCertPem, jwtKey, options: caOptions, log }),
+    caService: createCaService({
+      ca: material.ca,
+      rootCertPem,
+      jwtKey,
+      options: caOptions,
+      log,
+      refusePlaintext: tls === false && !caOptions.plaintext,
+      onRefused,
+    }),
+    xdsAuth,
+    authenticate: xdsAuth
+      ? createXdsAuthenticator({ jwtKey, audiences, trustDomain, log })
+      : undefined,
     createToken: (request = {}) => createToken(jwtKey, request),
     dispose,
   };
@@ -113,16 +135,37 @@ async function loadMaterial(
 }
 
 /**
- * TLS with the serving certificate, when there is one; client certificates are not asked for
- * (istiod accepts but does not require them).
+ * TLS with the serving certificate, when there is one. Client certificates are asked for but
+ * not required, as istiod does: Envoy sends none and authenticates with its token; a client
+ * with a certificate from the mock's CA (istioctl's `--cert-dir`) is verified against the root.
  */
-function tlsCredentials(material: Partial<TlsMaterial>): grpc.ServerCredentials {
-  const { certChainPem, keyPem } = material;
+function tlsCredentials(material: CaMaterial & Partial<TlsMaterial>): grpc.ServerCredentials {
+  const { certChainPem, keyPem, rootCertPem } = material;
   if (certChainPem === undefined || keyPem === undefined) {
     return grpc.ServerCredentials.createInsecure();
   }
-  const pair = { cert_chain: Buffer.from(certChainPem), private_key: Buffer.from(keyPem) };
-  return grpc.ServerCredentials.createSsl(null, [pair], false);
+  return grpc.experimental.createCertificateProviderServerCredentials(
+    staticCertificates({ certificate: Buffer.from(certChainPem), privateKey: Buffer.from(keyPem) }),
+    staticCertificates(undefined, { caCertificate: Buffer.from(rootCertPem) }),
+    false,
+  );
+}
+
+/**
+ * A grpc-js certificate provider that hands out the same certificates for ever. grpc-js adds
+ * its listeners before it registers the server that waits for them, so they are told on the
+ * next tick rather than at once.
+ */
+function staticCertificates(
+  identity: grpc.experimental.IdentityCertificateUpdate | undefined,
+  ca?: grpc.experimental.CaCertificateUpdate,
+): grpc.experimental.CertificateProvider {
+  return {
+    addCaCertificateListener: (listener) => queueMicrotask(() => listener(ca ?? null)),
+    removeCaCertificateListener: () => undefined,
+    addIdentityCertificateListener: (listener) => queueMicrotask(() => listener(identity ?? null)),
+    removeIdentityCertificateListener: () => undefined,
+  };
 }
 
 function createToken(key: KeyObject, request: Partial<TokenRequest>): MintedToken {

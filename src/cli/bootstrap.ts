@@ -3,7 +3,7 @@
  * from the same inputs (the pod's environment variables and the discovery address), and
  * optionally has the real Envoy validate it. The flag set is shared with `mock-istiod agent`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
@@ -32,6 +32,7 @@ export const POD_BOOTSTRAP_FLAGS = {
   'readiness-port': { type: 'string' },
   'prometheus-port': { type: 'string' },
   'tls-root-cert': { type: 'string' },
+  'token-file': { type: 'string' },
 } as const;
 
 export const POD_BOOTSTRAP_HELP = `Inputs, as pilot-agent reads them: the environment variables POD_NAME, POD_NAMESPACE,
@@ -47,7 +48,10 @@ INSTANCE_IP and SERVICE_ACCOUNT (required), and every ISTIO_META_<KEY> (node met
   --prometheus-port <port>         Envoy's Prometheus listener (default ${SIDECAR_PORTS.prometheus})
   --tls-root-cert <file>           connect to the control plane over TLS, trusting this root
                                    certificate (\`mock-istiod serve --tls\` writes root-cert.pem;
-                                   Envoy expects the name istiod.istio-system.svc on its certificate)`;
+                                   Envoy expects the name istiod.istio-system.svc on its certificate)
+  --token-file <file>              send this service account token on the ADS stream, as
+                                   pilot-agent does (\`mock-istiod token\` mints one; a TLS mock
+                                   refuses streams without it unless it runs --xds-auth=off)`;
 
 export const BOOTSTRAP_USAGE = `Usage: mock-istiod bootstrap [options]
 
@@ -93,6 +97,7 @@ export function podBootstrapInput(
     readinessPort: port('--readiness-port', values['readiness-port'], SIDECAR_PORTS.readiness),
     prometheusPort: port('--prometheus-port', values['prometheus-port'], SIDECAR_PORTS.prometheus),
     tlsRootCertPath: tlsRootCert(values['tls-root-cert']),
+    xdsToken: tokenFile(values['token-file']),
   };
   const identity = podIdentityFromEnv(env);
   if (!identity.ok) return { ok: false, message: describePodEnvProblems(identity.problems) };
@@ -108,6 +113,25 @@ function tlsRootCert(value: string | undefined): string | null {
       '--tls-root-cert: expected the path of a PEM root certificate',
     );
   return resolve(value);
+}
+
+/** The token in `file` (pilot-agent's `var/run/secrets/tokens/istio-token`), or null. */
+function tokenFile(file: string | undefined): string | null {
+  if (file === undefined) return null;
+  let token: string;
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new MockIstiodError('USAGE', `--token-file: cannot read ${file} (${reason})`);
+  }
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new MockIstiodError(
+      'USAGE',
+      `--token-file: ${file} does not hold a token (one line, e.g. from \`mock-istiod token\`)`,
+    );
+  }
+  return token;
 }
 
 /** `host:port` or `[v6]:port`, port 1-65535. */

@@ -8,6 +8,7 @@ import { bootstrap } from './bootstrap.js';
 import { agent } from './agent.js';
 import { pilotAgent } from './pilot-agent.js';
 import { token } from './token.js';
+import { installEnvoy } from './install-envoy.js';
 
 export interface Command {
   summary: string;
@@ -28,4 +29,8 @@ export const COMMANDS: Record<string, Command> = {
     run: pilotAgent,
   },
   token: { summary: "mint a service account token for the mock's CA service", run: token },
+  'install-envoy': {
+    summary: 'install the pinned Envoy where the library looks for it (needs Python 3)',
+    run: installEnvoy,
+  },
 };

@@ -7,43 +7,20 @@
  */
 import { rankedTypes, shortTypeName } from '../core/types/registry.js';
 import { CLIENT_CONFIG_TYPE } from '../xds/type-urls.js';
+import {
+  clientConfigJson,
+  configStatus,
+  sentAt,
+  type ResourceStatus,
+  type SyncStatusJson,
+} from '../control/client-config.js';
 import { humanDuration } from './human-duration.js';
 import { formatTable } from './tabwriter.js';
 
-/** One entry of `/debug/syncz` (istiod's `SyncStatus`), as far as the table needs it. */
-export interface SyncStatusJson {
-  cluster_id?: string;
-  proxy?: string;
-  istio_version?: string;
-  resources?: Record<
-    string,
-    { sent?: string; acked?: string; sentTime?: string; lastError?: string }
-  >;
-}
-
-type ResourceStatus = NonNullable<SyncStatusJson['resources']>[string];
-
-/** CSDS's `ConfigStatus` names, which istioctl's JSON uses. */
-export type ConfigStatus = 'SYNCED' | 'NOT_SENT' | 'STALE' | 'ERROR';
+export type { SyncStatusJson } from '../control/client-config.js';
 
 /** istioctl's type columns, in its order: CDS LDS EDS RDS ECDS. */
 export const TABLE_TYPES = rankedTypes((t) => t.proxyStatusColumn).map((t) => t.typeUrl);
-
-const GO_ZERO_TIME_PREFIX = '0001-01-01';
-
-/** istiod's `debugSyncStatus`. */
-export function configStatus(resource: ResourceStatus): ConfigStatus {
-  if (resource.lastError) return 'ERROR';
-  if (!resource.sent) return 'NOT_SENT';
-  return resource.acked === resource.sent ? 'SYNCED' : 'STALE';
-}
-
-function sentAt(resource: ResourceStatus): number | undefined {
-  const time = resource.sentTime;
-  if (!time || time.startsWith(GO_ZERO_TIME_PREFIX)) return undefined;
-  const ms = Date.parse(time);
-  return Number.isNaN(ms) ? undefined : ms;
-}
 
 /** istioctl's `formatStatus`: the status, and how long ago the last response went out. */
 export function statusCell(resource: ResourceStatus | undefined, nowMs: number): string {
@@ -88,33 +65,10 @@ export function errorLines(statuses: readonly SyncStatusJson[]): string[] {
   );
 }
 
-function genericXdsConfig(typeUrl: string, resource: ResourceStatus): Record<string, unknown> {
-  const status = configStatus(resource);
-  const at = sentAt(resource);
-  const lastUpdated = at === undefined ? undefined : new Date(at).toISOString();
-  return {
-    typeUrl,
-    configStatus: status,
-    ...(lastUpdated && status !== 'NOT_SENT' && { lastUpdated }),
-    ...(resource.lastError && {
-      errorState: { lastUpdateAttempt: lastUpdated, details: resource.lastError },
-    }),
-  };
-}
-
 /** istioctl's `-o json`: a DiscoveryResponse whose resources are CSDS `ClientConfig`s. */
 export function proxyStatusJson(statuses: readonly SyncStatusJson[]): Record<string, unknown> {
   return {
-    resources: statuses.map((s) => ({
-      '@type': CLIENT_CONFIG_TYPE,
-      node: {
-        id: s.proxy ?? '',
-        metadata: { CLUSTER_ID: s.cluster_id ?? '', ISTIO_VERSION: s.istio_version ?? '' },
-      },
-      genericXdsConfigs: Object.entries(s.resources ?? {})
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([typeUrl, resource]) => genericXdsConfig(typeUrl, resource)),
-    })),
+    resources: statuses.map((s) => clientConfigJson(s)),
     typeUrl: CLIENT_CONFIG_TYPE,
   };
 }

@@ -3,7 +3,7 @@
  * lab's resources, until SIGINT/SIGTERM.
  */
 import * as grpc from '@grpc/grpc-js';
-import { makeLabResources, LAB_DEFAULTS } from '../resources/lab.js';
+import { makeLabResources, LAB_DEFAULTS, LAB_VARIANTS, type LabVariant } from '../resources/lab.js';
 import { createMockIstiod } from '../app/mock-istiod.js';
 import { DEFAULT_HOST } from '../app/options.js';
 import { parseFlags } from './flags.js';
@@ -32,7 +32,10 @@ Options (environment variable in brackets):
   --withhold-first         accept streams but send nothing until POST /control/release
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
-${FAULT_USAGE}  --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
+${FAULT_USAGE}  --lab <variant>          which lab to serve: lab (the course's), eds-rds (endpoints over
+                           EDS, routes over RDS) or mtls (virtualInbound in Istio's mutual TLS,
+                           certificates over SDS from sds-grpc; docs/resources.md) (default lab)
+  --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
   --inbound-port <port>    virtualInbound port (default ${LAB_DEFAULTS.inboundPort})
   --outbound-port <port>   virtualOutbound port (default ${LAB_DEFAULTS.outboundPort})
   --app-address <addr>     the app behind inbound|<port>|| (default ${LAB_DEFAULTS.appAddress})
@@ -52,6 +55,7 @@ const OPTIONS = {
   resources: { type: 'string' },
   fault: { type: 'string', multiple: true },
   scenario: { type: 'string' },
+  lab: { type: 'string' },
   'listener-address': { type: 'string' },
   'inbound-port': { type: 'string' },
   'outbound-port': { type: 'string' },
@@ -75,7 +79,14 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),
   );
   const faultFlags = parseFaultFlags(values.fault, values.scenario);
+  const variant = parseChoice(
+    '--lab',
+    values.lab,
+    Object.keys(LAB_VARIANTS) as LabVariant[],
+    'lab',
+  );
   const resources = makeLabResources({
+    ...LAB_VARIANTS[variant],
     listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
     inboundPort: parsePort('--inbound-port', values['inbound-port'], LAB_DEFAULTS.inboundPort),
     outboundPort: parsePort('--outbound-port', values['outbound-port'], LAB_DEFAULTS.outboundPort),

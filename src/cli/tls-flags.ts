@@ -18,6 +18,8 @@ export const TLS_FLAGS = {
   'tls-host': { type: 'string', multiple: true },
   'token-audience': { type: 'string', multiple: true },
   'trust-domain': { type: 'string' },
+  'xds-auth': { type: 'string' },
+  'plaintext-ca': { type: 'boolean', default: false },
 } as const;
 
 export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over TLS, as istiod's 15012; writes
@@ -30,6 +32,9 @@ export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over
   --token-audience <aud>   an audience the CA accepts in tokens (repeatable) [TOKEN_AUDIENCES,
                            comma-separated] (default ${DEFAULT_CA_OPTIONS.audiences.join(',')})
   --trust-domain <domain>  SPIFFE trust domain of issued certificates (default ${DEFAULT_CA_OPTIONS.trustDomain})
+  --xds-auth <on|off>      with TLS, refuse xDS streams without the pod's token (or a client
+                           certificate from the mock's CA) as istiod does (default on)
+  --plaintext-ca           sign CSRs on a plaintext port too (istiod refuses them on 15010)
 `;
 
 interface TlsFlagValues {
@@ -38,13 +43,15 @@ interface TlsFlagValues {
   'tls-host'?: string[];
   'token-audience'?: string[];
   'trust-domain'?: string;
+  'xds-auth'?: string;
+  'plaintext-ca'?: boolean;
 }
 
 /** The `tls` and `ca` options the flags and environment ask for. */
 export function parseTlsFlags(
   values: TlsFlagValues,
   env: NodeJS.ProcessEnv,
-): Pick<MockIstiodOptions, 'tls' | 'ca'> {
+): Pick<MockIstiodOptions, 'tls' | 'ca' | 'xdsAuth'> {
   const dir = values['tls-dir'] ?? (env.MOCK_ISTIOD_TLS_DIR || undefined);
   if (dir === '') throw new MockIstiodError('USAGE', '--tls-dir: expected a directory');
   const on = values.tls === true || dir !== undefined || (values['tls-host'] ?? []).length > 0;
@@ -63,11 +70,17 @@ export function parseTlsFlags(
       `--trust-domain: expected a domain such as cluster.local, got "${trustDomain}"`,
     );
   }
+  const xdsAuth = values['xds-auth'] ?? 'on';
+  if (xdsAuth !== 'on' && xdsAuth !== 'off') {
+    throw new MockIstiodError('USAGE', `--xds-auth: expected on or off, got "${xdsAuth}"`);
+  }
   return {
     tls: on ? { dir: dir ?? DEFAULT_CLI_TLS_DIR, hosts: values['tls-host'] ?? [] } : false,
     ca: {
       ...(audiences && audiences.length > 0 ? { audiences } : {}),
       ...(trustDomain ? { trustDomain } : {}),
+      ...(values['plaintext-ca'] === true ? { plaintext: true } : {}),
     },
+    xdsAuth: xdsAuth === 'on',
   };
 }

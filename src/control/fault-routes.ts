@@ -1,7 +1,7 @@
 /**
  * The fault endpoints of the control API: the scenarios (with their parameters' JSON
- * Schema), the faults applied (apply, list, inspect, remove), per-test cleanup, and the two
- * server operations tests reach for most: push again, and disconnect streams.
+ * Schema), the faults applied (apply, list, inspect, remove), per-test cleanup, and the
+ * server operations tests reach for most: push again, disconnect streams, port down and up.
  */
 import {
   describeScenario,
@@ -145,6 +145,24 @@ export function faultRoutes(target: FaultTarget): Route[] {
         const read = readSelector(body, ['node', 'types']);
         if ('problems' in read) return problemsResponse('invalid push', read.problems);
         return { status: 200, body: { streams: target.push(read.selector) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/control/down',
+      summary: 'close the xDS port, as when istiod goes away, until POST /control/up',
+      handle: async () => {
+        await target.down();
+        return { status: 200, body: { serving: target.serving } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/control/up',
+      summary: 'open the xDS port again on the same address',
+      handle: async () => {
+        await target.up();
+        return { status: 200, body: { serving: target.serving } };
       },
     },
     {

@@ -40,6 +40,9 @@ export interface FaultTarget {
   reset(): Promise<void>;
   push(selector?: StreamSelector): number;
   disconnect(selector?: StreamSelector, code?: grpc.status, message?: string): number;
+  /** Closes the xDS port (open streams end with UNAVAILABLE); `up()` opens it again. */
+  down(): Promise<void>;
+  up(): Promise<void>;
   readonly serving: boolean;
   readonly withheld: boolean;
 }

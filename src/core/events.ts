@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ProxyIdentity } from './identity.js';
+import type { AuthRefusal } from './stream-auth.js';
 import type { RequestOutcome } from './stream-state.js';
 import type { TypeState } from './stream-state.js';
 import type { TypeSnapshot } from './snapshot.js';
@@ -59,6 +60,8 @@ export interface ServerEvents {
   'resources-error': [path: string, problems: Problem[]];
   /** Two connected proxies claim the same identity (istiod cannot tell them apart). */
   collision: [collision: NodeCollision];
+  /** The security side refused a caller: an unauthenticated xDS stream or CA request. */
+  'auth-refused': [refusal: AuthRefusal];
 }
 
 export interface NodeCollision {

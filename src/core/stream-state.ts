@@ -47,4 +47,6 @@ export type RequestOutcome =
    * Envoy repeats its request this way (error_detail cleared once sent). Not an ACK. */
   | { kind: 'repeat'; typeUrl: string; version: string }
   | { kind: 'nack'; typeUrl: string; nack: Nack }
-  | { kind: 'stale'; typeUrl: string; nonce: string; expected: string | undefined };
+  | { kind: 'stale'; typeUrl: string; nonce: string; expected: string | undefined }
+  /** One of istiod's debug types (`istio.io/debug…`): answered every time, never watched. */
+  | { kind: 'debug'; typeUrl: string; names: readonly string[] };

@@ -2,17 +2,27 @@
  * Locates the real Envoy binary used by tests, the agent and the demo: `ENVOY_BIN` when set,
  * otherwise the one `scripts/install-envoy.sh` installs into `<package root>/.venv/bin/envoy`.
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MockIstiodError } from '../util/errors.js';
 import { packageRoot } from '../util/package-root.js';
+
+/**
+ * How to install Envoy, from where the user is: in a git checkout of this project the npm
+ * script; from an installed package (no `.git` beside its package.json) the CLI verb, which
+ * runs the same script shipped in the package.
+ */
+export function installEnvoyAdvice(root: string = packageRoot()): string {
+  return existsSync(join(root, '.git'))
+    ? 'run `npm run install-envoy` (scripts/install-envoy.sh) or set ENVOY_BIN'
+    : 'run `npx mock-istiod install-envoy` (needs Python 3) or set ENVOY_BIN';
+}
 
 /** The Envoy binary is missing or not executable; the message says how to fix it. */
 function envoyNotFoundError(path: string): MockIstiodError<'ENVOY_NOT_FOUND'> {
   return new MockIstiodError(
     'ENVOY_NOT_FOUND',
-    `Envoy binary not found at ${path}: run \`npm run install-envoy\` ` +
-      '(scripts/install-envoy.sh) or set ENVOY_BIN',
+    `Envoy binary not found at ${path}: ${installEnvoyAdvice()}`,
     { details: { path } },
   );
 }

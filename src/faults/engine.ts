@@ -46,7 +46,8 @@ export class FaultEngine implements ResponsePolicy {
   private readonly faults = new Map<string, Fault>();
   private readonly listeners = new Set<() => void>();
   private readonly history = new SnapshotHistory();
-  private counter = 0;
+  /** Per scenario: how many faults of it got a default id since start or the last `clear()`. */
+  private readonly counters = new Map<string, number>();
 
   constructor(private readonly options: FaultEngineOptions) {
     options.host.events.on('stream-close', (stream) => this.history.forget(stream.connectionId));
@@ -134,13 +135,14 @@ export class FaultEngine implements ResponsePolicy {
     return info;
   }
 
-  /** Removes every fault. */
+  /** Removes every fault, and starts the default ids of every scenario again at 1. */
   async clear(): Promise<FaultInfo[]> {
     const removed: FaultInfo[] = [];
     for (const id of [...this.faults.keys()].reverse()) {
       const info = await this.remove(id);
       if (info) removed.push(info);
     }
+    this.counters.clear();
     return removed;
   }
 
@@ -197,10 +199,17 @@ export class FaultEngine implements ResponsePolicy {
     });
   }
 
+  /**
+   * `<scenario>-<n>`: n counts the faults of that scenario given a default id since the
+   * engine started or was last cleared, so the first `down` is `down-1` whatever else was
+   * applied before it. An id in use (one the caller chose) is skipped.
+   */
   private nextId(scenario: string): string {
+    let n = this.counters.get(scenario) ?? 0;
     let id: string;
-    do id = `${scenario}-${++this.counter}`;
+    do id = `${scenario}-${++n}`;
     while (this.faults.has(id));
+    this.counters.set(scenario, n);
     return id;
   }
 

@@ -6,8 +6,13 @@
 import type { RequestOutcome } from '../core/stream-state.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 
+/** Debug requests (istioctl's) are answered apart and never journaled. */
 export type JournalKind =
-  'open' | 'close' | 'rejected' | 'response' | Exclude<RequestOutcome['kind'], 'rejected'>;
+  | 'open'
+  | 'close'
+  | 'rejected'
+  | 'response'
+  | Exclude<RequestOutcome['kind'], 'rejected' | 'debug'>;
 
 export interface JournalEntry {
   /** Sequence number, from 1, never reused. */
@@ -153,7 +158,7 @@ export function attachJournal(journal: Journal, events: ServerEventEmitter): () 
     'stream-rejected': (peer: string, message: string) =>
       journal.record({ kind: 'rejected', direction: 'stream', peer, reason: message }),
     request: (stream: StreamView, outcome: RequestOutcome) => {
-      if (outcome.kind === 'rejected') return;
+      if (outcome.kind === 'rejected' || outcome.kind === 'debug') return;
       journal.record({
         kind: outcome.kind,
         direction: 'request',

@@ -3,6 +3,7 @@
  * `_total`). Gauges about the streams are computed when scraped, from the same stream views
  * the debug endpoints show, so they can never drift from them.
  */
+import type { AuthRefusal } from '../core/stream-auth.js';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { SYNC_STATES, syncState } from '../core/sync-status.js';
 import type { StreamView } from '../core/events.js';
@@ -18,6 +19,8 @@ export interface MetricsSources {
 export interface MockMetrics {
   request(typeUrl: string, kind: string): void;
   streamRejected(): void;
+  /** The security side refused a caller (see `AuthRefusal`). */
+  authRefused(refusal: AuthRefusal): void;
   faultApplied(scenario: string): void;
 }
 
@@ -31,7 +34,19 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
   });
   const rejected = new Counter({
     name: 'mock_istiod_streams_rejected_total',
-    help: 'Streams refused before they had an identity (missing or malformed node).',
+    help: 'Streams refused before they had an identity (no valid token on the TLS port, or a missing or malformed node).',
+    registers,
+  });
+  const refusals = new Counter({
+    name: 'mock_istiod_auth_refusals_total',
+    help: 'Callers refused by the security side, by service (xds: a stream without a valid token or client certificate on the TLS port; ca: a CSR) and reason (token, plaintext).',
+    labelNames: ['service', 'reason'],
+    registers,
+  });
+  // istiod's CA counter (security/pkg/server/ca/monitoring.go), no `_total` like istiod's.
+  const caAuthFailures = new Counter({
+    name: 'citadel_server_authentication_failure_count',
+    help: 'The number of authentication failures.',
     registers,
   });
   const faults = new Counter({
@@ -78,6 +93,10 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
   return {
     request: (typeUrl, kind) => requests.inc({ type: shortTypeName(typeUrl), kind }),
     streamRejected: () => rejected.inc(),
+    authRefused: ({ service, reason }) => {
+      refusals.inc({ service, reason });
+      if (service === 'ca' && reason === 'token') caAuthFailures.inc();
+    },
     faultApplied: (scenario) => faults.inc({ scenario }),
   };
 }

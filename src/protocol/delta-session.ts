@@ -11,6 +11,7 @@ import type { TypeSnapshot, Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
 import { isWildcardType } from '../core/types/registry.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
+import { isDebugType } from '../xds/type-urls.js';
 import { BaseSession, nextNonce } from './session.js';
 import { type TypeState } from '../core/stream-state.js';
 import type { RequestOutcome } from '../core/stream-state.js';
@@ -39,12 +40,18 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     const refusal = this.admit(request.node, request.type_url);
     if (refusal) return { kind: 'rejected', message: refusal };
     const typeUrl = request.type_url;
+    if (isDebugType(typeUrl)) {
+      return { kind: 'debug', typeUrl, names: request.resource_names_subscribe };
+    }
     const existing = this.types.get(typeUrl);
     const state = existing ?? this.create(typeUrl, request);
     const added = this.applySubscription(state, request, existing === undefined);
     // A request may ACK the last response and change the subscription at once.
     if (added) this.owed.add(typeUrl);
-    const ackOutcome = this.classifyNonce(state, request);
+    // istiod's shouldRespondDelta: the first request of a type on this stream is answered
+    // whatever nonce it carries (there is nothing it could be stale against); later nonces are
+    // checked against the last one sent.
+    const ackOutcome = existing ? this.classifyNonce(state, request) : undefined;
     if (ackOutcome) return ackOutcome;
     if (!existing) {
       this.owed.add(typeUrl);

@@ -10,6 +10,7 @@
  */
 import { isWildcardType } from '../core/types/registry.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
+import { isDebugType } from '../xds/type-urls.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';
 import { BaseSession } from './session.js';
@@ -30,17 +31,24 @@ export class SotwSession extends BaseSession<TypeState> {
     const refusal = this.admit(request.node, request.type_url);
     if (refusal) return { kind: 'rejected', message: refusal };
     const typeUrl = request.type_url;
+    // istiod answers every debug request and starts no watch for it (its processRequest).
+    if (isDebugType(typeUrl)) return { kind: 'debug', typeUrl, names: request.resource_names };
     const names = requestedNames(typeUrl, request.resource_names);
     const current = this.types.get(typeUrl);
-    if (request.response_nonce === '') return this.subscribe(typeUrl, names, request.version_info);
-    if (!current?.sent || current.sent.nonce !== request.response_nonce) {
+    // istiod's ShouldRespond: a request without a nonce, or the first request of a type on this
+    // stream whatever nonce it carries (a client reconnecting to a new control plane, or
+    // istioctl, which sends one on its first request), is answered with the current set.
+    if (request.response_nonce === '' || !current) {
+      return this.subscribe(typeUrl, names, request.version_info);
+    }
+    if (!current.sent || current.sent.nonce !== request.response_nonce) {
       // A nonce other than the last one sent answers an older response: ignore it
       // (xDS protocol, "ACK/NACK and resource type instance version").
       return {
         kind: 'stale',
         typeUrl,
         nonce: request.response_nonce,
-        expected: current?.sent?.nonce,
+        expected: current.sent?.nonce,
       };
     }
     if (request.error_detail) return this.recordNack(current, request);

@@ -6,11 +6,15 @@
  * - `virtualOutbound` 127.0.0.1:10081, OUTBOUND, every path → `BlackHoleCluster`;
  * - `BlackHoleCluster` STATIC with no endpoints (so: 503 `no healthy upstream`);
  * - `inbound|8101||` STATIC, one endpoint 127.0.0.1:8101.
+ *
+ * Named variants (`LAB_VARIANTS`, `serve --lab <name>`): `eds-rds` (endpoints over EDS, routes
+ * over RDS) and `mtls` (virtualInbound terminates Istio's mutual TLS with SDS secrets).
  */
 import { makeStaticCluster } from './cluster.js';
 import type { EnvoyResource } from './types.js';
 import { makeClusterLoadAssignment, makeEdsCluster } from './endpoint.js';
 import { makeHttpListener, makeRouteConfiguration } from './listener.js';
+import { makeIstioInboundTls } from './istio-mtls.js';
 
 export interface LabOptions {
   /** Address the two listeners bind (default 127.0.0.1). */
@@ -23,6 +27,13 @@ export interface LabOptions {
   /** `static`: STATIC clusters and inline routes (the course's lab); `eds-rds`: the app's
    * endpoints over EDS and both listeners' routes over RDS, as a real mesh serves them. */
   discovery: 'static' | 'eds-rds';
+  /**
+   * Terminate mutual TLS on virtualInbound as an istiod sidecar does in STRICT mode: the
+   * workload certificate `default` and the root `ROOTCA`, both over SDS from the `sds-grpc`
+   * cluster of Istio's bootstrap (src/resources/istio-mtls.ts). Needs that bootstrap (the real
+   * pilot-agent's); a client must present a certificate from the same CA.
+   */
+  mtls: boolean;
 }
 
 export const LAB_DEFAULTS: Readonly<LabOptions> = Object.freeze({
@@ -32,7 +43,18 @@ export const LAB_DEFAULTS: Readonly<LabOptions> = Object.freeze({
   appAddress: '127.0.0.1',
   appPort: 8101,
   discovery: 'static',
+  mtls: false,
 });
+
+/** The lab's named variants, as `serve --lab <name>` and resource files name them. */
+export const LAB_VARIANTS = {
+  /** The course's lab: STATIC clusters, inline routes, plaintext. */
+  lab: {},
+  'eds-rds': { discovery: 'eds-rds' },
+  mtls: { mtls: true },
+} as const satisfies Record<string, Partial<LabOptions>>;
+
+export type LabVariant = keyof typeof LAB_VARIANTS;
 
 /** Istio's name for the inbound cluster of a port: `inbound|<port>||`. */
 export function inboundClusterName(port: number): string {
@@ -65,6 +87,7 @@ export function makeLabResources(overrides: Partial<LabOptions> = {}): EnvoyReso
       cluster: inboundCluster,
       statPrefix: `inbound_0.0.0.0_${options.inboundPort}`,
       rds,
+      ...(options.mtls && { transportSocket: makeIstioInboundTls() }),
     }),
     makeHttpListener({
       name: 'virtualOutbound',

@@ -21,6 +21,8 @@ export interface HttpListenerOptions extends SocketAddress {
   routeConfigName?: string;
   /** Fetch the route configuration over RDS instead of inlining it. */
   rds?: boolean;
+  /** The filter chain's `transport_socket` (e.g. Istio's inbound mutual TLS); none: plaintext. */
+  transportSocket?: object;
 }
 
 /** A route configuration with one virtual host sending every domain and path to `cluster`. */
@@ -68,6 +70,7 @@ export function makeHttpListener(options: HttpListenerOptions) {
             },
           },
         ],
+        ...(options.transportSocket && { transport_socket: options.transportSocket }),
       },
     ],
   };

@@ -9,6 +9,7 @@ import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
+import type { StreamCredentials } from '../core/stream-auth.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -33,6 +34,34 @@ export interface AdsServer {
   readonly listening: boolean;
 }
 
+/** What the caller of a stream shows: its metadata and a client certificate TLS verified. */
+function credentialsOf(call: AdsCall): StreamCredentials {
+  const strings = (key: string) =>
+    call.metadata.get(key).filter((v): v is string => typeof v === 'string');
+  return {
+    peer: call.getPeer(),
+    authorization: strings('authorization'),
+    clusterId: strings('clusterid')[0],
+    peerCertificate: call.getAuthContext().sslPeerCertificate?.raw,
+  };
+}
+
+/**
+ * istiod authenticates a stream before it reads a request: refused, the stream ends with
+ * `UNAUTHENTICATED` and istiod's message, and never gets a session. Returns the identities
+ * proven (empty when the port authenticates nothing), or undefined when refused.
+ */
+function authenticate(call: AdsCall, ctx: StreamContext): readonly string[] | undefined {
+  const auth = ctx.authenticate?.(credentialsOf(call));
+  if (!auth) return [];
+  if (auth.ok) return auth.identities;
+  const peer = call.getPeer();
+  ctx.events.emit('auth-refused', { service: 'xds', reason: 'token', peer, detail: auth.reason });
+  ctx.events.emit('stream-rejected', peer, auth.message);
+  call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: auth.message });
+  return undefined;
+}
+
 export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
   let server: grpc.Server | undefined;
   let lastTransport: AdsTransport = {};
@@ -46,10 +75,12 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {
-      track(new SotwStream(call, ctx), call);
+      const identities = authenticate(call, ctx);
+      if (identities) track(Object.assign(new SotwStream(call, ctx), { identities }), call);
     },
     DeltaAggregatedResources(call: AdsCall) {
-      track(new DeltaStream(call, ctx), call);
+      const identities = authenticate(call, ctx);
+      if (identities) track(Object.assign(new DeltaStream(call, ctx), { identities }), call);
     },
   };
 

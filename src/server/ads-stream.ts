@@ -7,6 +7,7 @@
  * Subclasses (sotw-stream.ts, delta-stream.ts) decode their request type and build their
  * response type; nothing else differs.
  */
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -20,6 +21,8 @@ import type { AdsCall } from './ads-service.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { ResponseDecision, ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
+import type { DebugAnswer, DebugAnswerer, DebugResource } from '../core/debug-answer.js';
+import { authorizeStream, type StreamAuthenticator } from '../core/stream-auth.js';
 
 export interface StreamContext {
   /** The snapshot a proxy is served from (per-node selection happens here). */
@@ -32,6 +35,10 @@ export interface StreamContext {
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */
   connectionId(proxyId: string): string;
   register(stream: AdsStream): void;
+  /** Authenticates each stream before its first request; undefined: every stream is let in. */
+  authenticate?: StreamAuthenticator;
+  /** Answers istiod's debug types; without it they are answered with no resources. */
+  debug?: DebugAnswerer;
   unregister(stream: AdsStream): void;
 }
 
@@ -51,6 +58,9 @@ export abstract class AdsStream {
   readonly connectedAt = new Date();
   readonly peer: string;
   connectionId = '';
+  /** The SPIFFE identities its caller proved (empty when the port authenticates nothing). */
+  identities: readonly string[] = [];
+  private authorized = false;
   private flushing = false;
   private closed = false;
   /** Registered and announced (`stream-open`): only such a stream announces its close. */
@@ -77,6 +87,13 @@ export abstract class AdsStream {
 
   /** Decodes the bytes and lets the session classify the request (throws on bad bytes). */
   protected abstract classify(bytes: Buffer): RequestOutcome;
+  /** Encodes a complete response of a debug type. */
+  protected abstract encodeDebug(
+    typeUrl: string,
+    resources: readonly DebugResource[],
+    version: string,
+    nonce: string,
+  ): Buffer;
   /** Builds the response for a type, or undefined when there is nothing to say. */
   protected abstract build(
     state: TypeState,
@@ -162,11 +179,61 @@ export abstract class AdsStream {
       this.end(grpc.status.INVALID_ARGUMENT, outcome.message);
       return;
     }
+    if (!this.authorized && !this.authorize()) return;
+    if (outcome.kind === 'debug') {
+      this.answerDebug(outcome.typeUrl, outcome.names);
+      return;
+    }
     const view = this.view() as StreamView;
     if (!this.opened) this.open(view);
     logOutcome(this.ctx.log, this.connectionId, outcome, this.snapshot());
     this.ctx.events.emit('request', view, outcome);
     if (this.session.hasOwed()) this.flush();
+  }
+
+  /**
+   * istiod's authorization, once the node is known: an authenticated caller must be the proxy
+   * it says it is (namespace and service account), else PERMISSION_DENIED.
+   */
+  private authorize(): boolean {
+    const proxy = this.session.proxy as ProxyIdentity;
+    const refusal = authorizeStream(proxy, this.identities);
+    if (refusal) {
+      this.ctx.log.warn(
+        { peer: this.peer, identities: this.identities, node: proxy.nodeId },
+        `Unauthorized XDS: ${this.peer} with identity [${this.identities.join(' ')}]: ${refusal.slice('authorization failed: '.length)}`,
+      );
+      this.ctx.events.emit('stream-rejected', this.peer, refusal);
+      this.end(grpc.status.PERMISSION_DENIED, refusal);
+      return false;
+    }
+    this.authorized = true;
+    return true;
+  }
+
+  /**
+   * Answers a debug request. A stream that asks only for debug types (istioctl's) is a debug
+   * client, not a proxy: it is never registered nor announced, so it shows in no debug view,
+   * journal or metric, as istiod leaves such clients out of syncz.
+   */
+  private answerDebug(typeUrl: string, names: readonly string[]): void {
+    const caller = this.session.proxy as ProxyIdentity;
+    this.ctx.log.debug({ peer: this.peer, type: typeUrl, names }, 'ADS: debug request');
+    const answering = this.ctx.debug
+      ? this.ctx.debug({ typeUrl, names, caller })
+      : Promise.resolve<DebugAnswer>({ ok: true, resources: [] });
+    answering.then(
+      (answer) => {
+        if (this.closed) return;
+        if (!answer.ok) return this.end(answer.code, answer.message);
+        const version = this.snapshot()?.version ?? '';
+        this.call.write(this.encodeDebug(typeUrl, answer.resources, version, randomUUID()));
+      },
+      (err: unknown) => {
+        this.ctx.log.error({ err, type: typeUrl }, 'ADS: debug request failed');
+        this.end(grpc.status.INTERNAL, `debug request failed: ${String(err)}`);
+      },
+    );
   }
 
   private open(view: StreamView): void {

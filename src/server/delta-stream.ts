@@ -11,6 +11,7 @@ import type { TypeSnapshot } from '../core/snapshot.js';
 import { appendNonceField } from '../xds/wire.js';
 import { decodeDeltaRequest, encodeDeltaResponseBody } from '../xds/wire-delta.js';
 import { AdsStream, type BuiltResponse } from './ads-stream.js';
+import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
 
 /** Responses with at most this many resources share their encoding (see `sharedBody`). */
 const SHARED_MAX_RESOURCES = 64;
@@ -49,6 +50,22 @@ export class DeltaStream extends AdsStream {
 
   protected classify(bytes: Buffer): RequestOutcome {
     return this.session.onRequest(decodeDeltaRequest(bytes));
+  }
+
+  protected encodeDebug(
+    typeUrl: string,
+    resources: readonly DebugResource[],
+    version: string,
+    nonce: string,
+  ): Buffer {
+    const body = encodeDeltaResponseBody({
+      systemVersion: version,
+      typeUrl,
+      resources: resources.map((r) => ({ ...r, version: '' })),
+      removed: [],
+      controlPlaneId: istiodIdentifier(this.ctx.controlPlaneId),
+    });
+    return appendNonceField(body, nonce);
   }
 
   protected build(

@@ -8,7 +8,8 @@ import { nextNonce } from '../protocol/session.js';
 import { type RequestOutcome } from '../core/stream-state.js';
 import type { TypeState } from '../core/stream-state.js';
 import type { TypeSnapshot } from '../core/snapshot.js';
-import { appendNonceField, decodeDiscoveryRequest } from '../xds/wire.js';
+import { appendNonceField, decodeDiscoveryRequest, encodeResponseBody } from '../xds/wire.js';
+import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
 import { AdsStream, type BuiltResponse } from './ads-stream.js';
 
 export class SotwStream extends AdsStream {
@@ -17,6 +18,16 @@ export class SotwStream extends AdsStream {
 
   protected classify(bytes: Buffer): RequestOutcome {
     return this.session.onRequest(decodeDiscoveryRequest(bytes));
+  }
+
+  protected encodeDebug(
+    typeUrl: string,
+    resources: readonly DebugResource[],
+    version: string,
+    nonce: string,
+  ): Buffer {
+    const identifier = istiodIdentifier(this.ctx.controlPlaneId);
+    return appendNonceField(encodeResponseBody(version, typeUrl, resources, identifier), nonce);
   }
 
   protected build(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): BuiltResponse {

@@ -50,9 +50,10 @@ type AdsStream = grpc.ClientDuplexStream<unknown, ClientResponse>;
 type AdsClientConstructor = new (
   address: string,
   credentials: grpc.ChannelCredentials,
+  options?: grpc.ChannelOptions,
 ) => grpc.Client & {
-  StreamAggregatedResources(): AdsStream;
-  DeltaAggregatedResources(): AdsStream;
+  StreamAggregatedResources(metadata: grpc.Metadata): AdsStream;
+  DeltaAggregatedResources(metadata: grpc.Metadata): AdsStream;
 };
 
 let constructorCache: AdsClientConstructor | undefined;
@@ -188,18 +189,30 @@ export class AdsTestClient {
   /** Open streams only: a stream leaves the set when it ends, so long runs do not pile up. */
   private readonly streams = new Set<AdsTestStream>();
 
-  /** `credentials`: plaintext by default; `grpc.credentials.createSsl(rootCert)` for a TLS mock. */
-  constructor(address: string, credentials = grpc.credentials.createInsecure()) {
+  /**
+   * `credentials`: plaintext by default; `grpc.credentials.createSsl(rootCert)` for a TLS mock.
+   * `options`: grpc-js channel options, e.g. `grpc.ssl_target_name_override`.
+   */
+  constructor(
+    address: string,
+    credentials = grpc.credentials.createInsecure(),
+    options: grpc.ChannelOptions = {},
+  ) {
     const Client = adsClientConstructor();
-    this.client = new Client(address, credentials);
+    this.client = new Client(address, credentials, options);
   }
 
-  sotw(): AdsTestStream {
-    return this.track(new AdsTestStream(this.client.StreamAggregatedResources()));
+  /**
+   * Opens a state-of-the-world stream. `metadata` goes with it, e.g. the pod's token
+   * (`authorization: Bearer <token>`) a TLS mock with xDS authentication asks for.
+   */
+  sotw(metadata = new grpc.Metadata()): AdsTestStream {
+    return this.track(new AdsTestStream(this.client.StreamAggregatedResources(metadata)));
   }
 
-  delta(): AdsTestStream {
-    return this.track(new AdsTestStream(this.client.DeltaAggregatedResources()));
+  /** Opens a delta stream, with `metadata` as for {@link sotw}. */
+  delta(metadata = new grpc.Metadata()): AdsTestStream {
+    return this.track(new AdsTestStream(this.client.DeltaAggregatedResources(metadata)));
   }
 
   private track(stream: AdsTestStream): AdsTestStream {

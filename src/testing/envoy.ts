@@ -4,7 +4,10 @@
  * bootstrap of a sidecar pointing at a mock istiod, with the short retry back-off tests want.
  */
 import { makeSidecarBootstrap } from '../bootstrap/sidecar.js';
-import type { SidecarBootstrapOptions } from '../bootstrap/sidecar-options.js';
+import {
+  DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS,
+  type SidecarBootstrapOptions,
+} from '../bootstrap/sidecar-options.js';
 import {
   envoyExitedError,
   startEnvoy as spawnEnvoy,
@@ -60,16 +63,30 @@ async function waitForState(
   if ('exit' in seen && seen.exit) throw envoyExitedError(seen.exit, envoy.logTail());
 }
 
-/** A sidecar's bootstrap pointing at `istiod` (admin port chosen by the OS). */
+/**
+ * A sidecar's bootstrap pointing at `istiod` (admin port chosen by the OS). When the mock
+ * authenticates xDS streams (TLS with `xdsAuth` on), the bootstrap carries a token the mock
+ * minted for the pod's namespace and service account, as pilot-agent sends the pod's token.
+ */
 export function sidecarBootstrap(
-  istiod: Pick<MockIstiod, 'addresses'>,
+  istiod: Pick<MockIstiod, 'addresses'> & Partial<Pick<MockIstiod, 'security'>>,
   overrides: Partial<SidecarBootstrapOptions> = {},
 ): object {
   const { host, port } = istiod.addresses.xds;
+  const options = { ...DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS, ...overrides };
+  const security = istiod.security;
+  const xdsToken =
+    overrides.xdsToken === undefined && security?.xdsAuth === true
+      ? security.createToken({
+          namespace: options.namespace,
+          serviceAccount: options.serviceAccount,
+        }).token
+      : overrides.xdsToken;
   return makeSidecarBootstrap({
     discoveryHost: host,
     discoveryPort: port,
     adminPort: 0,
     ...overrides,
+    ...(xdsToken !== undefined && { xdsToken }),
   });
 }

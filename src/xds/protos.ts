@@ -45,6 +45,9 @@ export const ENVOY_PROTO_FILES = [
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/extensions/access_loggers/file/v3/file.proto',
   'envoy/extensions/access_loggers/stream/v3/stream.proto',
+  // istiod's debug types over ADS answer with CSDS's ClientConfig and admin config dumps.
+  'envoy/service/status/v3/csds.proto',
+  'envoy/admin/v3/config_dump.proto',
 ];
 
 let cached: protobuf.Root | undefined;

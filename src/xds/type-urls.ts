@@ -15,6 +15,20 @@ export const EXTENSION_CONFIG_TYPE = `${TYPE_PREFIX}envoy.config.core.v3.TypedEx
 /** CSDS's per-proxy status, the resource type of istioctl's `proxy-status -o json`. */
 export const CLIENT_CONFIG_TYPE = `${TYPE_PREFIX}envoy.service.status.v3.ClientConfig`;
 
+/**
+ * istiod's debug types over ADS: `istio.io/debug/syncz` and `istio.io/debug/config_dump`
+ * (pilot/pkg/xds/statusgen.go), and `istio.io/debug` itself, which answers a debug endpoint
+ * named by the resource name (`syncz`, `config_dump?proxyID=…`) with its raw body.
+ */
+export const DEBUG_TYPE = 'istio.io/debug';
+export const SYNCZ_DEBUG_TYPE = `${DEBUG_TYPE}/syncz`;
+export const CONFIG_DUMP_DEBUG_TYPE = `${DEBUG_TYPE}/config_dump`;
+
+/** Whether a request asks for one of istiod's debug types (never a watched resource type). */
+export function isDebugType(typeUrl: string): boolean {
+  return typeUrl === DEBUG_TYPE || typeUrl.startsWith(`${DEBUG_TYPE}/`);
+}
+
 /** `type.googleapis.com/a.b.C` → `a.b.C`; undefined when the URL has no `/`. */
 export function messageNameOf(typeUrl: string): string | undefined {
   const slash = typeUrl.lastIndexOf('/');

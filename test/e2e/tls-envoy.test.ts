@@ -5,7 +5,7 @@
  * refuses the mock's certificate, never opens a stream, stays PRE_INITIALIZING with
  * `control_plane.connected_state` 0 and counts the verification failures.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,9 +49,14 @@ async function startTlsEnvoy(
   istiod: TestMockIstiod,
   rootCertPath: string,
   tlsServerName?: string,
+  xdsToken?: string | null,
 ): Promise<TestEnvoy> {
   const envoy = await startEnvoy({
-    bootstrap: sidecarBootstrap(istiod, { tlsRootCertPath: rootCertPath, tlsServerName }),
+    bootstrap: sidecarBootstrap(istiod, {
+      tlsRootCertPath: rootCertPath,
+      tlsServerName,
+      ...(xdsToken !== undefined && { xdsToken }),
+    }),
     // Envoy says why a TLS handshake failed only at debug level, in its connection logger.
     extraArgs: ['--component-log-level', 'connection:debug'],
   });
@@ -77,6 +82,26 @@ describe('xDS over TLS', () => {
       status: 503,
       body: 'no healthy upstream',
     });
+  });
+
+  it("Envoy without the pod's token is refused as istiod refuses it, and never gets config", async () => {
+    const { istiod } = await startTlsMock();
+    const envoy = await startTlsEnvoy(
+      istiod,
+      istiod.security.rootCertPath as string,
+      undefined,
+      null,
+    );
+    await waitFor(
+      async () =>
+        (await istiod.metrics.text()).includes(
+          'mock_istiod_auth_refusals_total{service="xds",reason="token"} 2',
+        ) || undefined,
+      { timeoutMs: 10_000, description: 'two refused streams (Envoy retries)' },
+    );
+    expect(istiod.journal({ kind: 'rejected' })[0]?.reason).toBe('authentication failure');
+    expect(await envoy.serverInfoState()).toBe('PRE_INITIALIZING');
+    expect(istiod.journal({ kind: 'open' })).toEqual([]);
   });
 
   it('Envoy trusting another CA refuses the certificate and never gets config', async () => {
@@ -142,6 +167,21 @@ describe('mock-istiod bootstrap --tls-root-cert', () => {
     const ok = await bootstrapCli(['--tls-root-cert', join(dir, TLS_FILES.rootCert), '--validate']);
     expect(ok.code).toBe(0);
     expect(ok.stderr).toMatch(/configuration '.+' OK/);
+
+    // With the pod's token: sent as ADS initial metadata, and still valid for Envoy.
+    const tokenFile = join(dir, 'istio-token');
+    writeFileSync(tokenFile, 'header.payload.signature\n');
+    const withToken = await bootstrapCli([
+      '--tls-root-cert',
+      join(dir, TLS_FILES.rootCert),
+      '--token-file',
+      tokenFile,
+      '--format',
+      'json',
+      '--validate',
+    ]);
+    expect(withToken.code).toBe(0);
+    expect(withToken.stdout).toContain('"value": "Bearer header.payload.signature"');
 
     const missing = join(dir, 'nowhere.pem');
     const bad = await bootstrapCli(['--tls-root-cert', missing, '--validate']);

@@ -76,6 +76,34 @@ describe('serve --tls-dir and token', () => {
   });
 });
 
+describe('serve --plaintext-ca and --xds-auth', () => {
+  it('a plaintext mock refuses CSRs unless --plaintext-ca', async () => {
+    const refusing = cli.start(['serve', ...FREE_SERVE_PORTS, ...JSON_LOGS]);
+    const plain = await waitForServing(refusing, 20_000);
+    const { token } = JSON.parse(
+      (await cli.run(['token', '--control-port', String(plain.control?.port), '--json'])).stdout,
+    ) as { token: string };
+    const client = caClient(plain.xds);
+    cleanups.push(() => client.close());
+    expect(await createCertificate(client, { csr: await makeCsr() }, token)).toMatchObject({
+      code: grpc.status.UNIMPLEMENTED,
+    });
+    refusing.child.kill('SIGTERM');
+    expect(await refusing.exited()).toBe(0);
+
+    const signing = cli.start(['serve', '--plaintext-ca', ...FREE_SERVE_PORTS, ...JSON_LOGS]);
+    const allowed = await waitForServing(signing, 20_000);
+    const other = caClient(allowed.xds);
+    cleanups.push(() => other.close());
+    const minted = JSON.parse(
+      (await cli.run(['token', '--control-port', String(allowed.control?.port), '--json'])).stdout,
+    ) as { token: string };
+    expect((await createCertificate(other, { csr: await makeCsr() }, minted.token)).ok).toBe(true);
+    signing.child.kill('SIGTERM');
+    expect(await signing.exited()).toBe(0);
+  });
+});
+
 describe('token mistakes', () => {
   it.each([
     [
@@ -87,6 +115,11 @@ describe('token mistakes', () => {
       ['token', '--ttl', 'soon'],
       2,
       'mock-istiod: --ttl: expected a duration such as 10m or 2h, got "soon"',
+    ],
+    [
+      ['serve', '--xds-auth', 'maybe'],
+      2,
+      'mock-istiod: --xds-auth: expected on or off, got "maybe"',
     ],
     [
       ['token', '--tls-dir', '/nonexistent/dir'],

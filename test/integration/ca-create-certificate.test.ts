@@ -23,7 +23,8 @@ import { servingHosts } from '../../src/ca/security-options.js';
 import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { sidecarNode } from '../support/nodes.js';
-import { caClient, createCertificate, makeCsr } from '../support/ca.js';
+import { bearer, caClient, createCertificate, makeCsr } from '../support/ca.js';
+import { PLAINTEXT_CA_REASON } from '../../src/ca/ca-service.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
@@ -45,7 +46,14 @@ async function start(options: Partial<MockIstiodOptions> = {}): Promise<Started>
       done();
     },
   });
-  const istiod = await startMockIstiod({ control: false, logger: pino(sink), ...options });
+  // Most tests here are about the CA's answers, not its transport: a plaintext mock is told
+  // to sign (istiod itself signs only on 15012; see 'a plaintext port' below).
+  const istiod = await startMockIstiod({
+    control: false,
+    logger: pino(sink),
+    ...options,
+    ca: { plaintext: true, ...options.ca },
+  });
   cleanups.push(() => istiod.close());
   const tls = istiod.security.tls ? istiod.security.rootCert : undefined;
   const client = caClient(istiod.xdsAddress, tls);
@@ -188,7 +196,7 @@ describe('the CA and ADS over TLS', () => {
     const credentials = grpc.credentials.createSsl(Buffer.from(istiod.security.rootCert));
     const ads = new AdsTestClient(`localhost:${istiod.addresses.xds.port}`, credentials);
     cleanups.push(() => ads.close());
-    const stream = ads.sotw();
+    const stream = ads.sotw(bearer(token));
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     expect((await stream.next(10_000)).resources).toHaveLength(2);
 
@@ -196,6 +204,21 @@ describe('the CA and ADS over TLS', () => {
     await istiod.up();
     const again = await createCertificate(client, { csr: await makeCsr() }, token);
     expect(again.ok).toBe(true);
+  });
+
+  it("a plaintext port refuses CSRs as istiod's 15010 does (UNIMPLEMENTED), unless ca.plaintext", async () => {
+    const { istiod, client, logs } = await start({ ca: { plaintext: false } });
+    const { token } = istiod.security.createToken();
+    expect(await createCertificate(client, { csr: await makeCsr() }, token)).toEqual({
+      ok: false,
+      code: grpc.status.UNIMPLEMENTED,
+      details: 'unknown service istio.v1.auth.IstioCertificateService',
+      reason: PLAINTEXT_CA_REASON,
+    });
+    expect(logs.some((l) => l.msg === `CSR refused: ${PLAINTEXT_CA_REASON}`)).toBe(true);
+    expect(await istiod.metrics.text()).toContain(
+      'mock_istiod_auth_refusals_total{service="ca",reason="plaintext"} 1',
+    );
   });
 
   it('a plaintext client cannot talk to the TLS port', async () => {

@@ -246,6 +246,37 @@ describe('POST /control/push and /control/disconnect', () => {
   });
 });
 
+describe('POST /control/down and /control/up', () => {
+  it('down closes the xDS port and ends the streams; up opens it again; both are listed', async () => {
+    const { client } = await setup();
+    const stream = await proxyWithClusters(client);
+    expect(await call('POST', '/control/down')).toEqual({ status: 200, body: { serving: false } });
+    expect(await stream.done).toMatchObject({ code: grpc.status.UNAVAILABLE });
+    expect(mock.server!.serving).toBe(false);
+    expect(await call('POST', '/control/up')).toEqual({ status: 200, body: { serving: true } });
+    const again = await proxyWithClusters(client);
+    again.send({ type_url: LISTENER_TYPE });
+    expect((await again.next()).type_url).toBe(LISTENER_TYPE);
+    const index = (await call('GET', '/')).body.endpoints as string[];
+    expect(index.filter((e) => /^POST \/control\/(down|up) /.test(e))).toHaveLength(2);
+  });
+});
+
+describe('default fault ids', () => {
+  it('count per scenario, so the first down is down-1 whatever came before; reset starts again', async () => {
+    await setup();
+    const apply = async (fault: Json) =>
+      (await call('POST', '/control/faults', fault)).body.fault.id as string;
+    expect(await apply({ scenario: 'delay', params: { ms: 1 } })).toBe('delay-1');
+    expect(await apply({ scenario: 'withhold', id: 'down-1' })).toBe('down-1');
+    expect(await apply({ scenario: 'delay', params: { ms: 2 } })).toBe('delay-2');
+    expect(await apply({ scenario: 'down' })).toBe('down-2'); // down-1 is taken: skipped
+    expect(await apply({ scenario: 'stale' })).toBe('stale-1');
+    await call('POST', '/control/reset');
+    expect(await apply({ scenario: 'down' })).toBe('down-1');
+  });
+});
+
 describe('/control/resources', () => {
   it('GET shows the sets in canonical JSON; PUT replaces them and the change is pushed', async () => {
     const { client } = await setup();

@@ -132,6 +132,17 @@ describe('delta ADS', () => {
     expect(server.journal({ kind: 'stale' })).toHaveLength(1);
     expect(server.streams()[0]?.protocol).toBe('delta');
   });
+
+  it("istiod's shouldRespondDelta: answers a type's first request even when it carries a nonce; stale after that", async () => {
+    const { server, stream } = await setup();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), response_nonce: 'from-before' });
+    const cds = await stream.nextDelta();
+    expect(names(cds)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+    stream.send({ type_url: CLUSTER_TYPE, response_nonce: 'from-before' });
+    stream.send({ type_url: LISTENER_TYPE, response_nonce: 'unknown-too' });
+    expect((await stream.nextDelta()).type_url).toBe(LISTENER_TYPE);
+    expect(server.journal({ kind: 'stale' })).toHaveLength(1);
+  });
 });
 
 describe('delta streams and the rest of the server', () => {

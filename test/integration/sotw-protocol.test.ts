@@ -91,6 +91,24 @@ describe('state-of-the-world ADS', () => {
     expect(state?.sent?.nonce).toBe(cds.nonce);
   });
 
+  it("istiod's ShouldRespond: answers a type's first request even when it carries a nonce (as istioctl sends)", async () => {
+    const { server, client } = await setup();
+    const stream = client.sotw();
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      node: sidecarNode(),
+      response_nonce: String(Date.now()),
+    });
+    const cds = await stream.next();
+    expect(cds.type_url).toBe(CLUSTER_TYPE);
+    expect(clusterNames(cds.resources)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
+    // Once the type is known, the rule is the usual one: an unknown nonce is stale.
+    stream.send({ type_url: CLUSTER_TYPE, response_nonce: 'unknown-again' });
+    stream.send({ type_url: LISTENER_TYPE, response_nonce: 'unknown-too' });
+    expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
+    expect(server.journal({ kind: 'stale' })).toHaveLength(1);
+  });
+
   it("records a NACK with Envoy's message and does not send the rejected version again", async () => {
     const { server, client } = await setup();
     const stream = client.sotw();

@@ -17,6 +17,13 @@ const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
 /** A PEM CSR for a new P-256 key (the subject is ignored by the CA, as by istiod). */
 export async function makeCsr(subject = 'O=cluster.local'): Promise<string> {
+  return (await makeKeyAndCsr(subject)).csr;
+}
+
+/** A new P-256 key (PKCS#8 PEM) and a CSR for it: what a client needs for mTLS once signed. */
+export async function makeKeyAndCsr(
+  subject = 'O=cluster.local',
+): Promise<{ csr: string; keyPem: string }> {
   x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
   const keys = await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']);
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({
@@ -24,7 +31,10 @@ export async function makeCsr(subject = 'O=cluster.local'): Promise<string> {
     keys: keys as never,
     signingAlgorithm: EC,
   });
-  return csr.toString('pem');
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
+  const body = pkcs8.toString('base64').replace(/(.{64})/g, '$1\n');
+  const keyPem = `-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\n`;
+  return { csr: csr.toString('pem'), keyPem };
 }
 
 /** A client for `address`, over TLS when given the root certificate to trust. */
@@ -34,6 +44,13 @@ export function caClient(address: string, rootCert?: string): CaClient {
     // The serving certificate names istiod.istio-system.svc; connect by IP, verify that name.
     'grpc.ssl_target_name_override': 'istiod.istio-system.svc',
   });
+}
+
+/** `authorization: Bearer <token>`, as pilot-agent sends its pod's token. */
+export function bearer(token: string): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  return metadata;
 }
 
 export function createCertificate(

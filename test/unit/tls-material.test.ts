@@ -167,8 +167,17 @@ describe('security options', () => {
           trustDomain: 'cluster.local',
           defaultCertTtlSeconds: 86400,
           maxCertTtlSeconds: 7776000,
+          plaintext: false,
         },
+        xdsAuth: true,
       },
+    });
+    expect(resolveSecurityOptions(true, { plaintext: 'yes' }, 'off')).toMatchObject({
+      ok: false,
+      problems: [
+        { path: 'xdsAuth', message: 'expected true or false' },
+        { path: 'ca.plaintext', message: 'expected true or false' },
+      ],
     });
   });
 

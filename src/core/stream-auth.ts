@@ -1,0 +1,76 @@
+/**
+ * The seam where xDS streams are authenticated before their first request is read, as
+ * istiod authenticates every stream on its TLS port (pilot/pkg/xds/auth.go,
+ * pkg/security/authentication.go): what the server hands over about the caller, and what the
+ * authenticator answers.
+ */
+import type { ProxyIdentity } from './identity.js';
+
+/** What a stream's caller shows, taken from the gRPC call by the server. */
+export interface StreamCredentials {
+  /** `host:port` of the caller. */
+  peer: string;
+  /** The `authorization` metadata values (`Bearer <token>`). */
+  authorization: readonly string[];
+  /** The `clusterid` metadata value, if any (pilot-agent sends its cluster). */
+  clusterId: string | undefined;
+  /** The DER of a client certificate the TLS handshake verified against the mock's root. */
+  peerCertificate: Buffer | undefined;
+}
+
+export type StreamAuthentication =
+  /** `identities`: the SPIFFE ids proven; empty when the port does not authenticate. */
+  | { ok: true; identities: readonly string[] }
+  /** Refused: `message` is what the caller is told, `reason` the precise cause. */
+  | { ok: false; message: string; reason: string };
+
+/**
+ * Authenticates a stream's caller; called once per stream, before any request is read. A port
+ * that does not authenticate (plaintext, as istiod's 15010, or auth turned off) has none.
+ */
+export type StreamAuthenticator = (credentials: StreamCredentials) => StreamAuthentication;
+
+/** A refusal by the mock's security side, reported for metrics and the journal. */
+export interface AuthRefusal {
+  /** `xds`: a stream on the xDS port; `ca`: a `CreateCertificate` call. */
+  service: 'xds' | 'ca';
+  /** `token`: no valid credential; `plaintext`: the CA asked on a plaintext port. */
+  reason: 'token' | 'plaintext';
+  peer: string;
+  /** The precise cause, as logged. */
+  detail: string;
+}
+
+/** The namespace istiod takes a proxy's configuration from: `NAMESPACE`, else its DNS domain. */
+function configNamespace(proxy: ProxyIdentity): string {
+  const fromMetadata = proxy.metadata.NAMESPACE;
+  if (typeof fromMetadata === 'string' && fromMetadata !== '') return fromMetadata;
+  const parts = proxy.dnsDomain.split('.');
+  return parts.length > 1 ? (parts[0] as string) : '';
+}
+
+const SPIFFE_PATH = /^spiffe:\/\/[^/]+\/ns\/([^/]+)\/sa\/([^/]+)$/;
+
+/**
+ * istiod's authorization of an authenticated stream (pilot/pkg/xds/auth.go): one of the
+ * proven SPIFFE identities must name the proxy's namespace and, when its metadata says one,
+ * its service account. Returns the refusal (ended with PERMISSION_DENIED), or undefined.
+ * A stream nothing authenticated (`identities` empty) is not checked, as in istiod.
+ */
+export function authorizeStream(
+  proxy: ProxyIdentity,
+  identities: readonly string[],
+): string | undefined {
+  if (identities.length === 0) return undefined;
+  const namespace = configNamespace(proxy);
+  const account = proxy.metadata.SERVICE_ACCOUNT;
+  const serviceAccount = typeof account === 'string' ? account : '';
+  const matched = identities.some((id) => {
+    const match = SPIFFE_PATH.exec(id);
+    if (!match) return false;
+    if (namespace !== '' && match[1] !== namespace) return false;
+    return serviceAccount === '' || match[2] === serviceAccount;
+  });
+  if (matched) return undefined;
+  return `authorization failed: no identities ([${identities.join(' ')}]) matched ${namespace}/${serviceAccount}`;
+}

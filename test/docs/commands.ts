@@ -1,0 +1,88 @@
+/**
+ * What the docs test does with one command of a ```sh block: whether it runs it at all,
+ * whether it starts a mock, and the documented ports rewritten to the session's
+ * (docs/docs-tests.md).
+ */
+
+/** The documented default ports, by what they are. */
+export const DEFAULT_PORTS = {
+  xds: 15012,
+  control: 15014,
+  admin: 15000,
+  inbound: 15006,
+  outbound: 10081,
+} as const;
+export type PortName = keyof typeof DEFAULT_PORTS;
+export type PortMap = Partial<Record<PortName, number>>;
+
+/** `host:15014`, `--admin 15000`, … with each documented default replaced by the session's. */
+export function rewritePorts(command: string, ports: PortMap): string {
+  let out = command;
+  for (const [name, documented] of Object.entries(DEFAULT_PORTS) as [PortName, number][]) {
+    const actual = ports[name];
+    if (actual === undefined) continue;
+    out = out.replace(new RegExp(`(?<=[:\\s=])${documented}\\b`, 'g'), String(actual));
+  }
+  return out;
+}
+
+/** A command that starts a mock istiod and runs until stopped. */
+export function startsServer(command: string): boolean {
+  return /^(npm start\b|npm run (start|cli -- serve)\b|mock-istiod serve\b|npx tsx src\/cli\/main\.ts serve\b)/.test(
+    command.trim(),
+  );
+}
+
+/**
+ * What the docs test runs: commands that read or talk to a mock, or start one. Anything else
+ * (`npm ci`, `npm test`, the demo, Envoy on the sidecar's fixed ports, …) changes the
+ * checkout or the machine, or runs for minutes: such a block is marked `no-run`.
+ */
+const ALLOWED = [
+  /^curl\b/,
+  /^jq\b/,
+  /^grep\b/,
+  /^export\b/,
+  /^mock-istiod\b/,
+  /^npm start\b/,
+  /^npm run (start|cli)\b/,
+  /^npx tsx src\/cli\/main\.ts\b/,
+];
+
+/** The parts of a command line joined by `&&`, `||`, `;` or `|`, outside quotes. */
+function segments(command: string): string[] {
+  const parts: string[] = [];
+  let quote: string | undefined;
+  let current = '';
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      current += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      current += c;
+    } else if (c === ';' || c === '|' || (c === '&' && command[i + 1] === '&')) {
+      parts.push(current);
+      current = '';
+      if (command[i + 1] === c) i++;
+    } else current += c;
+  }
+  parts.push(current);
+  return parts.map((p) => p.replace(/\\\n/g, ' ').trim()).filter((p) => p !== '');
+}
+
+/** Why the docs test will not run this command, or undefined when it will. */
+export function notRunnable(command: string): string | undefined {
+  for (const segment of segments(command.replace(/\s#.*$/gm, ''))) {
+    const head = segment.replace(/^([A-Z_][A-Z0-9_]*=\S*\s+)+/, '');
+    if (!ALLOWED.some((allowed) => allowed.test(head))) {
+      return (
+        `the docs test does not run \`${head.split(/\s+/).slice(0, 3).join(' ')}\` ` +
+        '(it runs curl, jq, grep, mock-istiod and npm start): mark the block `no-run` and ' +
+        'say why in the sentence before it (docs/docs-tests.md)'
+      );
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,156 @@
+/**
+ * Docs that cannot drift: every code block of README.md, examples/README.md and docs/*.md
+ * is run, or says why not (the convention: docs/docs-tests.md).
+ *
+ * - ```ts: type-checked and run as a user would (ts-snippets.ts), against a real mock and
+ *   the real Envoy the snippet starts;
+ * - ```sh: run as one terminal session per file against a mock and a real Envoy on free
+ *   ports (sh-session.ts), with the documented outputs checked by shape;
+ * - ```text, ```json, ```yaml and blocks marked `no-run`: shown, not run.
+ *
+ * A failure names the file and line of the block. The summary table at the end counts what
+ * ran in each file.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { extractBlocks, isNoRun, RUN_LANGS, SHOWN_LANGS, type Block } from './markdown.js';
+import { REPO, ShSession } from './sh-session.js';
+import { TsSnippets } from './ts-snippets.js';
+
+const FILES = [
+  'README.md',
+  'examples/README.md',
+  ...readdirSync(join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+
+const blocks = FILES.flatMap((file) => extractBlocks(file, readFileSync(join(REPO, file), 'utf8')));
+const runs = (lang: string) => (b: Block) => b.lang === lang && !isNoRun(b);
+const tsBlocks = blocks.filter(runs('ts'));
+const label = (b: Block) => `${b.file}:${b.line}`;
+
+interface Counts {
+  ts: number;
+  sh: number;
+  commands: number;
+  shown: number;
+  noRun: number;
+  failed: number;
+}
+const counts = new Map<string, Counts>(
+  FILES.map((f) => [f, { ts: 0, sh: 0, commands: 0, shown: 0, noRun: 0, failed: 0 }]),
+);
+const count = (b: Block) => counts.get(b.file)!;
+/** The blocks run, by file: `ts 162`, `sh 140`. */
+const ran = new Map<string, string[]>();
+const noteRan = (b: Block) => ran.set(b.file, [...(ran.get(b.file) ?? []), `${b.lang} ${b.line}`]);
+
+afterAll(() => {
+  const rows = [...counts.entries()].map(([file, c]) => [
+    file,
+    String(c.ts),
+    `${c.sh} (${c.commands})`,
+    String(c.shown),
+    String(c.noRun),
+    String(c.failed),
+  ]);
+  const total = (key: keyof Counts) => [...counts.values()].reduce((n, c) => n + c[key], 0);
+  rows.push([
+    'total',
+    String(total('ts')),
+    `${total('sh')} (${total('commands')})`,
+    String(total('shown')),
+    String(total('noRun')),
+    String(total('failed')),
+  ]);
+  const head = ['file', 'ts run', 'sh run (commands)', 'shown', 'no-run', 'failed'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
+  const list = [...ran.entries()].map(([file, run]) => `  ${file}: ${run.join(', ')}`);
+  console.log(
+    ['docs snippets:', line(head), ...rows.map(line), 'blocks run (language, line):', ...list].join(
+      '\n',
+    ),
+  );
+});
+
+describe('every block is run or shown on purpose', () => {
+  test.each(FILES)('%s', (file) => {
+    const wrong = blocks
+      .filter((b) => b.file === file)
+      .filter((b) => ![...RUN_LANGS, ...SHOWN_LANGS].includes(b.lang as never))
+      .map(
+        (b) =>
+          `${label(b)}: a code block needs a language: ts or sh (run), text, json or yaml ` +
+          `(shown), found "${b.lang}" (docs/docs-tests.md)`,
+      );
+    for (const b of blocks.filter((b) => b.file === file && isNoRun(b))) {
+      if (!/docs tests? (do|does) not run|not run by the docs tests?/i.test(b.before)) {
+        wrong.push(
+          `${label(b)}: the sentence before a \`no-run\` block says why the docs tests do not ` +
+            'run it (docs/docs-tests.md)',
+        );
+      }
+    }
+    for (const b of blocks.filter((b) => b.file === file)) {
+      if (isNoRun(b)) count(b).noRun += 1;
+      else if ((SHOWN_LANGS as readonly string[]).includes(b.lang)) count(b).shown += 1;
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
+test('the timeline shown in docs/faults.md is examples/classroom.yaml', () => {
+  const shown = blocks.find(
+    (b) => b.file === 'docs/faults.md' && b.code.startsWith('name: classroom'),
+  );
+  const file = readFileSync(join(REPO, 'examples', 'classroom.yaml'), 'utf8');
+  expect(`${shown?.code}\n`).toBe(file.replace(/^#.*\n/, ''));
+});
+
+describe('```ts blocks: type-checked and run', () => {
+  let snippets: TsSnippets;
+  let typeErrors: Map<Block, string[]>;
+  beforeAll(async () => {
+    snippets = new TsSnippets(tsBlocks);
+    typeErrors = await snippets.typecheck();
+  });
+  afterAll(() => snippets.close());
+
+  test.each(tsBlocks.map((b) => [label(b), b] as const))('%s', async (_, block) => {
+    count(block).ts += 1;
+    noteRan(block);
+    try {
+      expect(typeErrors.get(block) ?? [], `${label(block)}: type errors`).toEqual([]);
+      const failed = await snippets.run(block);
+      expect(failed ?? 'ran').toBe('ran');
+    } catch (err) {
+      count(block).failed += 1;
+      throw err;
+    }
+  });
+});
+
+describe.each(FILES.filter((f) => blocks.some((b) => b.file === f && runs('sh')(b))))(
+  '```sh blocks of %s: one session against a mock and a real Envoy',
+  (file) => {
+    let session: ShSession;
+    beforeAll(() => {
+      session = new ShSession();
+    });
+    afterAll(() => session.close());
+    const shBlocks = blocks.filter((b) => b.file === file && runs('sh')(b));
+    test.each(shBlocks.map((b) => [label(b), b] as const))('%s', async (_, block) => {
+      count(block).sh += 1;
+      noteRan(block);
+      const before = session.commands;
+      const problems = await session.runBlock(block);
+      count(block).commands += session.commands - before;
+      if (problems.length > 0) count(block).failed += 1;
+      expect(problems).toEqual([]);
+    });
+  },
+);

@@ -3,8 +3,8 @@
  * machine and the same mock (TLS, the lab's resources): milliseconds from the call that starts
  * the sidecar to Envoy LIVE (`/ready` 200, workers started). The real pilot-agent also gets
  * its workload certificate from the mock's CA on the way; the emulated agent's Envoy dials
- * the mock over TLS directly. Runs alternate (real, emulated, real, …); medians and the
- * ratio of medians are printed.
+ * the mock over TLS directly, with the token in its bootstrap. Runs alternate (real,
+ * emulated, real, …); medians and the ratio of medians are printed.
  *
  *   npx tsx bench/micro/agent-live.ts [runs] [real|emulated|both]
  */
@@ -46,6 +46,8 @@ async function emulatedToLive(istiod: TestMockIstiod): Promise<number> {
     bootstrap: {
       discoveryPort: istiod.addresses.xds.port,
       tlsRootCertPath: istiod.security.rootCertPath ?? null,
+      // The mock authenticates xDS on its TLS port: Envoy without pilot-agent sends the token.
+      xdsToken: istiod.security.createToken({}).token,
     },
     ports: FREE,
   });

@@ -7,6 +7,8 @@ import { status } from './status.js';
 import { bootstrap } from './bootstrap.js';
 import { agent } from './agent.js';
 import { token } from './token.js';
+import { importCommand } from './import.js';
+import { capture } from './capture.js';
 
 export interface Command {
   summary: string;
@@ -23,4 +25,6 @@ export const COMMANDS: Record<string, Command> = {
   bootstrap: { summary: 'write the Envoy bootstrap pilot-agent would write', run: bootstrap },
   agent: { summary: 'play pilot-agent: Envoy, readiness, the pod view', run: agent },
   token: { summary: "mint a service account token for the mock's CA service", run: token },
+  import: { summary: 'write a captured Envoy config_dump as a resource file', run: importCommand },
+  capture: { summary: "save a running Envoy's config_dump (with endpoints)", run: capture },
 };

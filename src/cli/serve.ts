@@ -17,6 +17,8 @@ import {
   parseJournalSize,
 } from './journal-flag.js';
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
+import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
+import { MockIstiodError } from '../util/errors.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 
@@ -32,7 +34,10 @@ Options (environment variable in brackets):
   --withhold-first         accept streams but send nothing until POST /control/release
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
-${FAULT_USAGE}  --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
+  --from-config-dump <file>
+                           serve what a captured Envoy config_dump holds (docs/import.md),
+                           rewritten by these flags:
+${IMPORT_USAGE}${FAULT_USAGE}  --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
   --inbound-port <port>    virtualInbound port (default ${LAB_DEFAULTS.inboundPort})
   --outbound-port <port>   virtualOutbound port (default ${LAB_DEFAULTS.outboundPort})
   --app-address <addr>     the app behind inbound|<port>|| (default ${LAB_DEFAULTS.appAddress})
@@ -50,6 +55,8 @@ const OPTIONS = {
   'control-token': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
   resources: { type: 'string' },
+  'from-config-dump': { type: 'string' },
+  ...IMPORT_FLAGS,
   fault: { type: 'string', multiple: true },
   scenario: { type: 'string' },
   'listener-address': { type: 'string' },
@@ -75,13 +82,24 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),
   );
   const faultFlags = parseFaultFlags(values.fault, values.scenario);
-  const resources = makeLabResources({
-    listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
-    inboundPort: parsePort('--inbound-port', values['inbound-port'], LAB_DEFAULTS.inboundPort),
-    outboundPort: parsePort('--outbound-port', values['outbound-port'], LAB_DEFAULTS.outboundPort),
-    appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
-    appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
-  });
+  const security = parseTlsFlags(values, env);
+  const dump = values['from-config-dump'];
+  if (dump !== undefined && values.resources !== undefined)
+    throw new MockIstiodError('USAGE', '--from-config-dump and --resources: choose one');
+  const tlsDir = security.tls === false || security.tls === true ? undefined : security.tls.dir;
+  const resources = dump
+    ? importedResources(dump, values, tlsDir, log)
+    : makeLabResources({
+        listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
+        inboundPort: parsePort('--inbound-port', values['inbound-port'], LAB_DEFAULTS.inboundPort),
+        outboundPort: parsePort(
+          '--outbound-port',
+          values['outbound-port'],
+          LAB_DEFAULTS.outboundPort,
+        ),
+        appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
+        appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
+      });
   const server = createMockIstiod({
     xds: {
       host: values.host ?? env.MOCK_ISTIOD_HOST ?? DEFAULT_HOST,
@@ -101,7 +119,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     resourcesPath: values.resources,
     journalSize: parseJournalSize(values['journal-size']),
     logger: log,
-    ...parseTlsFlags(values, env),
+    ...security,
   });
   const journalFile = await attachJournalFile(values.journal, server, log);
   const started = await server.start();

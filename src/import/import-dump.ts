@@ -37,7 +37,7 @@ export interface ImportOptions {
   keepVersions: boolean;
 }
 
-export const DEFAULT_IMPORT_OPTIONS: Readonly<ImportOptions> = Object.freeze({
+export const DEFAULT_IMPORT_OPTIONS: Readonly<ImportOptions> = Object.freeze<ImportOptions>({
   endpoints: {},
   listeners: {
     loopback: false,
@@ -45,7 +45,7 @@ export const DEFAULT_IMPORT_OPTIONS: Readonly<ImportOptions> = Object.freeze({
     ports: new Map<number, number>(),
     bindVirtual: false,
   },
-  sds: { mode: 'keep' } as SdsRewrite,
+  sds: { mode: 'keep' },
   originalDstToUpstream: false,
   dropUnknownExtensions: false,
   keepVersions: false,

@@ -93,7 +93,8 @@ function reportIptablesOnly(
       message: `${name} hands connections to the listener of their original destination, which only iptables sets: a connection made to it directly stays on its own filter chains`,
     });
   objectsIn(listener.listener_filters).forEach((filter, i) => {
-    const type = String(child(filter, 'typed_config')?.['@type'] ?? '');
+    const typed = child(filter, 'typed_config')?.['@type'];
+    const type = typeof typed === 'string' ? typed : '';
     if (filter.name === 'envoy.filters.listener.original_dst' || type.endsWith('.OriginalDst'))
       report.cannotWork.push({
         path: `${path}.listener_filters[${i}]`,

@@ -161,14 +161,15 @@ function rewriteReference(
     path: `${at}.sds_config`,
     message:
       cluster !== undefined
-        ? `secret ${name} comes from ${String(cluster)} (pilot-agent's SDS), which this Envoy does not have: what uses it waits for ever (--sds ca or --sds plaintext)`
+        ? `secret ${name} comes from ${cluster} (pilot-agent's SDS), which this Envoy does not have: what uses it waits for ever (--sds ca or --sds plaintext)`
         : `secret ${name} is asked for over ADS, and is not in the import: what uses it waits for ever (--sds ca or --sds plaintext)`,
   });
 }
 
-function grpcCluster(source: Json): unknown {
+function grpcCluster(source: Json): string | undefined {
   const services = objectsIn(child(source, 'api_config_source')?.grpc_services);
-  return child(services[0] ?? {}, 'envoy_grpc')?.cluster_name;
+  const name = child(services[0] ?? {}, 'envoy_grpc')?.cluster_name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 /** The `Secret` resources the references now name, made of the mock's CA files. */

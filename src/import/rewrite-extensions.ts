@@ -56,12 +56,14 @@ function visit(
   problems: Problem[],
 ): void {
   if (Array.isArray(value)) {
-    for (let i = value.length - 1; i >= 0; i--) {
-      const at = `${path}[${i}]`;
-      const outcome = handled(value[i], at, drop, report, problems);
-      if (outcome === 'dropped') value.splice(i, 1);
-      else if (!outcome) visit(value[i], at, drop, report, problems);
-    }
+    const dropped = new Set<number>();
+    value.forEach((entry, i) => {
+      const outcome = handled(entry, `${path}[${i}]`, drop, report, problems);
+      if (outcome === 'dropped') dropped.add(i);
+      else if (!outcome) visit(entry, `${path}[${i}]`, drop, report, problems);
+    });
+    const kept = value.filter((_entry, i) => !dropped.has(i));
+    value.splice(0, value.length, ...kept);
     return;
   }
   if (!isObject(value)) return;
@@ -106,13 +108,13 @@ function handled(
   if (!drop) {
     problems.push({
       path: at,
-      message: `${name}(${type}): an extension not in this Envoy's protos (Istio's own build?); --drop-unknown-extensions removes it`,
+      message: `${name}(${type}): an extension upstream Envoy does not have (Istio's own build?); --drop-unknown-extensions removes it`,
     });
     return 'reported';
   }
   report.rewrites.push({
     path: at,
-    message: `${name}(${type}) dropped: an extension this Envoy does not have`,
+    message: `${name}(${type}) dropped: an extension upstream Envoy does not have`,
   });
   return 'dropped';
 }

@@ -62,7 +62,7 @@ function visit(
       if (outcome === 'dropped') dropped.add(i);
       else if (!outcome) visit(entry, `${path}[${i}]`, drop, report, problems);
     });
-    const kept = value.filter((_entry, i) => !dropped.has(i));
+    const kept: unknown[] = value.filter((_entry: unknown, i) => !dropped.has(i));
     value.splice(0, value.length, ...kept);
     return;
   }

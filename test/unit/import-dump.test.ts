@@ -9,14 +9,30 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importConfigDump, type ImportOptions } from '../../src/import/import-dump.js';
 import { formatResourceFile } from '../../src/import/resource-file.js';
+import type { ListenerRewrite } from '../../src/import/rewrite-listeners.js';
 import { loadAndValidate } from '../../src/resources/file-source.js';
 import { createSnapshotStore } from '../../src/snapshot/store.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from '../../src/xds/type-urls.js';
+import { isObject } from '../../src/util/guards.js';
 import { ISTIOCTL_FIXTURE } from '../support/import-lab.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, unknown>;
 
 const fixture = () => JSON.parse(readFileSync(ISTIOCTL_FIXTURE, 'utf8')) as Json;
+
+/** The value at a path such as `filter_chains[0].transport_socket` (undefined when absent). */
+function at(value: unknown, path: string): unknown {
+  return path
+    .split(/\.|(?=\[)/)
+    .filter(Boolean)
+    .reduce<unknown>((v, key) => {
+      const index = /^\[(\d+)\]$/.exec(key);
+      if (index) return Array.isArray(v) ? (v[Number(index[1])] as unknown) : undefined;
+      return isObject(v) ? v[key] : undefined;
+    }, value);
+}
+
+const list = (value: unknown) => (Array.isArray(value) ? (value as unknown[]) : []);
 
 /** The worked example of docs/import.md. */
 const LOCAL: Partial<ImportOptions> = {
@@ -33,12 +49,14 @@ function imported(dump: unknown = fixture(), options: Partial<ImportOptions> = L
   return result.value;
 }
 
+const ENDPOINTS = 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment';
+
 function resource(dump: ReturnType<typeof imported>, type: string, name: string): Json {
   const found = dump.spec.resources.find(
-    (r) => (r as Json)['@type'] === type && ((r as Json).name ?? (r as Json).cluster_name) === name,
+    (r) => at(r, '@type') === type && (at(r, 'name') ?? at(r, 'cluster_name')) === name,
   );
-  if (!found) throw new Error(`no ${type} ${name}`);
-  return found as Json;
+  if (!isObject(found)) throw new Error(`no ${type} ${name}`);
+  return found;
 }
 
 describe('importing a config_dump', () => {
@@ -77,9 +95,9 @@ describe('importing a config_dump', () => {
         'stats.PluginConfig',
       ]),
     );
-    const filters = resource(imported(), LISTENER_TYPE, '0.0.0.0_9080').filter_chains[0].filters[0]
-      .typed_config.http_filters as Json[];
-    expect(filters.map((f) => f.name)).toEqual([
+    const outbound = resource(imported(), LISTENER_TYPE, '0.0.0.0_9080');
+    const filters = list(at(outbound, 'filter_chains[0].filters[0].typed_config.http_filters'));
+    expect(filters.map((f) => at(f, 'name'))).toEqual([
       'envoy.filters.http.grpc_stats',
       'envoy.filters.http.fault',
       'envoy.filters.http.cors',
@@ -89,17 +107,16 @@ describe('importing a config_dump', () => {
 
   it('rewrites endpoints, listeners, original-destination clusters and SDS as asked', () => {
     const dump = imported();
-    const reviews = resource(
-      dump,
-      'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
-      'outbound|9080||reviews.default.svc.cluster.local',
-    );
-    const addresses = (reviews.endpoints[0].lb_endpoints as Json[]).map(
-      (e) => e.endpoint.address.socket_address,
+    const reviews = resource(dump, ENDPOINTS, 'outbound|9080||reviews.default.svc.cluster.local');
+    const addresses = list(at(reviews, 'endpoints[0].lb_endpoints')).map((e) =>
+      at(e, 'endpoint.address.socket_address'),
     );
     expect(addresses).toEqual(Array(3).fill({ address: '127.0.0.1', port_value: 8080 }));
     const outbound = resource(dump, LISTENER_TYPE, '0.0.0.0_9080');
-    expect(outbound.address.socket_address).toEqual({ address: '127.0.0.1', port_value: 29080 });
+    expect(at(outbound, 'address.socket_address')).toEqual({
+      address: '127.0.0.1',
+      port_value: 29080,
+    });
     expect(outbound.bind_to_port).toBeUndefined();
     const passthrough = resource(dump, CLUSTER_TYPE, 'PassthroughCluster');
     expect(passthrough).toMatchObject({
@@ -115,9 +132,8 @@ describe('importing a config_dump', () => {
     expect(reviewsCluster.transport_socket_matches).toEqual([
       expect.objectContaining({ name: 'tlsMode-disabled' }),
     ]);
-    expect(
-      resource(dump, LISTENER_TYPE, 'virtualInbound').filter_chains[0].transport_socket,
-    ).toBeUndefined();
+    const inbound = resource(dump, LISTENER_TYPE, 'virtualInbound');
+    expect(at(inbound, 'filter_chains[0].transport_socket')).toBeUndefined();
     expect(dump.report.cannotWork.map((p) => p.path)).toEqual([
       'configs[2].dynamic_listeners[1].active_state.listener.use_original_dst',
       'configs[2].dynamic_listeners[2].active_state.listener.listener_filters[0]',
@@ -149,12 +165,14 @@ describe('importing a config_dump', () => {
     expect(resource(dump, SECRET_TYPE, 'ROOTCA').validation_context).toEqual({
       trusted_ca: { filename: '/ca/root-cert.pem' },
     });
-    const tls = resource(dump, LISTENER_TYPE, 'virtualInbound').filter_chains[0].transport_socket
-      .typed_config.common_tls_context;
-    expect(tls.tls_certificate_sds_secret_configs).toEqual([
+    const tls = at(
+      resource(dump, LISTENER_TYPE, 'virtualInbound'),
+      'filter_chains[0].transport_socket.typed_config.common_tls_context',
+    );
+    expect(at(tls, 'tls_certificate_sds_secret_configs')).toEqual([
       { name: 'default', sds_config: { ads: {}, resource_api_version: 'V3' } },
     ]);
-    expect(tls.combined_validation_context.default_validation_context).toEqual({});
+    expect(at(tls, 'combined_validation_context.default_validation_context')).toEqual({});
   });
 
   it('maps endpoints by cluster, address:port or address, and names the ones left', () => {
@@ -165,13 +183,9 @@ describe('importing a config_dump', () => {
     ]);
     const dump = imported(fixture(), { ...LOCAL, endpoints: { map } });
     const ports = (cluster: string) =>
-      (
-        resource(
-          dump,
-          'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
-          cluster,
-        ).endpoints[0].lb_endpoints as Json[]
-      ).map((e) => e.endpoint.address.socket_address.port_value);
+      list(at(resource(dump, ENDPOINTS, cluster), 'endpoints[0].lb_endpoints')).map((e) =>
+        at(e, 'endpoint.address.socket_address.port_value'),
+      );
     expect(ports('outbound|9080||details.default.svc.cluster.local')).toEqual([9001]);
     expect(ports('outbound|9080||reviews.default.svc.cluster.local')).toEqual([9002, 9003, 9080]);
     expect(dump.report.cannotWork).toContainEqual({
@@ -183,22 +197,24 @@ describe('importing a config_dump', () => {
 
   it('refuses what Envoy would reject, at its path in the dump', () => {
     const dump = fixture();
-    dump.configs[1].dynamic_active_clusters[0].cluster.conect_timeout = '1s';
+    const clusters = list(at(dump, 'configs[1].dynamic_active_clusters'));
+    const blackHole = at(clusters[0], 'cluster') as Json;
+    blackHole.conect_timeout = '1s';
     // virtualInbound's inline route names inbound|9080||: without it Envoy NACKs the listener.
-    dump.configs[1].dynamic_active_clusters.splice(3, 1);
+    clusters.splice(3, 1);
     const result = importConfigDump(dump, LOCAL);
     expect(result.ok ? [] : result.problems).toEqual([
       {
         path: 'configs[1].dynamic_active_clusters[0].cluster.conect_timeout',
-        message: expect.stringContaining('unknown field "conect_timeout"'),
+        message: expect.stringContaining('unknown field "conect_timeout"') as unknown,
       },
     ]);
-    delete dump.configs[1].dynamic_active_clusters[0].cluster.conect_timeout;
+    delete blackHole.conect_timeout;
     const again = importConfigDump(dump, LOCAL);
     expect(again.ok ? [] : again.problems).toContainEqual({
       path: expect.stringMatching(
         /^configs\[2\]\.dynamic_listeners\[2\]\.active_state\.listener\.filter_chains\[0\]\..*route\.cluster$/,
-      ),
+      ) as unknown,
       message: "unknown cluster 'inbound|9080||'",
     });
   });
@@ -206,7 +222,7 @@ describe('importing a config_dump', () => {
   it('refuses two bound listeners on one address, and a file that is no dump', () => {
     const result = importConfigDump(fixture(), {
       ...LOCAL,
-      listeners: { ...LOCAL.listeners!, ports: new Map([[15001, 29080]]) },
+      listeners: { ...(LOCAL.listeners as ListenerRewrite), ports: new Map([[15001, 29080]]) },
     });
     expect(result.ok ? [] : result.problems).toEqual([
       {
@@ -233,7 +249,7 @@ describe('--keep-versions', () => {
     const store = createSnapshotStore([dump.validated]);
     expect(store.current().get(CLUSTER_TYPE).version).toBe('2026-11-30T10:00:00Z/42');
     expect(store.current().get(ROUTE_TYPE).version).toBe('2026-11-30T10:00:00Z/42');
-    const fewer = dump.spec.resources.filter((r) => (r as Json).name !== 'BlackHoleCluster');
+    const fewer = dump.spec.resources.filter((r) => at(r, 'name') !== 'BlackHoleCluster');
     expect(store.set(fewer).ok).toBe(true);
     expect(store.current().get(CLUSTER_TYPE).version).not.toBe('2026-11-30T10:00:00Z/42');
     expect(store.current().get(ROUTE_TYPE).version).toBe('2026-11-30T10:00:00Z/42');

@@ -67,7 +67,10 @@ function readVersions(raw: unknown): Result<ReadonlyMap<string, string>> {
   const versions = new Map<string, string>();
   if (raw === undefined) return { ok: true, value: versions };
   if (!isObject(raw))
-    return { ok: false, problems: [{ path: 'versions', message: 'expected { <type>: <version> }' }] };
+    return {
+      ok: false,
+      problems: [{ path: 'versions', message: 'expected { <type>: <version> }' }],
+    };
   const problems: Problem[] = [];
   for (const [name, version] of Object.entries(raw)) {
     const typeUrl = parseTypeName(name);

@@ -121,7 +121,7 @@ describe('the istioctl dump of a productpage sidecar, made local', () => {
 
 describe('faults on an imported set', () => {
   /** The worked example's import served by a library mock; `faults` apply before Envoy comes. */
-  async function startImported(faults: FaultSpec[] = []) {
+  async function startImported(faults: FaultSpec[] = [], keepVersions = false) {
     const upstream = track(await startLabUpstream({ mode: 'ok', port: 0 }));
     const ports = await localPorts();
     const options: Partial<ImportOptions> = {
@@ -140,6 +140,7 @@ describe('faults on an imported set', () => {
       sds: { mode: 'plaintext' },
       originalDstToUpstream: true,
       dropUnknownExtensions: true,
+      keepVersions,
     };
     const dump = readDumpFile(ISTIOCTL_FIXTURE);
     const imported = dump.ok ? importConfigDump(dump.value, options) : dump;
@@ -179,5 +180,22 @@ describe('faults on an imported set', () => {
     expect(await get(url)).toEqual({ status: 200, body: `ok:${upstream.port} /any` });
     await fault.remove();
     await istiod.waitForAck(LISTENER_TYPE);
+  });
+
+  it('down / up: the imported config keeps serving; Envoy comes back with the captured version', async () => {
+    const { istiod, envoy, url, upstream } = await startImported([], true);
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    const acked = await istiod.waitForAck(CLUSTER_TYPE);
+    expect(acked.version).toBe('2026-11-30T10:00:00Z/42');
+    await istiod.waitForAck(LISTENER_TYPE);
+    const fault = await istiod.inject({ scenario: 'down' });
+    await envoy.waitForStat('control_plane.connected_state', (v) => v === 0);
+    expect(await get(url)).toEqual({ status: 200, body: `ok:${upstream.port} /any` });
+    const since = istiod.journal().at(-1)?.seq ?? 0;
+    await fault.remove();
+    const reconnect = await istiod.waitForRequest('CDS', { kind: 'reconnect', since });
+    expect(reconnect.version).toBe('2026-11-30T10:00:00Z/42');
+    await envoy.waitForStat('control_plane.connected_state', (v) => v === 1);
+    expect(await envoy.stat('cluster_manager.cds.update_rejected')).toBe(0);
   });
 });

@@ -3,7 +3,7 @@
  * resource file written, the import report on stderr, the captured versions served over ADS,
  * and one clear line for each mistake.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,6 +33,32 @@ describe('mock-istiod import', () => {
     expect(run.stderr).toContain(`wrote ${out}`);
     const written = JSON.parse(readFileSync(out, 'utf8')) as { resources: unknown[] };
     expect(written.resources).toHaveLength(13);
+  });
+
+  it('maps endpoints through --upstream-map and moves listener ports', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mock-istiod-import-'));
+    const map = join(dir, 'upstreams.yaml');
+    writeFileSync(map, "'outbound|9080||details.default.svc.cluster.local': 127.0.0.1:9001\n");
+    const run = await cli.run([
+      'import',
+      ISTIOCTL_FIXTURE,
+      '--upstream-map',
+      map,
+      '--listener-port',
+      '9080=29080',
+      '--sds',
+      'plaintext',
+      '--drop-unknown-extensions',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'endpoint of outbound|9080||details.default.svc.cluster.local 10.244.0.13:9080 → 127.0.0.1:9001',
+    );
+    expect(run.stderr).toContain(
+      '10.244.0.15:9080 of outbound|9080||reviews.default.svc.cluster.local: not in the upstream map, kept',
+    );
+    expect(run.stderr).toContain('listener 0.0.0.0_9080 0.0.0.0:9080 → 0.0.0.0:29080');
+    expect(run.stdout).toMatch(/^# Imported from /);
   });
 
   it('refuses a dump with extensions upstream Envoy lacks, naming each path', async () => {

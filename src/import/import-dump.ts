@@ -16,7 +16,12 @@ import {
 } from '../snapshot/validated-set.js';
 import type { Problem, Result } from '../util/problems.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../xds/type-urls.js';
-import { dumpConfigs, readDumpSections, type DumpedResource } from './dump-sections.js';
+import {
+  dumpConfigs,
+  readDumpSections,
+  type DumpContents,
+  type DumpedResource,
+} from './dump-sections.js';
 import { child } from './json-walk.js';
 import { emptyReport, type ImportReport } from './report.js';
 import { rewriteCluster } from './rewrite-clusters.js';
@@ -78,34 +83,45 @@ export function importConfigDump(
 ): Result<ImportedDump> {
   const options = { ...DEFAULT_IMPORT_OPTIONS, ...partial };
   const configs = dumpConfigs(dump);
-  if (!configs)
-    return {
-      ok: false,
-      problems: [{ path: '', message: 'expected a config_dump: { "configs": [ ... ] }' }],
-    };
+  if (!configs) {
+    const message = 'expected a config_dump: { "configs": [ ... ] }';
+    return { ok: false, problems: [{ path: '', message }] };
+  }
   const sections = readDumpSections(structuredClone(configs));
   const report = emptyReport();
   report.notImported.push(...sections.notImported);
   report.inFlight.push(...sections.inFlight);
   const problems: Problem[] = [];
-  const prune = (r: DumpedResource) =>
-    pruneUnknownExtensions(r.resource, r.origin, options.dropUnknownExtensions, report);
-  const resources = sections.resources.filter((r) => {
-    const found = prune(r);
-    problems.push(...found);
-    return !found.some((p) => p.path === r.origin);
-  });
-  const edsNames = rewriteClusters(resources, options, report);
-  const endpoints = keptAssignments(sections.endpoints, edsNames, report);
-  for (const e of endpoints) problems.push(...prune(e));
-  for (const e of endpoints)
-    rewriteAssignment(
-      e.resource,
-      String(e.resource.cluster_name),
-      e.origin,
-      options.endpoints,
+  const resources = rewriteAll(sections, options, report, problems);
+  if (problems.length > 0) return { ok: false, problems };
+  if (options.keepVersions) report.versions = sections.versions;
+  return validate(resources, report);
+}
+
+/** The resources to serve, each rewrite applied (in place, on the dump's copy). */
+function rewriteAll(
+  sections: DumpContents,
+  options: ImportOptions,
+  report: ImportReport,
+  problems: Problem[],
+): DumpedResource[] {
+  const prune = (r: DumpedResource) => {
+    const found = pruneUnknownExtensions(
+      r.resource,
+      r.origin,
+      options.dropUnknownExtensions,
       report,
     );
+    problems.push(...found);
+    return !found.some((p) => p.path === r.origin);
+  };
+  const resources = sections.resources.filter(prune);
+  const edsNames = rewriteClusters(resources, options, report);
+  const endpoints = keptAssignments(sections.endpoints, edsNames, report).filter(prune);
+  for (const { resource, origin } of endpoints) {
+    const cluster = String(resource.cluster_name);
+    rewriteAssignment(resource, cluster, origin, options.endpoints, report);
+  }
   const listeners = ofType(resources, LISTENER_TYPE);
   for (const l of listeners) rewriteListener(l.resource, l.origin, options.listeners, report);
   problems.push(
@@ -114,16 +130,11 @@ export function importConfigDump(
   const all = [...resources, ...endpoints];
   const names = newSecretNames();
   for (const r of all) rewriteSds(r.resource, r.origin, options.sds, names, report);
-  if (options.sds.mode === 'ca')
-    all.push(
-      ...makeSecrets(names, options.sds.files).map((resource) => ({
-        origin: '(--sds ca)',
-        resource,
-      })),
-    );
-  if (problems.length > 0) return { ok: false, problems };
-  if (options.keepVersions) report.versions = sections.versions;
-  return validate(all, report);
+  if (options.sds.mode === 'ca') {
+    const secrets = makeSecrets(names, options.sds.files);
+    all.push(...secrets.map((resource) => ({ origin: '(--sds ca)', resource })));
+  }
+  return all;
 }
 
 /** Rewrites the clusters; returns the names EDS assignments come under (service name or name). */

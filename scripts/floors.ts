@@ -29,6 +29,7 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
   { folder: 'tls', floor: 3, may: ['core', 'xds', 'util'] },
   { folder: 'bootstrap', floor: 3, may: ['core', 'xds', 'util'] },
   { folder: 'resources', floor: 4, may: ['snapshot', 'core', 'xds', 'util'] },
+  { folder: 'import', floor: 4, may: ['snapshot', 'core', 'xds', 'util'] },
   { folder: 'envoy', floor: 4, may: ['bootstrap', 'core', 'xds', 'util'] },
   { folder: 'ca', floor: 4, may: ['tls', 'core', 'xds', 'util'] },
   { folder: 'server', floor: 4, may: ['protocol', 'snapshot', 'core', 'xds', 'util'] },

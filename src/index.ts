@@ -82,6 +82,18 @@ export {
   type TriggerSpec,
 } from './faults/index.js';
 export type { ResourceSetSpec, ValidatedSet } from './snapshot/validated-set.js';
+export {
+  importConfigDump,
+  readDumpFile,
+  DEFAULT_IMPORT_OPTIONS,
+  type ImportOptions,
+  type ImportedDump,
+} from './import/import-dump.js';
+export { formatReport, type ImportReport } from './import/report.js';
+export type { EndpointRewrite } from './import/rewrite-endpoints.js';
+export type { ListenerRewrite } from './import/rewrite-listeners.js';
+export type { SdsRewrite, CaFiles } from './import/rewrite-sds.js';
+export type { HostPort } from './import/json-walk.js';
 export { runTimeline, type TimelineRun } from './app/timeline-runner.js';
 export {
   startEnvoy,

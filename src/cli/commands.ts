@@ -9,6 +9,8 @@ import { agent } from './agent.js';
 import { pilotAgent } from './pilot-agent.js';
 import { token } from './token.js';
 import { installEnvoy } from './install-envoy.js';
+import { importCommand } from './import.js';
+import { capture } from './capture.js';
 
 export interface Command {
   summary: string;
@@ -33,4 +35,6 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'install the pinned Envoy where the library looks for it (needs Python 3)',
     run: installEnvoy,
   },
+  import: { summary: 'write a captured Envoy config_dump as a resource file', run: importCommand },
+  capture: { summary: "save a running Envoy's config_dump (with endpoints)", run: capture },
 };

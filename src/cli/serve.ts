@@ -17,6 +17,8 @@ import {
   parseJournalSize,
 } from './journal-flag.js';
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
+import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
+import { MockIstiodError } from '../util/errors.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 
@@ -32,7 +34,10 @@ Options (environment variable in brackets):
   --withhold-first         accept streams but send nothing until POST /control/release
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
-${FAULT_USAGE}  --lab <variant>          which lab to serve: lab (the course's), eds-rds (endpoints over
+  --from-config-dump <file>
+                           serve what a captured Envoy config_dump holds (docs/import.md),
+                           rewritten by these flags:
+${IMPORT_USAGE}${FAULT_USAGE}  --lab <variant>          which lab to serve: lab (the course's), eds-rds (endpoints over
                            EDS, routes over RDS) or mtls (virtualInbound in Istio's mutual TLS,
                            certificates over SDS from sds-grpc; docs/resources.md) (default lab)
   --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
@@ -53,6 +58,8 @@ const OPTIONS = {
   'control-token': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
   resources: { type: 'string' },
+  'from-config-dump': { type: 'string' },
+  ...IMPORT_FLAGS,
   fault: { type: 'string', multiple: true },
   scenario: { type: 'string' },
   lab: { type: 'string' },
@@ -79,20 +86,33 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),
   );
   const faultFlags = parseFaultFlags(values.fault, values.scenario);
+  const security = parseTlsFlags(values, env);
+  const dump = values['from-config-dump'];
+  if (dump !== undefined && values.resources !== undefined)
+    throw new MockIstiodError('USAGE', '--from-config-dump and --resources: choose one');
+  if (dump !== undefined && values.lab !== undefined)
+    throw new MockIstiodError('USAGE', '--from-config-dump and --lab: choose one');
+  const tlsDir = security.tls === false || security.tls === true ? undefined : security.tls.dir;
   const variant = parseChoice(
     '--lab',
     values.lab,
     Object.keys(LAB_VARIANTS) as LabVariant[],
     'lab',
   );
-  const resources = makeLabResources({
-    ...LAB_VARIANTS[variant],
-    listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
-    inboundPort: parsePort('--inbound-port', values['inbound-port'], LAB_DEFAULTS.inboundPort),
-    outboundPort: parsePort('--outbound-port', values['outbound-port'], LAB_DEFAULTS.outboundPort),
-    appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
-    appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
-  });
+  const resources = dump
+    ? importedResources(dump, values, tlsDir, log)
+    : makeLabResources({
+        ...LAB_VARIANTS[variant],
+        listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
+        inboundPort: parsePort('--inbound-port', values['inbound-port'], LAB_DEFAULTS.inboundPort),
+        outboundPort: parsePort(
+          '--outbound-port',
+          values['outbound-port'],
+          LAB_DEFAULTS.outboundPort,
+        ),
+        appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
+        appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
+      });
   const server = createMockIstiod({
     xds: {
       host: values.host ?? env.MOCK_ISTIOD_HOST ?? DEFAULT_HOST,
@@ -112,7 +132,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     resourcesPath: values.resources,
     journalSize: parseJournalSize(values['journal-size']),
     logger: log,
-    ...parseTlsFlags(values, env),
+    ...security,
   });
   const journalFile = await attachJournalFile(values.journal, server, log);
   const started = await server.start();

@@ -96,6 +96,8 @@ export class Snapshot {
     controlPlaneId: string,
     same: (a: ReadonlyMap<string, NamedResource>, b: ReadonlyMap<string, NamedResource>) => boolean,
     baseVersion?: string,
+    /** Versions to give these types instead of `version` (a captured config's, kept). */
+    kept?: ReadonlyMap<string, string>,
   ): { snapshot: Snapshot; changed: string[] } {
     const types = new Map<string, TypeSnapshot>();
     const changed: string[] = [];
@@ -106,7 +108,8 @@ export class Snapshot {
       if (before && same(before.resources, resources)) {
         types.set(typeUrl, before);
       } else {
-        types.set(typeUrl, new TypeSnapshot(typeUrl, version, resources, controlPlaneId));
+        const typeVersion = kept?.get(typeUrl) ?? version;
+        types.set(typeUrl, new TypeSnapshot(typeUrl, typeVersion, resources, controlPlaneId));
         changed.push(typeUrl);
       }
     }

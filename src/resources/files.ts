@@ -16,6 +16,7 @@ import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { parseNodeMatch, type NodeMatch } from '../snapshot/node-match.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
+import { isObject } from '../util/guards.js';
 import type { Problem, Result } from '../util/problems.js';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -139,12 +140,12 @@ function collectSet(
   problems: Problem[],
 ): void {
   const doc = (value ?? {}) as Record<string, unknown>;
-  const known = new Set(['name', 'match', 'resources', 'version_info']);
+  const known = new Set(['name', 'match', 'resources', 'version_info', 'versions']);
   for (const key of Object.keys(doc)) {
     if (!known.has(key))
       problems.push({
         path: `${where} ${key}`,
-        message: 'unknown field; a set has name, match and resources',
+        message: 'unknown field; a set has name, match, resources and versions',
       });
   }
   if (!Array.isArray(doc.resources)) {
@@ -167,4 +168,11 @@ function collectSet(
     return;
   }
   addTo(sets, name, match, doc.resources, (i) => `${where} resources[${i}]`);
+  if (doc.versions !== undefined) {
+    const set = sets.get(name) as LoadedSet;
+    // Not an object: kept as it is, for validation to report (validated-set.ts).
+    set.versions = isObject(doc.versions)
+      ? { ...set.versions, ...(doc.versions as Record<string, string>) }
+      : (doc.versions as Record<string, string>);
+  }
 }

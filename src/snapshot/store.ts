@@ -66,6 +66,8 @@ interface Entry {
   name: string;
   match: NodeMatch | undefined;
   packed: PackedSet | undefined;
+  /** Versions kept from a captured config: used when the set is first installed only. */
+  versions?: ReadonlyMap<string, string>;
 }
 
 class SetStore implements SnapshotStore {
@@ -95,7 +97,9 @@ class SetStore implements SnapshotStore {
   }
 
   install(sets: readonly ValidatedSet[]): SnapshotChange[] {
-    return this.replace(sets.map(({ name, match, packed }) => ({ name, match, packed })));
+    return this.replace(
+      sets.map(({ name, match, packed, versions }) => ({ name, match, packed, versions })),
+    );
   }
 
   installDefault(packed: PackedSet): SnapshotChange {
@@ -140,7 +144,7 @@ class SetStore implements SnapshotStore {
     const notify = this.stored.length > 0;
     const previous = this.stored;
     const changes: SnapshotChange[] = [];
-    this.stored = entries.map(({ name, match, packed }) => {
+    this.stored = entries.map(({ name, match, packed, versions }) => {
       const before = previous.find((s) => s.name === name);
       if (!packed) return before ?? this.empty(name, match, this.nextVersion());
       const version = this.nextVersion();
@@ -151,6 +155,7 @@ class SetStore implements SnapshotStore {
         this.controlPlaneId,
         sameResources,
         this.baseVersion,
+        before ? undefined : versions,
       );
       if (!before || built.changed.length > 0) changes.push({ set: name, ...built });
       return { name, match, snapshot: built.snapshot };

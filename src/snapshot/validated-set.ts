@@ -5,6 +5,7 @@
  * packed value as it is; nothing downstream parses the raw input again.
  */
 import type { PackedSet } from '../core/snapshot.js';
+import { parseTypeName } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
 import type { Problem, Result } from '../util/problems.js';
 import { parseNodeMatch, type NodeMatch } from './node-match.js';
@@ -19,6 +20,12 @@ export interface ResourceSetSpec {
   /** Which proxies get this set; undefined: every proxy. */
   match?: NodeMatch;
   resources: readonly unknown[];
+  /**
+   * The version to serve each type with when the set is first installed (type name → version:
+   * `CDS`, a type URL…), as a captured config had them (`--keep-versions`). A later change of a
+   * type gets a new version as usual, so that it is pushed.
+   */
+  versions?: Readonly<Record<string, string>>;
 }
 
 /** A set that passed validation, packed and ready to install. */
@@ -32,6 +39,8 @@ export interface ValidatedSet {
    * will warm on for ever. Paths are those of the input the set came from.
    */
   readonly references: ReferenceReport;
+  /** Versions kept from a captured config, by type URL (see `ResourceSetSpec.versions`). */
+  readonly versions: ReadonlyMap<string, string>;
 }
 
 /** Packs one set and checks its references; paths are `resources[i]…`, as in the input. */
@@ -42,12 +51,35 @@ export function validateSet(spec: ResourceSetSpec): Result<ValidatedSet> {
       problems: [{ path: 'resources', message: 'expected a list of resources' }],
     };
   }
+  const versions = readVersions(spec.versions);
+  if (!versions.ok) return versions;
   const packed = packResources(spec.resources);
   if (!packed.ok) return packed;
   const { set, indexOf } = packed.value;
   const where = (typeUrl: string, name: string) => `resources[${indexOf(typeUrl, name) ?? '?'}]`;
   const references = checkReferences(set, where);
-  return { ok: true, value: { name: spec.name, match: spec.match, packed: set, references } };
+  const value = { name: spec.name, match: spec.match, packed: set, references };
+  return { ok: true, value: { ...value, versions: versions.value } };
+}
+
+/** `{ CDS: "v1", LDS: "v1" }` → type URL → version; a name not read or a version not a string is a problem. */
+function readVersions(raw: unknown): Result<ReadonlyMap<string, string>> {
+  const versions = new Map<string, string>();
+  if (raw === undefined) return { ok: true, value: versions };
+  if (!isObject(raw))
+    return {
+      ok: false,
+      problems: [{ path: 'versions', message: 'expected { <type>: <version> }' }],
+    };
+  const problems: Problem[] = [];
+  for (const [name, version] of Object.entries(raw)) {
+    const typeUrl = parseTypeName(name);
+    if (!typeUrl) problems.push({ path: `versions.${name}`, message: 'unknown resource type' });
+    else if (typeof version !== 'string' || version === '')
+      problems.push({ path: `versions.${name}`, message: 'expected a non-empty version string' });
+    else versions.set(typeUrl, version);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: versions };
 }
 
 /**
@@ -86,7 +118,8 @@ function readSpec(value: unknown, path: string, problems: Problem[]): ResourceSe
     problems.push({ path: `${path}.name`, message: 'expected a non-empty set name' });
   const match = parseNodeMatch(value.match, `${path}.match`, problems);
   if (problems.length > before) return undefined;
-  return { name: value.name as string, match, resources: value.resources as unknown[] };
+  const versions = value.versions as Record<string, string> | undefined;
+  return { name: value.name as string, match, resources: value.resources as unknown[], versions };
 }
 
 /**

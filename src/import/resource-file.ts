@@ -1,0 +1,31 @@
+/**
+ * An import written as a resource file (docs/resources.md): one set, `{ resources, versions }`,
+ * in YAML (the import report above it as comments) or JSON, by the file's extension. The file
+ * is then edited and served like any other: `mock-istiod serve --resources <file>`.
+ */
+import { extname } from 'node:path';
+import { stringify } from 'yaml';
+import type { ImportedDump } from './import-dump.js';
+import { formatReport } from './report.js';
+
+export type ResourceFileFormat = 'yaml' | 'json';
+
+export function formatOf(path: string): ResourceFileFormat {
+  return extname(path) === '.json' ? 'json' : 'yaml';
+}
+
+export function formatResourceFile(
+  imported: ImportedDump,
+  format: ResourceFileFormat,
+  source: string,
+): string {
+  const { resources, versions } = imported.spec;
+  const doc = { resources, ...(versions ? { versions } : {}) };
+  if (format === 'json') return `${JSON.stringify(doc, null, 2)}\n`;
+  const header = [
+    `Imported from ${source} by mock-istiod import.`,
+    ...formatReport(imported.report),
+  ];
+  const comments = header.map((line) => `# ${line}`.trimEnd()).join('\n');
+  return `${comments}\n${stringify(doc, { lineWidth: 0 })}`;
+}

@@ -44,12 +44,15 @@ describe('the real pilot-agent against the mock', () => {
     expect(await lab.agent.envoy.stat('control_plane.connected_state')).toBe(1);
     await expectLabTraffic(lab);
     await lab.agent.waitForPod((view) => view.ready === 2);
-    // pilot-agent asked the mock's CA for its workload certificate with the token.
+    // pilot-agent asks the mock's CA for its workload certificate with the token, at start
+    // and beside xDS: its log line may come after the pod is ready.
+    await waitFor(
+      () =>
+        /generated new workload certificate\s+resourceName=default/.test(lab.agent.envoy.logs()),
+      { description: "pilot-agent's line for its signed workload certificate" },
+    );
     expect(lab.mockLog()).toContain(
       'CSR successfully signed, sans [spiffe://cluster.local/ns/default/sa/default].',
-    );
-    expect(lab.agent.envoy.logs()).toMatch(
-      /generated new workload certificate\s+resourceName=default/,
     );
     // Istio's own template wrote the bootstrap pilot-agent started Envoy with.
     const bootstrap = await lab.agent.envoy.configDump();

@@ -25,6 +25,7 @@ export const AGENT_USAGE = `Usage: mock-istiod agent [options]
 Plays pilot-agent for one sidecar: starts a real Envoy with the bootstrap \`mock-istiod
 bootstrap\` writes, answers /healthz/ready on the status port (200, or 503 with an empty body
 and the reason logged) and prints the pod as \`kubectl get pod -w\` would (READY 1/2 → 2/2).
+\`mock-istiod pilot-agent\` runs Istio's real pilot-agent instead (npm run install-istio).
 
 ${POD_BOOTSTRAP_HELP}
   --envoy-log-level <level>        ${ENVOY_LOG_LEVELS.join('|')} (default warning)

@@ -7,7 +7,7 @@
  * test/e2e/installed-package.test.ts checks the packed package itself.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Block } from './markdown.js';
@@ -64,6 +64,10 @@ export class TsSnippets {
     writeFileSync(join(this.dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
     writeFileSync(join(this.dir, 'package.json'), '{ "type": "module" }\n');
     symlinkSync(join(REPO, 'node_modules'), join(this.dir, 'node_modules'));
+    // The fixtures the docs name by their checkout path (test/fixtures/…) resolve here too,
+    // as they do in the sh sessions.
+    mkdirSync(join(this.dir, 'test'));
+    symlinkSync(join(REPO, 'test', 'fixtures'), join(this.dir, 'test', 'fixtures'));
     for (const block of blocks) {
       const name = fileName(block);
       this.blocks.set(name, block);

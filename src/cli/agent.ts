@@ -6,9 +6,7 @@
  * does the agent (exit code 1), as the sidecar container would.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Logger } from 'pino';
 import { envoyValidateError } from '../bootstrap/validate-message.js';
-import { formatPodHeader, formatPodLine } from '../envoy/agent-pod-view.js';
 import { startAgent, type Agent } from '../envoy/agent.js';
 import type { EnvoyLogLevel } from '../envoy/envoy-process.js';
 import { describeExit } from '../envoy/envoy-exit.js';
@@ -17,6 +15,7 @@ import { parseFlags } from './flags.js';
 import { parseChoice } from './args.js';
 import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './bootstrap.js';
 import { createCliLogger, LOG_LEVELS } from './logger.js';
+import { runPodUntilDone } from './pod-run.js';
 
 const ENVOY_LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'critical', 'off'] as const;
 
@@ -79,7 +78,11 @@ export async function agent(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     if (message === undefined) throw err;
     return fail(message, 1);
   }
-  return runUntilDone(running, log);
+  return runPodUntilDone(running, log, {
+    exited: 'Envoy exited',
+    stopping: 'stopping Envoy',
+    exitDetail: () => ({ envoyLog: running.envoy.logTail(5) }),
+  });
 }
 
 /** One line for the failures a user can fix: a port in use, no Envoy, a bootstrap Envoy refused. */
@@ -93,37 +96,6 @@ function startFailure(err: unknown): string | undefined {
   if (code === 'EADDRINUSE')
     return `status port ${port ?? ''} is in use (is another agent running?)`;
   return undefined;
-}
-
-function runUntilDone(running: Agent, log: Logger): Promise<number> {
-  const podName = running.podView().name;
-  process.stdout.write(`${formatPodHeader(podName)}\n${formatPodLine(running.podView())}\n`);
-  running.events.on('pod', (view) => process.stdout.write(`${formatPodLine(view)}\n`));
-  return new Promise((resolve) => {
-    let stopping = false;
-    const stop = (code: number) => {
-      stopping = true;
-      running.stop().then(
-        () => resolve(code),
-        () => resolve(1),
-      );
-    };
-    void running.envoy.exited.then((exit) => {
-      if (stopping) return;
-      log.error(
-        { exit: describeExit(exit), envoyLog: running.envoy.logTail(5) },
-        'Envoy exited: the sidecar container would restart (CrashLoopBackOff)',
-      );
-      stop(1);
-    });
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) process.exit(1);
-      log.info(`${signal}: stopping Envoy`);
-      stop(0);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
 }
 
 function fail(message: string, code: number): number {

@@ -7,9 +7,7 @@
  * `agent` is the emulated twin: no Go needed.
  */
 import * as tls from 'node:tls';
-import type { Logger } from 'pino';
 import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
-import { formatPodHeader, formatPodLine } from '../envoy/agent-pod-view.js';
 import { describeExit } from '../envoy/envoy-exit.js';
 import { findIstio } from '../envoy/find-istio.js';
 import { startPilotAgent, type PilotAgent } from '../envoy/pilot-agent.js';
@@ -26,6 +24,7 @@ import {
   reportControlErrors,
 } from './control-client.js';
 import { createCliLogger, LOG_LEVELS } from './logger.js';
+import { runPodUntilDone } from './pod-run.js';
 import { parseFlags } from './flags.js';
 import { mintRemotely } from './token.js';
 
@@ -144,7 +143,10 @@ export async function pilotAgent(argv: string[], env: NodeJS.ProcessEnv): Promis
       throw err;
     }
     log.info({ dir: running.dir, ports: running.ports, xds: xdsMode }, 'pilot-agent started');
-    return runUntilDone(running, log);
+    return runPodUntilDone(running, log, {
+      exited: 'pilot-agent exited',
+      stopping: 'stopping pilot-agent',
+    });
   });
 }
 
@@ -197,37 +199,6 @@ function checkTlsPort(host: string, port: number, rootCert: string): Promise<voi
     });
     socket.once('timeout', () => refuse('no answer in 3 s'));
     socket.once('error', (err: NodeJS.ErrnoException) => refuse(err.code ?? err.message));
-  });
-}
-
-function runUntilDone(running: PilotAgent, log: Logger): Promise<number> {
-  const view = running.podView();
-  process.stdout.write(`${formatPodHeader(view.name)}\n${formatPodLine(view)}\n`);
-  running.events.on('pod', (next) => process.stdout.write(`${formatPodLine(next)}\n`));
-  return new Promise((resolve) => {
-    let stopping = false;
-    const stop = (code: number) => {
-      stopping = true;
-      running.stop().then(
-        () => resolve(code),
-        () => resolve(1),
-      );
-    };
-    void running.envoy.exited.then((exit) => {
-      if (stopping) return;
-      log.error(
-        { exit: describeExit(exit) },
-        'pilot-agent exited: the sidecar container would restart (CrashLoopBackOff)',
-      );
-      stop(1);
-    });
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) process.exit(1);
-      log.info(`${signal}: stopping pilot-agent`);
-      stop(0);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
   });
 }
 

@@ -169,4 +169,21 @@ describe("deploy/'s Deployment, run as its pod would be", () => {
     });
     expect((await status()).loadedAt).not.toBe(first.loadedAt);
   });
+
+  it('mock-istiod certs: a mistake is one line and exit 2, and nothing is written', async () => {
+    const none = await cli.run(['certs'], { podEnv: {} });
+    expect([none.code, none.stderr.trim()]).toEqual([
+      2,
+      'mock-istiod: --tls-dir: expected a directory (see: mock-istiod --help)',
+    ]);
+    const half = join(root, 'half');
+    mkdirSync(half);
+    writeFileSync(join(half, 'key.pem'), 'not a key');
+    const bad = await cli.run(['certs', '--tls-dir', half]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid TLS directory');
+    expect(bad.stderr).toContain('root-cert.pem');
+    expect(bad.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(readdirSync(half)).toEqual(['key.pem']);
+  });
 });

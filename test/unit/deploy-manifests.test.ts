@@ -145,6 +145,9 @@ describe('deploy/ holds together', () => {
     expect(served.resources).toEqual(JSON.parse(JSON.stringify(lab)));
     const timeline = parseTimeline(configData['timeline.yaml']!);
     expect(timeline.ok ? timeline.value.steps.length : timeline.problems).toBe(5);
+    // docs/kubernetes.md says it is examples/classroom.yaml.
+    const classroom = readFileSync(join(packageRoot(), 'examples', 'classroom.yaml'), 'utf8');
+    expect(configData['timeline.yaml']).toBe(classroom.replace(/^#.*\n/, ''));
   });
 
   it("the image's tag is the package's version", () => {

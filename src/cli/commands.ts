@@ -11,6 +11,7 @@ import { token } from './token.js';
 import { installEnvoy } from './install-envoy.js';
 import { importCommand } from './import.js';
 import { capture } from './capture.js';
+import { certs } from './certs.js';
 
 export interface Command {
   summary: string;
@@ -37,4 +38,5 @@ export const COMMANDS: Record<string, Command> = {
   },
   import: { summary: 'write a captured Envoy config_dump as a resource file', run: importCommand },
   capture: { summary: "save a running Envoy's config_dump (with endpoints)", run: capture },
+  certs: { summary: 'make the TLS directory serve --tls-dir uses, and exit', run: certs },
 };

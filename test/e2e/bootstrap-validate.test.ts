@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
@@ -26,15 +27,24 @@ describe('envoy --mode validate', () => {
 describe('a sidecar bootstrap with no control plane to reach', () => {
   let envoy: EnvoyProcess | undefined;
 
+  let closeDropper: (() => Promise<void>) | undefined;
+
   afterEach(async () => {
     await envoy?.stop();
+    await closeDropper?.();
     envoy = undefined;
+    closeDropper = undefined;
   });
 
   it('keeps the admin API up, stays PRE_INITIALIZING and is not connected', async () => {
-    const nobodyListens = await freePort();
+    // A port held by a listener that drops every connection at once: no control plane
+    // answers there, and no other test's server can take the port while this one runs.
+    const dropper = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve));
+    closeDropper = () => new Promise<void>((resolve) => dropper.close(() => resolve()));
+    const nobodyAnswers = (dropper.address() as AddressInfo).port;
     envoy = await startEnvoy({
-      bootstrap: makeSidecarBootstrap({ adminPort: 0, discoveryPort: nobodyListens }),
+      bootstrap: makeSidecarBootstrap({ adminPort: 0, discoveryPort: nobodyAnswers }),
     });
     expect(envoy.adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // Envoy keeps trying (a stream failure per attempt) and never gets its first config.

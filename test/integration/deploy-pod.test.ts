@@ -30,9 +30,12 @@ describe("deploy/'s Deployment, run as its pod would be", () => {
       throw new Error(`${err.message}\nstderr: ${run.stderr()}\nstdout: ${run.stdout()}`);
     });
     const control = `http://127.0.0.1:${serving.control!.port}`;
-    expect(logLines(run).map((l) => l.msg)).toContain(
-      "xDS is served over TLS: Envoy's validation_context must trust the root certificate",
-    );
+    // Logged just after the serving line: wait for it rather than read the log once.
+    const tlsLine =
+      "xDS is served over TLS: Envoy's validation_context must trust the root certificate";
+    await waitFor(() => logLines(run).some((l) => l.msg === tlsLine), {
+      description: 'the TLS line in the log',
+    });
 
     // The control API: the token from the Secret, or 401.
     expect((await fetch(`${control}/ready`)).status).toBe(401);

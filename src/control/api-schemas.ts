@@ -25,7 +25,7 @@ export const ERROR: Schema = {
 };
 
 const typeNames = { type: 'array', items: str, minItems: 1 };
-const scope = object({ node: str, types: typeNames });
+const scope = object({ node: str, types: { oneOf: [typeNames, str] } });
 const trigger = object({
   after: { oneOf: [int, str] },
   afterResponses: int,

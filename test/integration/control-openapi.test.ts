@@ -52,7 +52,7 @@ function answerSchemas(operation: Operation): Schema[] {
 function apiSections(): { heading: string; routes: [string, string][]; text: string }[] {
   const text = readFileSync('docs/api.md', 'utf8');
   return text
-    .split(/^### /m)
+    .split(/^#{2,3} /m)
     .slice(1)
     .map((section) => {
       const heading = section.split('\n')[0] ?? '';
@@ -88,7 +88,7 @@ describe('GET /control/openapi.json', () => {
         method: 'POST',
         body: JSON.stringify(body),
       });
-      return { status: res.status, body: (await res.json()) };
+      return { status: res.status, body: await res.json() };
     };
     const faults = operationFor(doc, 'POST', '/control/faults');
     const fault = { scenario: 'delay', params: { ms: '2s' }, scope: { types: ['LDS'] } };
@@ -123,6 +123,7 @@ describe('GET /control/openapi.json', () => {
     const doc = await document();
     let checked = 0;
     for (const section of apiSections()) {
+      if (section.routes.length === 0) continue;
       const operations = section.routes.map(([method, path]) => {
         const operation = operationFor(doc, method, path);
         expect(

@@ -48,6 +48,12 @@ export function controlAddress(
   values: { control?: string; 'control-host'?: string; 'control-port'?: string },
   env: NodeJS.ProcessEnv,
 ): string {
+  if (values.control !== undefined && (values['control-host'] ?? values['control-port'])) {
+    throw new MockIstiodError(
+      'USAGE',
+      '--control: give the URL, or --control-host and --control-port, not both',
+    );
+  }
   const url = values.control ?? env.MOCK_ISTIOD_CONTROL;
   if (url !== undefined && url !== '') return addressOfUrl(url);
   const host = values['control-host'] ?? env.MOCK_ISTIOD_CONTROL_HOST ?? DEFAULT_HOST;

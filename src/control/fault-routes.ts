@@ -105,6 +105,7 @@ export function faultRoutes(target: FaultTarget): Route[] {
       summary: 'apply a fault: {"scenario", "params", "scope", "trigger", "id"}',
       body: faultRequest(),
       answer: FAULT_ANSWER,
+      success: 201,
       handle: async ({ body }) => {
         if (isObject(body) && body.scenario !== undefined && !findScenario(body.scenario)) {
           return notFound(unknownScenarioMessage(body.scenario), { scenarios: scenarioNames() });

@@ -20,7 +20,7 @@ function operation(route: Route): Record<string, unknown> {
     required: true,
     schema: { type: 'string' },
   }));
-  const success = route.method === 'POST' && route.path === '/control/faults' ? '201' : '200';
+  const success = String(route.success ?? 200);
   const problem = { description: 'bad input, unknown or refused', content: json(ERROR) };
   return {
     operationId: `${route.method.toLowerCase()} ${route.path}`,

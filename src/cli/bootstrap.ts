@@ -62,7 +62,7 @@ ${POD_BOOTSTRAP_HELP}
   --format <format>                yaml|json (default yaml; json for an --out ending in .json)
   --out <file>                     write to this file instead of stdout
   --validate                       run \`envoy --mode validate\` on the result (ENVOY_BIN or
-                                   .venv/bin/envoy): OK, or Envoy's error and exit code 1
+                                   the installed one): OK, or Envoy's error and exit code 1
   -h, --help                       show this help
 `;
 

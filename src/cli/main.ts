@@ -5,6 +5,7 @@
  */
 import { isMockIstiodError, MockIstiodError, type MockIstiodErrorCode } from '../util/errors.js';
 import { COMMANDS } from './commands.js';
+import { versionLine } from './version.js';
 
 /**
  * The codes of mistakes a user can fix (a flag, an option, a resource or fault file, a port in
@@ -23,7 +24,16 @@ function usage(): string {
   const lines = Object.entries(COMMANDS).map(
     ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`,
   );
-  return `Usage: mock-istiod <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nSee: mock-istiod <command> --help\n`;
+  return [
+    'Usage: mock-istiod <command> [options]',
+    '       mock-istiod --version',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'See: mock-istiod <command> --help',
+    '',
+  ].join('\n');
 }
 
 function isUserError(err: unknown): err is Error {
@@ -38,6 +48,10 @@ async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(usage());
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(versionLine());
+    return 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) throw new MockIstiodError('USAGE', `unknown command "${name}"`);

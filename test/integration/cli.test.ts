@@ -8,6 +8,7 @@ import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
 import { sidecarNode } from '../support/nodes.js';
+import { packageRoot } from '../../src/util/package-root.js';
 
 const cli = useCli();
 
@@ -64,6 +65,18 @@ describe('mock-istiod serve', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(message);
   });
+
+  it.each([['--version'], ['-V']])(
+    '%s prints the version in package.json and exits 0',
+    async (flag) => {
+      const { version } = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      const run = await cli.run([flag]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(`mock-istiod ${version}\n`);
+    },
+  );
 
   it('says which port is taken when it cannot listen', async () => {
     const taken: Server = createServer();

@@ -22,6 +22,11 @@ export interface CliOptions {
   podEnv?: Record<string, string>;
   /** How long `run` and `exited` wait for the command to exit (default 15 s). */
   timeoutMs?: number;
+  /**
+   * Run another `mock-istiod` than this checkout's: an executable (e.g. an installed package's
+   * `node_modules/.bin/mock-istiod`) and the directory to run it in.
+   */
+  installed?: { bin: string; cwd: string };
 }
 
 export interface CliResult {
@@ -89,8 +94,11 @@ function spawnCli(args: string[], options: CliOptions): CliRun {
     HOME: process.env['HOME'] ?? '',
     ...options.podEnv,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: packageRoot(),
+  const [command, commandArgs, cwd] = options.installed
+    ? [options.installed.bin, args, options.installed.cwd]
+    : [process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], packageRoot()];
+  const child = spawn(command, commandArgs, {
+    cwd,
     env: env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

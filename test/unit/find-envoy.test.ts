@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BoundedLog } from '../../src/envoy/bounded-log.js';
-import { defaultEnvoyPath, findEnvoy, installEnvoyAdvice } from '../../src/envoy/find-envoy.js';
+import {
+  defaultEnvoyPath,
+  envoyInstallDir,
+  findEnvoy,
+  installEnvoyAdvice,
+  PINNED_ENVOY_VERSION,
+} from '../../src/envoy/find-envoy.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 describe('findEnvoy', () => {
@@ -43,7 +49,34 @@ describe('findEnvoy', () => {
     }
   });
 
-  it('defaults to <package root>/.venv/bin/envoy', () => {
+  it('looks in the per-user cache from an installed package: XDG_CACHE_HOME, else ~/.cache', () => {
+    const installed = mkdtempSync(join(tmpdir(), 'installed-'));
+    try {
+      const dir = `envoy-${PINNED_ENVOY_VERSION}`;
+      expect(envoyInstallDir({ XDG_CACHE_HOME: '/c' }, installed)).toBe(`/c/mock-istiod/${dir}`);
+      expect(envoyInstallDir({ XDG_CACHE_HOME: '', HOME: '/h' }, installed)).toBe(
+        `/h/.cache/mock-istiod/${dir}`,
+      );
+      expect(defaultEnvoyPath({ HOME: '/h' }, installed)).toBe(
+        `/h/.cache/mock-istiod/${dir}/bin/envoy`,
+      );
+      expect(() => findEnvoy({ XDG_CACHE_HOME: '/c' }, installed)).toThrow(
+        `Envoy binary not found at /c/mock-istiod/${dir}/bin/envoy: run \`npx mock-istiod install-envoy\``,
+      );
+    } finally {
+      rmSync(installed, { recursive: true });
+    }
+  });
+
+  it('pins the same Envoy version as scripts/install-envoy.sh', () => {
+    const script = readFileSync(join(packageRoot(), 'scripts', 'install-envoy.sh'), 'utf8');
+    expect(script).toContain(`readonly ENVOY_VERSION='${PINNED_ENVOY_VERSION}'`);
+  });
+
+  it('defaults to <package root>/.venv/bin/envoy in a checkout, whatever XDG_CACHE_HOME says', () => {
+    expect(defaultEnvoyPath({ XDG_CACHE_HOME: '/c' })).toBe(
+      join(packageRoot(), '.venv', 'bin', 'envoy'),
+    );
     expect(defaultEnvoyPath()).toBe(join(packageRoot(), '.venv', 'bin', 'envoy'));
     const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
       name: string;

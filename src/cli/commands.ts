@@ -12,6 +12,9 @@ import { installEnvoy } from './install-envoy.js';
 import { importCommand } from './import.js';
 import { capture } from './capture.js';
 import { certs } from './certs.js';
+import { CONTROL_VERBS } from './control-verbs.js';
+import { fault } from './fault.js';
+import { journal } from './journal.js';
 
 export interface Command {
   summary: string;
@@ -39,4 +42,7 @@ export const COMMANDS: Record<string, Command> = {
   import: { summary: 'write a captured Envoy config_dump as a resource file', run: importCommand },
   capture: { summary: "save a running Envoy's config_dump (with endpoints)", run: capture },
   certs: { summary: 'make the TLS directory serve --tls-dir uses, and exit', run: certs },
+  ...CONTROL_VERBS,
+  fault: { summary: 'fault add|ls|rm on a running mock', run: fault },
+  journal: { summary: "a running mock's journal; --follow keeps printing", run: journal },
 };

@@ -9,12 +9,15 @@ import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import { parsePort } from './args.js';
 
 export const CONTROL_FLAGS = {
+  control: { type: 'string' },
   'control-host': { type: 'string' },
   'control-port': { type: 'string' },
   'control-token': { type: 'string' },
 } as const;
 
-export const CONTROL_HELP = `  --control-host <addr>    the mock's control API address [MOCK_ISTIOD_CONTROL_HOST] (default ${DEFAULT_HOST})
+export const CONTROL_HELP = `  --control <url>          the mock's control API as a URL, e.g. http://10.0.0.5:15014 [MOCK_ISTIOD_CONTROL]
+                           (instead of --control-host and --control-port)
+  --control-host <addr>    the mock's control API address [MOCK_ISTIOD_CONTROL_HOST] (default ${DEFAULT_HOST})
   --control-port <port>    the mock's control API port [MOCK_ISTIOD_CONTROL_PORT] (default 15014)
   --control-token <token>  bearer token, if the mock requires one [MOCK_ISTIOD_CONTROL_TOKEN]`;
 
@@ -27,7 +30,12 @@ export interface ControlTarget {
 
 /** The control API the flags and environment name. */
 export function controlTarget(
-  values: { 'control-host'?: string; 'control-port'?: string; 'control-token'?: string },
+  values: {
+    control?: string;
+    'control-host'?: string;
+    'control-port'?: string;
+    'control-token'?: string;
+  },
   env: NodeJS.ProcessEnv,
 ): ControlTarget {
   const token = values['control-token'] ?? env.MOCK_ISTIOD_CONTROL_TOKEN;
@@ -37,9 +45,17 @@ export function controlTarget(
 
 /** `host:port` of the control API. */
 export function controlAddress(
-  values: { 'control-host'?: string; 'control-port'?: string },
+  values: { control?: string; 'control-host'?: string; 'control-port'?: string },
   env: NodeJS.ProcessEnv,
 ): string {
+  if (values.control !== undefined && (values['control-host'] ?? values['control-port'])) {
+    throw new MockIstiodError(
+      'USAGE',
+      '--control: give the URL, or --control-host and --control-port, not both',
+    );
+  }
+  const url = values.control ?? env.MOCK_ISTIOD_CONTROL;
+  if (url !== undefined && url !== '') return addressOfUrl(url);
   const host = values['control-host'] ?? env.MOCK_ISTIOD_CONTROL_HOST ?? DEFAULT_HOST;
   const port = parsePort(
     '--control-port',
@@ -47,6 +63,22 @@ export function controlAddress(
     15014,
   );
   return formatEndpoint({ host, port });
+}
+
+function addressOfUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'http:' || url.pathname !== '/' || url.search !== '') {
+    throw new MockIstiodError(
+      'USAGE',
+      `--control: expected the control API's URL such as http://127.0.0.1:15014, got "${text}"`,
+    );
+  }
+  return url.port ? url.host : `${url.host}:80`;
 }
 
 /** The mock could not be asked (not running, wrong port, not a mock): `CONTROL_API_FAILED`. */
@@ -114,5 +146,46 @@ export async function reportControlErrors(run: () => Promise<number>): Promise<n
     if (!isMockIstiodError(err, 'CONTROL_API_FAILED')) throw err;
     process.stderr.write(`mock-istiod: ${err.message}\n`);
     return 1;
+  }
+}
+
+/** An answer of the control API: its status and parsed JSON body. */
+export interface ControlAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Sends a request to the control API and returns its answer, whatever its status (the
+ * caller tells a refusal from success); unreachable or not JSON is `CONTROL_API_FAILED`.
+ */
+export async function callControl(
+  target: ControlTarget,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+  timeoutMs = 10_000,
+): Promise<ControlAnswer> {
+  const { address, token } = target;
+  let response: Response;
+  try {
+    response = await fetch(`http://${address}${path}`, {
+      method,
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (err) {
+    throw controlApiError(
+      `cannot reach mock-istiod at ${address} (${reasonOf(err)}); is \`mock-istiod serve\` running there? (--control)`,
+    );
+  }
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) as unknown };
+  } catch {
+    throw controlApiError(
+      `${address} answered ${method} ${path} with ${response.status} and something other than JSON`,
+    );
   }
 }

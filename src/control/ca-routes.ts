@@ -6,6 +6,7 @@
 import { problemsResponse } from './responses.js';
 import type { Route } from './router.js';
 import type { HasSecurity } from './target.js';
+import { TOKEN_ANSWER, TOKEN_BODY } from './api-schemas.js';
 import { isObject } from '../util/guards.js';
 import type { Problem } from '../util/problems.js';
 import { resolveTokenRequest, subjectOf, type TokenRequest } from '../ca/service-account-token.js';
@@ -47,6 +48,8 @@ export function caRoutes(server: HasSecurity): Route[] {
       path: '/ca/token',
       summary:
         'mint a service account token for the CA: {namespace, serviceAccount, audience(s), ttlSeconds}',
+      body: TOKEN_BODY,
+      answer: TOKEN_ANSWER,
       handle: ({ body }) => {
         const parsed = tokenRequestFromJson(body);
         const checked = resolveTokenRequest(parsed.value);

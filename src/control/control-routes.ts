@@ -4,6 +4,7 @@
 import type { StreamView } from '../core/events.js';
 import type { Route } from './router.js';
 import type { Controllable } from './target.js';
+import { READY_ANSWER, RELEASE_ANSWER, STATE_ANSWER, WITHHOLD_ANSWER } from './api-schemas.js';
 
 export function describeStream(stream: StreamView) {
   return {
@@ -26,6 +27,7 @@ export function controlRoutes(target: Controllable): Route[] {
       method: 'POST',
       path: '/control/release',
       summary: 'let withheld responses go',
+      answer: RELEASE_ANSWER,
       handle: () => ({
         status: 200,
         body: { released: target.release(), withheld: target.withheld },
@@ -35,6 +37,7 @@ export function controlRoutes(target: Controllable): Route[] {
       method: 'POST',
       path: '/control/withhold',
       summary: 'hold every response until released',
+      answer: WITHHOLD_ANSWER,
       handle: () => {
         target.withhold();
         return { status: 200, body: { withheld: target.withheld } };
@@ -44,6 +47,7 @@ export function controlRoutes(target: Controllable): Route[] {
       method: 'GET',
       path: '/control/state',
       summary: 'whether responses are withheld, and every stream with its per-type state',
+      answer: STATE_ANSWER,
       handle: () => ({
         status: 200,
         body: { withheld: target.withheld, streams: target.streams().map(describeStream) },
@@ -53,6 +57,7 @@ export function controlRoutes(target: Controllable): Route[] {
       method: 'GET',
       path: '/ready',
       summary: 'readiness of the mock itself',
+      answer: READY_ANSWER,
       handle: () => ({ status: 200, body: { ready: true } }),
     },
   ];

@@ -18,6 +18,20 @@ import { notFound, problemsResponse } from './responses.js';
 import type { Route } from './router.js';
 import type { FaultTarget } from './target.js';
 import { isObject } from '../util/guards.js';
+import {
+  DISCONNECT_ANSWER,
+  DISCONNECT_BODY,
+  FAULT_ANSWER,
+  FAULTS_ANSWER,
+  faultRequest,
+  PUSH_ANSWER,
+  PUSH_BODY,
+  REMOVED_ANSWER,
+  RESET_ANSWER,
+  SCENARIO_ANSWER,
+  SCENARIOS_ANSWER,
+  SERVING_ANSWER,
+} from './api-schemas.js';
 
 /** `{ node?, types? }` (push) or `{ node?, code?, message? }` (disconnect), every problem listed. */
 function readSelector(
@@ -63,12 +77,14 @@ export function faultRoutes(target: FaultTarget): Route[] {
       method: 'GET',
       path: '/control/scenarios',
       summary: 'fault scenarios, each with the JSON Schema of its parameters',
+      answer: SCENARIOS_ANSWER,
       handle: () => ({ status: 200, body: { scenarios: describeScenarios() } }),
     },
     {
       method: 'GET',
       path: '/control/scenarios/:name',
       summary: 'one fault scenario',
+      answer: SCENARIO_ANSWER,
       handle: ({ params }) => {
         const scenario = findScenario(params.name);
         if (!scenario)
@@ -80,12 +96,16 @@ export function faultRoutes(target: FaultTarget): Route[] {
       method: 'GET',
       path: '/control/faults',
       summary: 'the faults applied, with their state and counts',
+      answer: FAULTS_ANSWER,
       handle: () => ({ status: 200, body: { faults: target.faults.list() } }),
     },
     {
       method: 'POST',
       path: '/control/faults',
       summary: 'apply a fault: {"scenario", "params", "scope", "trigger", "id"}',
+      body: faultRequest(),
+      answer: FAULT_ANSWER,
+      success: 201,
       handle: async ({ body }) => {
         if (isObject(body) && body.scenario !== undefined && !findScenario(body.scenario)) {
           return notFound(unknownScenarioMessage(body.scenario), { scenarios: scenarioNames() });
@@ -99,12 +119,14 @@ export function faultRoutes(target: FaultTarget): Route[] {
       method: 'DELETE',
       path: '/control/faults',
       summary: 'remove every fault',
+      answer: REMOVED_ANSWER,
       handle: async () => ({ status: 200, body: { removed: await target.faults.clear() } }),
     },
     {
       method: 'GET',
       path: '/control/faults/:id',
       summary: 'one fault',
+      answer: FAULT_ANSWER,
       handle: ({ params }) => {
         const fault = target.faults.get(params.id ?? '');
         return fault
@@ -116,6 +138,7 @@ export function faultRoutes(target: FaultTarget): Route[] {
       method: 'DELETE',
       path: '/control/faults/:id',
       summary: 'remove a fault and undo its effect',
+      answer: REMOVED_ANSWER,
       handle: async ({ params }) => {
         const removed = await target.faults.remove(params.id ?? '');
         return removed
@@ -128,6 +151,7 @@ export function faultRoutes(target: FaultTarget): Route[] {
       path: '/control/reset',
       summary:
         'per-test cleanup: no faults, nothing held, port up, start-up resources, empty journal',
+      answer: RESET_ANSWER,
       handle: async () => {
         const removed = target.faults.list().length;
         await target.reset();
@@ -141,6 +165,8 @@ export function faultRoutes(target: FaultTarget): Route[] {
       method: 'POST',
       path: '/control/push',
       summary: 'send the current version again: {"node": glob, "types": ["LDS"]}, both optional',
+      body: PUSH_BODY,
+      answer: PUSH_ANSWER,
       handle: ({ body }) => {
         const read = readSelector(body, ['node', 'types']);
         if ('problems' in read) return problemsResponse('invalid push', read.problems);
@@ -151,6 +177,7 @@ export function faultRoutes(target: FaultTarget): Route[] {
       method: 'POST',
       path: '/control/down',
       summary: 'close the xDS port, as when istiod goes away, until POST /control/up',
+      answer: SERVING_ANSWER,
       handle: async () => {
         await target.down();
         return { status: 200, body: { serving: target.serving } };
@@ -160,6 +187,7 @@ export function faultRoutes(target: FaultTarget): Route[] {
       method: 'POST',
       path: '/control/up',
       summary: 'open the xDS port again on the same address',
+      answer: SERVING_ANSWER,
       handle: async () => {
         await target.up();
         return { status: 200, body: { serving: target.serving } };
@@ -169,6 +197,8 @@ export function faultRoutes(target: FaultTarget): Route[] {
       method: 'POST',
       path: '/control/disconnect',
       summary: 'end streams: {"node": glob, "code": "UNAVAILABLE", "message": "…"}, all optional',
+      body: DISCONNECT_BODY,
+      answer: DISCONNECT_ANSWER,
       handle: ({ body }) => {
         const read = readSelector(body, ['node', 'code', 'message']);
         if ('problems' in read) return problemsResponse('invalid disconnect', read.problems);

@@ -13,6 +13,7 @@ import { problemsResponse } from './responses.js';
 import type { ControlResponse, Route } from './router.js';
 import type { ResourceTarget } from './target.js';
 import { isObject } from '../util/guards.js';
+import { RESOURCES_ANSWER, RESOURCES_BODY } from './api-schemas.js';
 
 function describeSets(target: ResourceTarget) {
   return target.resourceSets().map((set) => ({
@@ -81,6 +82,8 @@ export function resourceRoutes(target: ResourceTarget): Route[] {
       path: '/control/resources',
       summary:
         'replace the resources (validated; on problems 400 and the last good set keeps serving)',
+      body: RESOURCES_BODY,
+      answer: RESOURCES_ANSWER,
       handle: ({ body }) => replace(target, body),
     },
     {

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { MockIstiodError } from '../util/errors.js';
 import type { Problem } from '../util/problems.js';
+import type { Schema } from './api-schemas.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -32,6 +33,12 @@ export interface Route {
   path: string;
   /** One line for `GET /` (the endpoint list). */
   summary: string;
+  /** The JSON Schema of the body it takes, if any (for the OpenAPI document). */
+  body?: Schema;
+  /** The JSON Schema of its success answer (JSON unless said otherwise). */
+  answer?: Schema;
+  /** The status of its success answer, when not 200. */
+  success?: 201;
   handle(request: ControlRequest): ControlResponse | Promise<ControlResponse>;
 }
 

@@ -10,9 +10,10 @@ import { metricsRoutes } from './metrics-routes.js';
 import type { Route } from './router.js';
 import { caRoutes } from './ca-routes.js';
 import type { ControlTarget } from './target.js';
+import { openApiDocument } from './openapi.js';
 
 export function allRoutes(server: ControlTarget): Route[] {
-  return [
+  const routes: Route[] = [
     ...controlRoutes(server),
     ...debugRoutes(server),
     ...metricsRoutes(server),
@@ -21,4 +22,13 @@ export function allRoutes(server: ControlTarget): Route[] {
     ...resourceFileRoutes(server),
     ...caRoutes(server),
   ];
+  routes.push({
+    method: 'GET',
+    path: '/control/openapi.json',
+    summary: 'this API as an OpenAPI 3.1 document, built from the route table',
+    answer: { type: 'object', required: ['openapi', 'paths'] },
+    handle: () => ({ status: 200, body: document }),
+  });
+  const document = openApiDocument(routes);
+  return routes;
 }

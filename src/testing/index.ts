@@ -5,6 +5,13 @@
  *   import { startMockIstiod, startEnvoy, sidecarBootstrap } from 'mock-istiod/testing';
  */
 export { startMockIstiod, type TestMockIstiod } from './start.js';
+export { connectMockIstiod, type ConnectOptions } from './remote.js';
+export {
+  localControl,
+  type ControlFault,
+  type MockIstiodControl,
+  type ResourcesChanged,
+} from './control.js';
 export { startEnvoy, sidecarBootstrap, type TestEnvoy, type EnvoyState } from './envoy.js';
 export { assertNoLeaks, closeAll, leaks } from './leaks.js';
 export { RESOURCE_REQUEST_KINDS, type RequestFilter } from './fault-helpers.js';

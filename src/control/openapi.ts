@@ -1,0 +1,61 @@
+/**
+ * The OpenAPI 3.1 document of the control API, built from the route table itself (paths,
+ * methods, summaries, and the bodies' and answers' JSON Schemas each route names), so it
+ * cannot drift from what the server does. Served at `GET /control/openapi.json`.
+ */
+import { ERROR, type Schema } from './api-schemas.js';
+import type { Route } from './router.js';
+
+/** `/control/faults/:id` → `/control/faults/{id}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z]+)/g, '{$1}');
+}
+
+const json = (schema: Schema) => ({ 'application/json': { schema } });
+
+function operation(route: Route): Record<string, unknown> {
+  const params = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const success = String(route.success ?? 200);
+  const problem = { description: 'bad input, unknown or refused', content: json(ERROR) };
+  return {
+    operationId: `${route.method.toLowerCase()} ${route.path}`,
+    summary: route.summary,
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(route.body ? { requestBody: { required: false, content: json(route.body) } } : {}),
+    responses: {
+      [success]: {
+        description: route.summary,
+        ...(route.answer ? { content: json(route.answer) } : {}),
+      },
+      '400': problem,
+      '401': { description: 'a token is required (Authorization: Bearer <token>)' },
+      '404': problem,
+    },
+  };
+}
+
+export function openApiDocument(routes: readonly Route[]): Schema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'mock-istiod control API',
+      version: '1',
+      description: 'See docs/api.md. Bad input answers 400 with every problem and its field path.',
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: { Error: ERROR },
+    },
+    paths,
+  };
+}

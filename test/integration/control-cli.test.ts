@@ -1,0 +1,129 @@
+/**
+ * The CLI verbs that drive a running mock (`release`, `withhold`, `down`, `up`, `reset`,
+ * `push`, `disconnect`, `fault add|ls|rm`, `journal --follow`): their effect on the mock, the
+ * `-o json` answers, and the exit codes (0 done, 1 not reachable, 2 refused or misused).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { AdsTestClient } from '../../src/testing/ads-client.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { waitFor } from '../../src/util/wait.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { useCli } from '../support/cli.js';
+import { handshake } from '../support/handshake.js';
+
+const cli = useCli();
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function mockWithProxy(options: Parameters<typeof startMockIstiod>[0] = {}) {
+  const server = await startMockIstiod(options);
+  const client = new AdsTestClient(server.xdsAddress);
+  cleanups.push(
+    () => server.close(),
+    () => client.close(),
+  );
+  await handshake(client.sotw());
+  await server.waitForAck(CLUSTER_TYPE);
+  return server;
+}
+
+const url = (server: TestMockIstiod) => `http://127.0.0.1:${server.addresses.control?.port}`;
+
+describe('control verbs against a running mock', () => {
+  it('withhold, release, push, disconnect, down, up, reset: each changes the mock', async () => {
+    const server = await mockWithProxy({ controlToken: 'tok' });
+    const run = (...args: string[]) =>
+      cli.run([...args, '--control', url(server), '--control-token', 'tok']);
+    expect(await run('withhold')).toMatchObject({
+      code: 0,
+      stdout: 'withholding every response\n',
+    });
+    expect(server.withheld).toBe(true);
+    expect(await run('release', '-o', 'json')).toMatchObject({
+      code: 0,
+      stdout: '{"released":true,"withheld":false}\n',
+    });
+    expect(await run('push', '--types', 'CDS')).toMatchObject({
+      code: 0,
+      stdout: 'pushed to 1 stream(s)\n',
+    });
+    expect(await run('down')).toMatchObject({ code: 0 });
+    expect(server.serving).toBe(false);
+    expect(await run('up')).toMatchObject({ code: 0 });
+    expect(server.serving).toBe(true);
+    expect(await run('reset', '-o', 'json')).toMatchObject({
+      code: 0,
+      stdout: '{"removedFaults":0,"withheld":false,"serving":true}\n',
+    });
+    const noToken = await cli.run(['release', '--control', url(server)]);
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toMatch(/wants a token: --control-token/);
+  });
+
+  it('disconnect ends the stream with the status asked for', async () => {
+    const server = await mockWithProxy();
+    const run = await cli.run([
+      'disconnect',
+      '--code',
+      'PERMISSION_DENIED',
+      '--control',
+      url(server),
+    ]);
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: 'disconnected 1 stream(s) with PERMISSION_DENIED\n',
+    });
+    await waitFor(() => server.streams().length === 0, { timeoutMs: 5_000 });
+  });
+
+  it('fault add, ls, rm; a bad fault exits 2 naming the field; nothing listening exits 1', async () => {
+    const server = await mockWithProxy();
+    const run = (...args: string[]) => cli.run([...args, '--control', url(server)]);
+    expect(await run('fault', 'add', 'withhold:types=LDS', '--id', 'hold')).toMatchObject({
+      code: 0,
+      stdout: 'fault hold (withhold) active\n',
+    });
+    expect(server.faults.list().map((f) => f.id)).toEqual(['hold']);
+    const ls = await run('fault', 'ls');
+    expect(ls.stdout).toMatch(/^ID +SCENARIO +STATE +SCOPE +COUNTS\nhold +withhold +active +LDS/);
+    const json = JSON.parse((await run('fault', 'ls', '-o', 'json')).stdout) as {
+      faults: { id: string }[];
+    };
+    expect(json.faults.map((f) => f.id)).toEqual(['hold']);
+    const bad = await run('fault', 'add', 'delay:ms=soon');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^mock-istiod: invalid fault: params\.ms: expected a duration/);
+    expect(await run('fault', 'rm', 'hold')).toMatchObject({
+      code: 0,
+      stdout: 'removed 1 fault(s)\n',
+    });
+    expect(server.faults.list()).toEqual([]);
+    expect((await run('fault', 'rm', 'hold')).code).toBe(2);
+    expect((await run('fault', 'frobnicate')).code).toBe(2);
+    const away = await cli.run(['fault', 'ls', '--control', 'http://127.0.0.1:1']);
+    expect(away.code).toBe(1);
+    expect(away.stderr).toMatch(/cannot reach mock-istiod at 127\.0\.0\.1:1/);
+  });
+
+  it('journal --follow prints new entries as they come, and ends on SIGINT with 0', async () => {
+    const server = await startMockIstiod();
+    cleanups.push(() => server.close());
+    const follow = cli.start(['journal', '--follow', '-o', 'json', '--control', url(server)]);
+    await waitFor(() => follow.child.pid !== undefined, { timeoutMs: 5_000 });
+    const client = new AdsTestClient(server.xdsAddress);
+    cleanups.push(() => client.close());
+    await handshake(client.sotw());
+    await waitFor(
+      () =>
+        follow
+          .lines()
+          .map((line) => JSON.parse(line) as { kind: string })
+          .some((e) => e.kind === 'ack'),
+      { timeoutMs: 10_000, description: 'an ack entry from journal --follow' },
+    );
+    follow.child.kill('SIGINT');
+    expect(await follow.exited()).toBe(0);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * `connectMockIstiod(url)` drives a mock over its control API with the same methods as
+ * `localControl(mock)`: one example, written against `MockIstiodControl`, runs against both,
+ * with a real ADS stream playing the proxy to see each action's effect.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeStaticCluster } from '../../src/resources/cluster.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { AdsTestClient } from '../../src/testing/ads-client.js';
+import { localControl, type MockIstiodControl } from '../../src/testing/control.js';
+import { connectMockIstiod } from '../../src/testing/remote.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { isMockIstiodError } from '../../src/util/errors.js';
+import { waitFor } from '../../src/util/wait.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { handshake, requestClusters } from '../support/handshake.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function started(options: Parameters<typeof startMockIstiod>[0] = {}) {
+  const server = await startMockIstiod(options);
+  const client = new AdsTestClient(server.xdsAddress);
+  cleanups.push(
+    () => server.close(),
+    () => client.close(),
+  );
+  return { server, client };
+}
+
+/** The example: every action, each checked by what the proxy stream or the mock shows. */
+async function example(control: MockIstiodControl, server: TestMockIstiod, client: AdsTestClient) {
+  await control.reset();
+  const stream = client.sotw();
+  await handshake(stream);
+  await server.waitForAck(CLUSTER_TYPE);
+
+  expect(await control.push({ types: ['CDS'] })).toBe(1);
+  const acks = await control.journal({ kind: 'ack', typeUrl: CLUSTER_TYPE });
+  expect(acks.length).toBeGreaterThan(0);
+
+  await control.withhold();
+  expect(server.withheld).toBe(true);
+  expect(await control.release()).toBe(true);
+  expect(await control.release()).toBe(false);
+
+  const seen = await control.withFault(
+    { scenario: 'delay', id: 'slow', params: { ms: 20 } },
+    async (fault) => {
+      expect(fault.id).toBe('slow');
+      expect((await fault.info()).state).toBe('active');
+      return (await control.listFaults()).map((f) => f.id);
+    },
+  );
+  expect(seen).toEqual(['slow']);
+  expect(await control.listFaults()).toEqual([]);
+
+  const bad = await control
+    .inject({ scenario: 'delay', params: { ms: 'soon' } })
+    .catch((e: unknown) => e);
+  expect(isMockIstiodError(bad, 'INVALID_FAULT') && bad.problems.map((p) => p.path)).toEqual([
+    'params.ms',
+  ]);
+
+  const refused = await control
+    .setResources([
+      {
+        '@type': 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
+        name: 'a',
+        connect_timeout: 'soon',
+      },
+    ])
+    .catch((e: unknown) => e);
+  expect(isMockIstiodError(refused, 'INVALID_RESOURCES') && refused.problems[0]?.path).toMatch(
+    /^resources\[0\]/,
+  );
+  const changed = await control.setResources([
+    ...makeLabResources(),
+    makeStaticCluster({ name: 'extra', endpoints: [] }),
+  ]);
+  expect(changed.changed).toContain('CDS');
+
+  expect(await control.disconnect({}, 7, 'go away')).toBe(1);
+  await waitFor(() => server.streams().length === 0, {
+    timeoutMs: 5_000,
+    description: 'the stream to end',
+  });
+
+  await control.down();
+  expect(server.serving).toBe(false);
+  await control.up();
+  expect(server.serving).toBe(true);
+  // A new client: the first one's channel is in its reconnect back-off after the port closed.
+  const after = new AdsTestClient(server.xdsAddress);
+  cleanups.push(() => after.close());
+  await requestClusters(after.sotw());
+  await waitFor(() => server.streams().length === 1, {
+    timeoutMs: 5_000,
+    description: 'a new stream',
+  });
+}
+
+describe('the same example in process and over HTTP', () => {
+  it('runs against localControl(mock)', async () => {
+    const { server, client } = await started();
+    await example(localControl(server), server, client);
+  });
+
+  it('runs against connectMockIstiod(url), with a token', async () => {
+    const { server, client } = await started({ controlToken: 's3cret' });
+    const url = `http://127.0.0.1:${server.addresses.control?.port}`;
+    const refused = await connectMockIstiod(url).catch((e: unknown) => e);
+    expect(isMockIstiodError(refused, 'CONTROL_API_FAILED') && refused.message).toMatch(/401/);
+    await example(await connectMockIstiod(url, { token: 's3cret' }), server, client);
+  });
+
+  it('says when nothing answers at the URL', async () => {
+    const err = await connectMockIstiod('http://127.0.0.1:1', { timeoutMs: 2_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(isMockIstiodError(err, 'CONTROL_API_FAILED') && err.message).toMatch(
+      /cannot reach mock-istiod at http:\/\/127\.0\.0\.1:1/,
+    );
+  });
+});

@@ -41,19 +41,12 @@ export async function startEmulatedSidecar(ports: DemoPorts): Promise<DemoSideca
     ports: sidecarPorts(ports),
   });
   return {
+    ...sharedFace(agent),
     kind: 'agent (emulated pilot-agent)',
-    envoy: agent.envoy,
-    statusUrl: agent.statusUrl,
-    readinessUrl: agent.readinessUrl,
-    prometheusUrl: agent.prometheusUrl,
-    podView: () => agent.podView(),
-    waitForPod: (predicate, options) => agent.waitForPod(predicate, options),
-    onPod: (listener) => agent.events.on('pod', listener),
     notReadyReason: () => {
       const last = agent.lastReadiness();
       return Promise.resolve(last && !last.ready ? last.reason : undefined);
     },
-    stop: () => agent.stop(),
   };
 }
 
@@ -81,20 +74,40 @@ export async function startRealSidecar(
   });
   const lastReason = () => [...agent.envoy.logs().matchAll(NOT_READY)].at(-1)?.[1]?.trim();
   return {
+    ...sharedFace(agent),
     kind: 'the real pilot-agent',
-    envoy: agent.envoy,
-    statusUrl: agent.statusUrl,
-    readinessUrl: agent.readinessUrl,
-    prometheusUrl: agent.prometheusUrl,
-    podView: () => agent.podView(),
-    waitForPod: (predicate, options) => agent.waitForPod(predicate, options),
-    onPod: (listener) => agent.events.on('pod', listener),
     // pilot-agent logs the reason as it answers; its log reaches us a moment later.
     notReadyReason: () =>
       waitFor(lastReason, {
         timeoutMs: 5_000,
         description: "pilot-agent's NOT ready line in its log",
       }),
+  };
+}
+
+/** What both agents show the same way. */
+interface AgentLike {
+  readonly envoy: EnvoyProcess;
+  readonly statusUrl: string;
+  readonly readinessUrl: string;
+  readonly prometheusUrl: string;
+  readonly events: { on(event: 'pod', listener: (view: PodView) => void): unknown };
+  podView(): PodView;
+  waitForPod(predicate: (view: PodView) => boolean, options?: WaitOptions): Promise<PodView>;
+  stop(): Promise<void>;
+}
+
+function sharedFace(agent: AgentLike): Omit<DemoSidecar, 'kind' | 'notReadyReason'> {
+  return {
+    envoy: agent.envoy,
+    statusUrl: agent.statusUrl,
+    readinessUrl: agent.readinessUrl,
+    prometheusUrl: agent.prometheusUrl,
+    podView: () => agent.podView(),
+    waitForPod: (predicate, options) => agent.waitForPod(predicate, options),
+    onPod: (listener) => {
+      agent.events.on('pod', listener);
+    },
     stop: () => agent.stop(),
   };
 }

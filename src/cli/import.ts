@@ -3,7 +3,7 @@
  * `proxy-config all -o json`) written as an editable resource file, with the import report.
  */
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseFlagsAndArgs } from './flags.js';
 import { formatOf, formatResourceFile } from '../import/resource-file.js';
 import { MockIstiodError } from '../util/errors.js';
 import {
@@ -34,16 +34,9 @@ const OPTIONS = {
 } as const;
 
 export function importCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: OPTIONS,
-    strict: true,
-    allowPositionals: true,
-  });
-  if (values.help) {
-    process.stdout.write(IMPORT_COMMAND_USAGE);
-    return Promise.resolve(0);
-  }
+  const parsed = parseFlagsAndArgs(argv, OPTIONS, IMPORT_COMMAND_USAGE);
+  if (!parsed) return Promise.resolve(0);
+  const { values, positionals } = parsed;
   const [source, ...extra] = positionals;
   if (source === undefined || extra.length > 0)
     throw new MockIstiodError('USAGE', 'import: expected one config_dump file');

@@ -3,7 +3,7 @@
  * reads `/debug/syncz` from the mock's control API and prints istioctl's table, or with
  * `-o json` istioctl's JSON.
  */
-import { parseArgs } from 'node:util';
+import { parseFlagsAndArgs } from './flags.js';
 import { MockIstiodError } from '../util/errors.js';
 import { parseChoice } from './args.js';
 import {
@@ -42,16 +42,9 @@ const OPTIONS = {
 } as const;
 
 export async function proxyStatus(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: OPTIONS,
-    strict: true,
-    allowPositionals: true,
-  });
-  if (values.help) {
-    process.stdout.write(PROXY_STATUS_USAGE);
-    return 0;
-  }
+  const parsed = parseFlagsAndArgs(argv, OPTIONS, PROXY_STATUS_USAGE);
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 1) {
     throw new MockIstiodError('USAGE', `expected at most one <proxy>, got ${positionals.length}`);
   }

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { useCli } from '../support/cli.js';
 import { handshake } from '../support/handshake.js';
+import { mockWithProxy } from '../support/synced-proxy.js';
 
 const cli = useCli();
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -17,23 +17,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function mockWithProxy(options: Parameters<typeof startMockIstiod>[0] = {}) {
-  const server = await startMockIstiod(options);
-  const client = new AdsTestClient(server.xdsAddress);
-  cleanups.push(
-    () => server.close(),
-    () => client.close(),
-  );
-  await handshake(client.sotw());
-  await server.waitForAck(CLUSTER_TYPE);
-  return server;
-}
-
 const url = (server: TestMockIstiod) => `http://127.0.0.1:${server.addresses.control?.port}`;
 
 describe('control verbs against a running mock', () => {
   it('withhold, release, push, disconnect, down, up, reset: each changes the mock', async () => {
-    const server = await mockWithProxy({ controlToken: 'tok' });
+    const server = await mockWithProxy(cleanups, { controlToken: 'tok' });
     const run = (...args: string[]) =>
       cli.run([...args, '--control', url(server), '--control-token', 'tok']);
     expect(await run('withhold')).toMatchObject({
@@ -63,7 +51,7 @@ describe('control verbs against a running mock', () => {
   });
 
   it('disconnect ends the stream with the status asked for', async () => {
-    const server = await mockWithProxy();
+    const server = await mockWithProxy(cleanups);
     const run = await cli.run([
       'disconnect',
       '--code',
@@ -79,7 +67,7 @@ describe('control verbs against a running mock', () => {
   });
 
   it('fault add, ls, rm; a bad fault exits 2 naming the field; nothing listening exits 1', async () => {
-    const server = await mockWithProxy();
+    const server = await mockWithProxy(cleanups);
     const run = (...args: string[]) => cli.run([...args, '--control', url(server)]);
     expect(await run('fault', 'add', 'withhold:types=LDS', '--id', 'hold')).toMatchObject({
       code: 0,

@@ -10,9 +10,9 @@ import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { freePort } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
 import { handshake } from '../support/handshake.js';
+import { mockWithProxy } from '../support/synced-proxy.js';
 import { sidecarNode } from '../support/nodes.js';
 
 const cli = useCli();
@@ -21,19 +21,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function mockWithProxy(): Promise<TestMockIstiod> {
-  const server = await startMockIstiod();
-  const client = new AdsTestClient(server.xdsAddress);
-  cleanups.push(
-    () => server.close(),
-    () => client.close(),
-  );
-  // CDS is ACKed: SYNCED. LDS is answered and never ACKed: STALE.
-  await handshake(client.sotw());
-  await server.waitForAck(CLUSTER_TYPE);
-  return server;
-}
-
 const controlArgs = (server: TestMockIstiod) => [
   '--control-port',
   String(server.addresses.control?.port),
@@ -41,7 +28,7 @@ const controlArgs = (server: TestMockIstiod) => [
 
 describe('mock-istiod proxy-status', () => {
   it("prints istioctl's table: SYNCED after the ACK, STALE for an unanswered response", async () => {
-    const server = await mockWithProxy();
+    const server = await mockWithProxy(cleanups);
     const run = await cli.run(['proxy-status', ...controlArgs(server)]);
     expect(run.code).toBe(0);
     const [header, row, ...rest] = run.stdout.split('\n');
@@ -55,7 +42,7 @@ describe('mock-istiod proxy-status', () => {
   });
 
   it('prints JSON with -o json and keeps only the proxies named', async () => {
-    const server = await mockWithProxy();
+    const server = await mockWithProxy(cleanups);
     const run = await cli.run(['proxy-status', 'orders', '-o', 'json', ...controlArgs(server)]);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as {
@@ -109,7 +96,7 @@ describe('mock-istiod proxy-status', () => {
 
 describe('mock-istiod status', () => {
   it("shows the mock's per-type view, and the admin port it could not find", async () => {
-    const server = await mockWithProxy();
+    const server = await mockWithProxy(cleanups);
     const run = await cli.run(['status', '-o', 'json', ...controlArgs(server)]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as {
@@ -133,7 +120,7 @@ describe('mock-istiod status', () => {
   });
 
   it('--watch redraws until interrupted, and keeps showing an Envoy admin that does not answer', async () => {
-    const server = await mockWithProxy();
+    const server = await mockWithProxy(cleanups);
     const deadAdmin = await freePort();
     const run = cli.start([
       'status',

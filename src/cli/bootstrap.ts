@@ -23,14 +23,19 @@ import { parseChoice, parsePort } from './args.js';
 
 const DEFAULT_DISCOVERY = `127.0.0.1:${SIDECAR_PORTS.discovery}`;
 
-/** The flags `bootstrap` and `agent` share, with their help lines. */
-export const POD_BOOTSTRAP_FLAGS = {
+/** Where the sidecar finds the mock and which ports it answers on: every sidecar command's. */
+export const POD_PORT_FLAGS = {
   'discovery-address': { type: 'string' },
   xds: { type: 'string' },
   'admin-port': { type: 'string' },
   'status-port': { type: 'string' },
   'readiness-port': { type: 'string' },
   'prometheus-port': { type: 'string' },
+} as const;
+
+/** The flags `bootstrap` and `agent` share, with their help lines. */
+export const POD_BOOTSTRAP_FLAGS = {
+  ...POD_PORT_FLAGS,
   'tls-root-cert': { type: 'string' },
   'token-file': { type: 'string' },
 } as const;

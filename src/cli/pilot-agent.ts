@@ -14,7 +14,7 @@ import { startPilotAgent, type PilotAgent } from '../envoy/pilot-agent.js';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import { isObject } from '../util/guards.js';
 import { parseChoice, parsePort } from './args.js';
-import { parseHostPort } from './bootstrap.js';
+import { parseHostPort, POD_PORT_FLAGS } from './bootstrap.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
@@ -62,12 +62,7 @@ Envoy is ENVOY_BIN, or the one mock-istiod install-envoy installs.
 `;
 
 const OPTIONS = {
-  'discovery-address': { type: 'string' },
-  xds: { type: 'string' },
-  'admin-port': { type: 'string' },
-  'status-port': { type: 'string' },
-  'readiness-port': { type: 'string' },
-  'prometheus-port': { type: 'string' },
+  ...POD_PORT_FLAGS,
   'no-token': { type: 'boolean', default: false },
   'envoy-log-level': { type: 'string' },
   'agent-log-level': { type: 'string' },

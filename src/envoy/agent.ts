@@ -7,7 +7,6 @@
  */
 import { EventEmitter } from 'node:events';
 import pino, { type Logger } from 'pino';
-import { PROMETHEUS_PATH, READINESS_PATH } from '../bootstrap/probe-listeners.js';
 import {
   DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS,
   makeSidecarBootstrap,
@@ -17,7 +16,7 @@ import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
 import { freePort } from '../util/ports.js';
 import { waitFor, type WaitOptions } from '../util/wait.js';
 import type { PodView } from './agent-pod-view.js';
-import { PodWatch } from './pod-watch.js';
+import { PodWatch, sidecarUrls } from './pod-watch.js';
 import { startStatusServer, type StatusServer } from './agent-status-server.js';
 import { startEnvoy, type EnvoyLogLevel, type EnvoyProcess } from './envoy-process.js';
 import { ReadinessProbe, type ReadinessResult } from './readiness-probe.js';
@@ -126,9 +125,10 @@ class AgentImpl implements Agent {
     private readonly status: StatusServer,
     readonly events: EventEmitter<AgentEvents>,
   ) {
-    this.statusUrl = `http://127.0.0.1:${ports.status}${READINESS_PATH}`;
-    this.readinessUrl = `http://127.0.0.1:${ports.readiness}${READINESS_PATH}`;
-    this.prometheusUrl = `http://127.0.0.1:${ports.prometheus}${PROMETHEUS_PATH}`;
+    const urls = sidecarUrls(ports);
+    this.statusUrl = urls.statusUrl;
+    this.readinessUrl = urls.readinessUrl;
+    this.prometheusUrl = urls.prometheusUrl;
     this.#watch = new PodWatch({
       name: options.bootstrap.podName ?? DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS.podName,
       statusUrl: this.statusUrl,

@@ -14,7 +14,6 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROMETHEUS_PATH, READINESS_PATH } from '../bootstrap/probe-listeners.js';
 import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
 import { SIDECAR_PORTS } from '../bootstrap/sidecar.js';
 import { MockIstiodError } from '../util/errors.js';
@@ -33,7 +32,7 @@ import {
   pilotAgentEnv,
   type PilotAgentPorts,
 } from './pilot-agent-tree.js';
-import { PodWatch } from './pod-watch.js';
+import { PodWatch, sidecarUrls } from './pod-watch.js';
 
 export type { PilotAgentPorts } from './pilot-agent-tree.js';
 
@@ -186,9 +185,10 @@ class PilotAgentImpl implements PilotAgent {
     readonly envoy: EnvoyProcess,
     readonly dir: string,
   ) {
-    this.statusUrl = `http://127.0.0.1:${ports.status}${READINESS_PATH}`;
-    this.readinessUrl = `http://127.0.0.1:${ports.readiness}${READINESS_PATH}`;
-    this.prometheusUrl = `http://127.0.0.1:${ports.prometheus}${PROMETHEUS_PATH}`;
+    const urls = sidecarUrls(ports);
+    this.statusUrl = urls.statusUrl;
+    this.readinessUrl = urls.readinessUrl;
+    this.prometheusUrl = urls.prometheusUrl;
     this.#watch = new PodWatch({
       name: podName,
       statusUrl: this.statusUrl,

@@ -8,7 +8,17 @@
  * connections until Envoy is LIVE, so only this way does pilot-agent log its reason while
  * Envoy waits.
  */
+import { PROMETHEUS_PATH, READINESS_PATH } from '../bootstrap/probe-listeners.js';
 import { httpProbe, PodState, type PodView } from './agent-pod-view.js';
+
+/** Where a sidecar answers on loopback: pilot-agent's status port, Envoy's readiness and stats. */
+export function sidecarUrls(ports: { status: number; readiness: number; prometheus: number }) {
+  return {
+    statusUrl: `http://127.0.0.1:${ports.status}${READINESS_PATH}`,
+    readinessUrl: `http://127.0.0.1:${ports.readiness}${READINESS_PATH}`,
+    prometheusUrl: `http://127.0.0.1:${ports.prometheus}${PROMETHEUS_PATH}`,
+  };
+}
 
 export interface PodWatchOptions {
   name: string;

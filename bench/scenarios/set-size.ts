@@ -6,6 +6,7 @@
  */
 import {
   connectTimeoutMs,
+  pushingServers,
   settle,
   withLoadgen,
   withServer,
@@ -35,7 +36,7 @@ export async function setSizeScenario(ctx: BenchContext): Promise<SetSizeRun[]> 
   const runs: SetSizeRun[] = [];
   for (const clusters of ctx.profile.sizes.clusters) {
     const resourcesPath = writeBenchResources(ctx.workDir, { clusters });
-    for (const kind of ctx.servers) {
+    for (const kind of pushingServers(ctx)) {
       ctx.log(`set size: ${kind}, ${clusters} clusters, ${streams} streams`);
       const run = await withServer(ctx, kind, resourcesPath, async (server) => {
         await settle(server.pid);

@@ -248,7 +248,8 @@ function sizeRows(runs: SetSizeRun[]): Row[] {
     row(label, 'encode the CDS response once (ms)', (r) => r.encodeMs, 2),
     row('', 'CDS response (KB)', (r) => r.cdsBytes / 1000),
     row('', 'all initial configs ACKed (ms)', (r) => r.allAckedMs, 0),
-    row('', 'push: all streams ACKed (ms)', (r) => r.push.allAckedMs, 0),
+    row('', 'push: all streams ACKed (ms)', (r) => r.push.allAckedMs, 1),
+    row('', 'first push after connecting: all ACKed (ms)', (r) => r.push.firstPushAllAckedMs, 1),
     row('', 'server CPU per push (s)', (r) => r.push.serverCpuPerPush, 3),
   ];
 }

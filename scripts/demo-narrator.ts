@@ -49,11 +49,11 @@ export const PORT_ROLES: Readonly<Record<keyof DemoPorts, string>> = Object.free
 export class Narrator {
   constructor(private readonly write: (line: string) => void) {}
 
-  /** `━━ (a) 1/2 Ready … ━━` */
+  /** `━━ (a) 1/2 Ready … ━━`, ruled out to 78 terminal columns. */
   title(id: string, text: string): void {
     const head = `━━ (${id}) ${text} `;
     this.write('');
-    this.write(head.padEnd(Math.max(head.length + 3, 78), '━'));
+    this.write(head + '━'.repeat(Math.max(3, 78 - columns(head))));
   }
 
   text(sentence: string): void {
@@ -79,6 +79,16 @@ export class Narrator {
   look(sentence: string): void {
     this.write(`  → ${sentence}`);
   }
+}
+
+/** Terminal columns: Hangul (and other wide East Asian letters) take two. */
+function columns(text: string): number {
+  let width = 0;
+  for (const char of text)
+    width += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60]/u.test(char)
+      ? 2
+      : 1;
+  return width;
 }
 
 export type CurlResult = { status: number; body: string } | { error: string };

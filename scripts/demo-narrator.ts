@@ -11,6 +11,9 @@ export interface DemoPorts {
   control: number;
   /** The lab upstream, the app behind `inbound|8101||`. */
   app: number;
+  /** Step (f): the orders service of cluster east, and of cluster west. */
+  eastOrders: number;
+  westOrders: number;
   /** The lab's listeners, pushed over LDS. */
   inbound: number;
   outbound: number;
@@ -25,6 +28,8 @@ export const SIDECAR_DEMO_PORTS: Readonly<DemoPorts> = Object.freeze({
   xds: 15012,
   control: 15014,
   app: 8101,
+  eastOrders: 8102,
+  westOrders: 8103,
   inbound: 15006,
   outbound: 10081,
   admin: 15000,
@@ -38,6 +43,8 @@ export const PORT_ROLES: Readonly<Record<keyof DemoPorts, string>> = Object.free
   xds: 'mock istiod xDS',
   control: 'mock istiod control API',
   app: 'lab upstream (the app)',
+  eastOrders: "cluster east's orders (step f)",
+  westOrders: "cluster west's orders (step f)",
   inbound: 'virtualInbound',
   outbound: 'virtualOutbound',
   admin: 'Envoy admin',

@@ -31,8 +31,10 @@ export async function stepMixedClusters(c: DemoContext): Promise<Evidence> {
   const upstreams: LabUpstream[] = [];
   const sidecars: ClusterSidecar[] = [];
   try {
-    while (upstreams.length < CLUSTERS.length)
-      upstreams.push(await startLabUpstream({ mode: 'ok' }));
+    const ports = { west: c.ports.westOrders, east: c.ports.eastOrders };
+    for (const cluster of CLUSTERS) {
+      upstreams.push(await startLabUpstream({ mode: 'ok', port: ports[cluster] }));
+    }
     const [west, east] = upstreams.map((u) => u.port) as [number, number];
     const orders = { west, east };
     c.say.text(t.setup(orders));

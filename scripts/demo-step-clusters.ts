@@ -94,7 +94,7 @@ async function run(
     c.say.text(t.through({ cluster, port }));
     traffic[cluster] = await showCurl(c, `http://127.0.0.1:${port}/orders`);
   }
-  return { proxies, collisions: collisions.map((w) => ({ ...w })), traffic };
+  return { proxies, collisions, traffic };
 }
 
 /** `/debug/syncz` as a student would read it: each proxy's ID and CLUSTER_ID. */

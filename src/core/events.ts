@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ProxyIdentity } from './identity.js';
-import type { AuthRefusal } from './stream-auth.js';
+import type { AuthRefusal, CsrOutcome } from './stream-auth.js';
 import type { RequestOutcome } from './stream-state.js';
 import type { TypeState } from './stream-state.js';
 import type { TypeSnapshot } from './snapshot.js';
@@ -62,6 +62,8 @@ export interface ServerEvents {
   collision: [collision: NodeCollision];
   /** The security side refused a caller: an unauthenticated xDS stream or CA request. */
   'auth-refused': [refusal: AuthRefusal];
+  /** What became of a `CreateCertificate` call the CA service took. */
+  csr: [outcome: CsrOutcome];
 }
 
 export interface NodeCollision {

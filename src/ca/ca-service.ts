@@ -89,13 +89,29 @@ function caRefused(grpcStatus: grpc.status, message: string, outcome: CsrOutcome
   });
 }
 
+/** The longest reason sent in the trailer; the log has it whole. */
+const MAX_REASON_CHARS = 1024;
+
+/**
+ * `reason` as a metadata value: gRPC allows printable ASCII only, and a reason may quote what
+ * the caller sent (a token header's `alg`), so anything else is escaped as `\uXXXX`, and a
+ * long reason is cut.
+ */
+export function trailerValue(reason: string): string {
+  const escaped = reason.replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return escaped.length > MAX_REASON_CHARS ? `${escaped.slice(0, MAX_REASON_CHARS)}...` : escaped;
+}
+
 function toServiceError(
   grpcStatus: grpc.status,
   message: string,
   reason?: string,
 ): Partial<grpc.ServiceError> {
   const metadata = new grpc.Metadata();
-  if (reason) metadata.set(REASON_TRAILER, reason);
+  if (reason) metadata.set(REASON_TRAILER, trailerValue(reason));
   return { code: grpcStatus, details: message, metadata };
 }
 

@@ -245,6 +245,12 @@ export const TOKEN_ATTACKS: CaAttack[] = [
     expect: refused(/^the JWT's signature does not verify with the mock's key$/),
   },
   {
+    name: 'an oversized token (60 KiB of noise)',
+    kind: 'token',
+    build: () => withToken(`${'a'.repeat(60 * 1024)}.b.c`),
+    expect: refused(/^the JWT header is not base64url JSON$/),
+  },
+  {
     name: 'a token that is not a JWT',
     kind: 'token',
     build: () => withToken('not-a-jwt'),

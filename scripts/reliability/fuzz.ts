@@ -12,7 +12,7 @@ import { waitFor } from '../../src/util/wait.js';
 import { attackClient, attackContext, send } from '../../test/support/ca-attack-run.js';
 import { csrFor } from '../../test/support/ca-attacks.js';
 import { caFuzzSeeds, fuzzCa } from '../../test/support/fuzz-ca.js';
-import { fuzzControl } from '../../test/support/fuzz-control.js';
+import { fuzzControl, listenerCount } from '../../test/support/fuzz-control.js';
 import { fuzzCase } from '../../test/support/fuzz-inputs.js';
 import { requestClustersOnce } from '../../test/support/handshake.js';
 import { RawAdsClient, seededRandom } from '../../test/support/raw-ads.js';
@@ -130,6 +130,8 @@ export async function fuzzControlPart(cases: number, seed: number): Promise<Part
       istiod.xdsAddress,
       seededRandom(seed),
       cases,
+      Number.POSITIVE_INFINITY,
+      listenerCount(istiod),
     );
     const after = await leftSessions(istiod);
     const line = `${report.tried} bodies, seed ${seed}, ${seconds(started)} s: ${JSON.stringify(report.byStatus)}`;

@@ -11,7 +11,7 @@ import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js
 import { attackClient, attackContext, send } from '../support/ca-attack-run.js';
 import { csrFor } from '../support/ca-attacks.js';
 import { caFuzzSeeds, fuzzCa } from '../support/fuzz-ca.js';
-import { fuzzControl } from '../support/fuzz-control.js';
+import { fuzzControl, listenerCount } from '../support/fuzz-control.js';
 import { seededRandom } from '../support/raw-ads.js';
 
 const SEED = Number(process.env.MOCK_ISTIOD_FUZZ_SEED ?? 20261201);
@@ -58,7 +58,9 @@ it(
     istiod = await startMockIstiod({ logger: pino({ level: 'silent' }) });
     const base = `http://127.0.0.1:${istiod.addresses.control?.port}`;
     const rand = seededRandom(SEED);
-    const report = await fuzzControl(base, istiod.xdsAddress, rand, CASES, Date.now() + BUDGET_MS);
+    const deadline = Date.now() + BUDGET_MS;
+    const listeners = listenerCount(istiod);
+    const report = await fuzzControl(base, istiod.xdsAddress, rand, CASES, deadline, listeners);
     expect(report.failures).toEqual([]);
     expect(report.tried).toBeGreaterThanOrEqual(Math.min(CASES, 100));
     expect(report.byStatus['400']).toBeGreaterThan(0);

@@ -8,6 +8,7 @@
  * path; never a 5xx, never a stack trace. Afterwards the resources a well-formed xDS client
  * gets are the ones the last accepted change installed.
  */
+import type { EventEmitter } from 'node:events';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { fromSchema, mutateJson, notJson, pick, randomJson } from './fuzz-json.js';
 import { requestClustersOnce } from './handshake.js';
@@ -129,9 +130,19 @@ export interface FuzzReport {
   failures: { input: string; problem: string }[];
 }
 
+type Fail = (input: string, problem: string) => void;
+
+/** How many listeners a mock's events have, of every kind. */
+export function listenerCount(istiod: { events: EventEmitter }): () => number {
+  return () =>
+    istiod.events.eventNames().reduce<number>((n, e) => n + istiod.events.listenerCount(e), 0);
+}
+
 /**
  * Sends `count` inputs (`concurrency` at a time) and judges every answer; then resets the
  * mock and checks a well-formed xDS client is served the clusters the control API reports.
+ * The mock runs in this process, so a process warning (a timer too long for Node) during the
+ * run is a finding too, and so are event `listeners` left behind once every fault is removed.
  */
 export async function fuzzControl(
   base: string,
@@ -139,30 +150,43 @@ export async function fuzzControl(
   rand: Rand,
   count: number,
   deadline = Number.POSITIVE_INFINITY,
+  listeners: () => number = () => 0,
   concurrency = 8,
 ): Promise<FuzzReport> {
   const routes = await bodyRoutes(base);
+  const listening = listeners();
   const report: FuzzReport = { tried: 0, byStatus: {}, failures: [] };
-  const fail = (input: string, problem: string) => {
+  const fail: Fail = (input, problem) => {
     if (report.failures.length < 20) report.failures.push({ input, problem });
   };
-  while (report.tried < count && Date.now() < deadline) {
-    const batch = Array.from({ length: Math.min(concurrency, count - report.tried) }, () =>
-      controlInput(rand, routes),
-    );
-    const answers = await Promise.all(batch.map((input) => sendControl(base, input)));
-    for (const [i, answer] of answers.entries()) {
-      const input = batch[i] as ControlInput;
-      report.tried += 1;
-      report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
-      const problem = judgeControlAnswer(input, answer);
-      if (problem)
-        fail(
-          `${input.method} ${input.path} ${input.body.subarray(0, 300).toString('utf8')}`,
-          problem,
-        );
+  const onWarning = (warning: Error) => fail('(a warning)', `${warning.name}: ${warning.message}`);
+  process.on('warning', onWarning);
+  try {
+    while (report.tried < count && Date.now() < deadline) {
+      const size = Math.min(concurrency, count - report.tried);
+      const batch = Array.from({ length: size }, () => controlInput(rand, routes));
+      const answers = await Promise.all(batch.map((input) => sendControl(base, input)));
+      for (const [i, answer] of answers.entries()) {
+        const input = batch[i] as ControlInput;
+        report.tried += 1;
+        report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
+        const problem = judgeControlAnswer(input, answer);
+        const shown = `${input.method} ${input.path} ${input.body.subarray(0, 300).toString('utf8')}`;
+        if (problem) fail(shown, problem);
+      }
     }
+  } finally {
+    process.off('warning', onWarning);
   }
+  await checkServed(base, xdsAddress, fail);
+  // The reset removed every fault: their listeners must have gone with them.
+  if (listeners() !== listening)
+    fail('(afterwards)', `${listeners()} event listeners, ${listening} before`);
+  return report;
+}
+
+/** After a reset, a new xDS client gets the clusters `GET /control/resources` reports. */
+async function checkServed(base: string, xdsAddress: string, fail: Fail): Promise<void> {
   await fetch(`${base}/control/reset`, { method: 'POST' });
   const served = await servedClusters(base);
   const clusterType = envoyRoot().lookupType('envoy.config.cluster.v3.Cluster');
@@ -175,7 +199,6 @@ export async function fuzzControl(
       `xDS served ${JSON.stringify(got)}, the control API says ${JSON.stringify(served)}`,
     );
   }
-  return report;
 }
 
 /** The cluster names of the first resource set the control API reports. */

@@ -1,9 +1,11 @@
 /**
  * `CreateCertificate`, answered as istiod answers it (security/pkg/server/ca/server.go): the
  * bearer token is reviewed (a wrong audience, a bad signature or an expired token all become
- * `UNAUTHENTICATED "request authenticate failure"`, with istiod's log line); then the CSR is
- * signed for the token's identity, `spiffe://<trust domain>/ns/<ns>/sa/<sa>`, and the chain
- * goes back leaf first, root last. The exact reason a token was refused, which istiod only
+ * `UNAUTHENTICATED "request authenticate failure"`, with istiod's log line); a request asking
+ * for another identity (`ImpersonatedIdentity`) is refused, as istiod refuses it when no node
+ * agent is trusted; then the CSR is parsed, its signature checked, and it is signed for the
+ * token's identity, `spiffe://<trust domain>/ns/<ns>/sa/<sa>`, and the chain goes back leaf
+ * first, root last. The exact reason a token was refused, which istiod only
  * logs, also travels in the `x-mock-istiod-reason` trailer, for tests and learners.
  */
 import * as grpc from '@grpc/grpc-js';

@@ -162,9 +162,10 @@ class MockIstiodImpl implements MockIstiod {
       throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
     this.state = 'starting';
     try {
-      const security = await prepareSecurity(this.options.security, this.options.logger, (r) =>
-        this.events.emit('auth-refused', r),
-      );
+      const security = await prepareSecurity(this.options.security, this.options.logger, {
+        onRefused: (r) => this.events.emit('auth-refused', r),
+        onCsr: (outcome) => this.events.emit('csr', outcome),
+      });
       this.prepared = security;
       const xdsPort = await this.ads.listen(this.options.xds, {
         credentials: security.credentials,

@@ -3,7 +3,7 @@
  * `_total`). Gauges about the streams are computed when scraped, from the same stream views
  * the debug endpoints show, so they can never drift from them.
  */
-import type { AuthRefusal } from '../core/stream-auth.js';
+import type { AuthRefusal, CsrOutcome } from '../core/stream-auth.js';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { SYNC_STATES, syncState } from '../core/sync-status.js';
 import type { StreamView } from '../core/events.js';
@@ -21,6 +21,8 @@ export interface MockMetrics {
   streamRejected(): void;
   /** The security side refused a caller (see `AuthRefusal`). */
   authRefused(refusal: AuthRefusal): void;
+  /** What became of a `CreateCertificate` call (istiod's `citadel_server_*` counters). */
+  csr(outcome: CsrOutcome): void;
   faultApplied(scenario: string): void;
 }
 
@@ -39,14 +41,30 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
   });
   const refusals = new Counter({
     name: 'mock_istiod_auth_refusals_total',
-    help: 'Callers refused by the security side, by service (xds: a stream without a valid token or client certificate on the TLS port; ca: a CSR) and reason (token, plaintext).',
+    help: 'Callers refused by the security side, by service (xds: a stream without a valid token or client certificate on the TLS port; ca: a CSR) and reason (token, plaintext, impersonation).',
     labelNames: ['service', 'reason'],
     registers,
   });
-  // istiod's CA counter (security/pkg/server/ca/monitoring.go), no `_total` like istiod's.
+  // istiod's CA counters (security/pkg/server/ca/monitoring.go), no `_total` like istiod's.
   const caAuthFailures = new Counter({
     name: 'citadel_server_authentication_failure_count',
     help: 'The number of authentication failures.',
+    registers,
+  });
+  const csrs = new Counter({
+    name: 'citadel_server_csr_count',
+    help: 'The number of CSRs received by the CA server.',
+    registers,
+  });
+  const signErrors = new Counter({
+    name: 'citadel_server_csr_sign_err_count',
+    help: 'The number of errors occurred when signing the CSR.',
+    labelNames: ['error'],
+    registers,
+  });
+  const issued = new Counter({
+    name: 'citadel_server_success_cert_issuance_count',
+    help: 'The number of certificates issuances that have succeeded.',
     registers,
   });
   const faults = new Counter({
@@ -95,7 +113,12 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
     streamRejected: () => rejected.inc(),
     authRefused: ({ service, reason }) => {
       refusals.inc({ service, reason });
-      if (service === 'ca' && reason === 'token') caAuthFailures.inc();
+    },
+    csr: (outcome) => {
+      csrs.inc();
+      if (outcome === 'signed') issued.inc();
+      else if (outcome === 'unauthenticated') caAuthFailures.inc();
+      else signErrors.inc({ error: outcome });
     },
     faultApplied: (scenario) => faults.inc({ scenario }),
   };

@@ -101,6 +101,35 @@ export function parseCsr(
 }
 
 /**
+ * Why the CSR's self-signature does not prove its key, in the words of Go's crypto/x509
+ * (`CheckSignature`, which istiod calls before signing), or undefined when it does. As in Go,
+ * RSA (PKCS #1 v1.5 and PSS), ECDSA and Ed25519 are understood; any other algorithm is not.
+ */
+export async function checkCsrSignature(csr: ParsedCsr): Promise<string | undefined> {
+  let name: string;
+  try {
+    name = String((csr.signatureAlgorithm as { name?: unknown }).name);
+  } catch {
+    return GO_UNSUPPORTED_ALGORITHM;
+  }
+  const failure = GO_VERIFICATION_FAILURES[name];
+  if (!failure) return GO_UNSUPPORTED_ALGORITHM;
+  try {
+    return (await csr.verify()) ? undefined : failure;
+  } catch {
+    return failure;
+  }
+}
+
+const GO_UNSUPPORTED_ALGORITHM = 'x509: cannot verify signature: algorithm unimplemented';
+const GO_VERIFICATION_FAILURES: Record<string, string> = {
+  'RSASSA-PKCS1-v1_5': 'crypto/rsa: verification error',
+  'RSA-PSS': 'crypto/rsa: verification error',
+  ECDSA: 'x509: ECDSA verification failure',
+  Ed25519: 'x509: Ed25519 verification failure',
+};
+
+/**
  * A workload certificate for the CSR's public key. As istiod does, the identity comes from
  * the caller (`uris`, SPIFFE ids), not from the CSR, and the subject is left empty.
  */

@@ -3,6 +3,7 @@
  * methods and 10,000 connect/disconnect cycles with the heap measured before and after.
  *
  *   npx tsx scripts/reliability.ts [--cases 5000] [--cycles 10000] [--seed 20261130]
+ *     [--only <part,…>] (parts: fuzz, churn, and those registered below)
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -11,14 +12,19 @@ import { waitFor } from '../src/util/wait.js';
 import { churn, settledHeap } from '../test/support/churn.js';
 import { fuzzCase } from '../test/support/fuzz-inputs.js';
 import { RawAdsClient, seededRandom } from '../test/support/raw-ads.js';
+import { concurrentRun } from './reliability/concurrent.js';
 
 const { values } = parseArgs({
   options: {
     cases: { type: 'string', default: '5000' },
     cycles: { type: 'string', default: '10000' },
     seed: { type: 'string', default: '20261130' },
+    only: { type: 'string' },
   },
 });
+const only = values.only?.split(',');
+const wanted = (part: string) => only === undefined || only.includes(part);
+let failed = false;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 async function fuzz(cases: number, seed: number): Promise<void> {
@@ -60,5 +66,8 @@ async function churnRun(cycles: number): Promise<void> {
   await server.close();
 }
 
-await fuzz(Number(values.cases), Number(values.seed));
-await churnRun(Number(values.cycles));
+if (wanted('fuzz')) await fuzz(Number(values.cases), Number(values.seed));
+if (wanted('churn')) await churnRun(Number(values.cycles));
+// Issue 16, items 3-5 (scripts/reliability/): each returns false when it found a problem.
+if (wanted('concurrent')) failed = !(await concurrentRun(50, 100, 20261201)) || failed;
+process.exitCode = failed ? 1 : 0;

@@ -18,6 +18,7 @@ import {
   Journal,
   type JournalEntry,
   type JournalFilter,
+  type JournalSinkStatus,
 } from '../journal/journal.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
@@ -259,6 +260,10 @@ class MockIstiodImpl implements MockIstiod {
 
   journal(filter?: JournalFilter): JournalEntry[] {
     return this.journalStore.query(filter);
+  }
+
+  journalSinks(): JournalSinkStatus[] {
+    return this.journalStore.sinkStatus();
   }
 
   streams(): StreamView[] {

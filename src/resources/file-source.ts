@@ -67,20 +67,33 @@ export interface WatchOptions {
   onChange(): void;
 }
 
+/** What the file `path` (followed through symlinks) is now: its inode, size and time. */
+function stamp(path: string): string {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'missing';
+}
+
 /**
  * Calls `onChange` (debounced) when the file, or any file of the directory, changes. A
- * file is watched through its directory, so editors that save by renaming are seen too.
+ * file is watched through its directory, so editors that save by renaming are seen too;
+ * so is a file reached through a symlink that is swapped (a Kubernetes ConfigMap volume
+ * swaps its `..data` link, and the event names that link, not the file): an event naming
+ * another entry counts when the file it leads to is not the one last seen.
  */
 export function watchResources(path: string, options: WatchOptions): () => void {
   const absolute = resolve(path);
   const isDir = statSync(absolute, { throwIfNoEntry: false })?.isDirectory() === true;
   const dir = isDir ? absolute : dirname(absolute);
   const only = isDir ? undefined : basename(absolute);
+  let seen = only ? stamp(absolute) : '';
   let timer: NodeJS.Timeout | undefined;
   const watcher: FSWatcher = watch(dir, (_event, name) => {
-    if (only && name !== only) return;
+    if (only && name !== only && stamp(absolute) === seen) return;
     clearTimeout(timer);
-    timer = setTimeout(() => options.onChange(), options.debounceMs ?? 200);
+    timer = setTimeout(() => {
+      if (only) seen = stamp(absolute);
+      options.onChange();
+    }, options.debounceMs ?? 200);
   });
   watcher.on('error', () => undefined);
   return () => {

@@ -4,7 +4,11 @@
  * response whose push counter (`<time>/<n>`) is lower than the one before it on the same
  * stream and type. Used by the reliability runs that change the server under live streams.
  */
-import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
+import {
+  AdsTestClient,
+  type AdsTestStream,
+  type ClientResponse,
+} from '../../src/testing/ads-client.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { ack } from './handshake.js';
 import { sidecarNode } from './nodes.js';
@@ -30,7 +34,11 @@ export class VersionRecorder {
   private readonly live = new Map<number, AdsTestStream>();
   private stopped = false;
 
-  constructor(address: string) {
+  /** `onResponse` sees every response before it is ACKed. */
+  constructor(
+    address: string,
+    private readonly onResponse?: (proxy: number, response: ClientResponse) => void,
+  ) {
     this.client = new AdsTestClient(address);
   }
 
@@ -87,6 +95,7 @@ export class VersionRecorder {
       seen.push(response.version_info);
       record.versions.set(response.type_url, seen);
       record.lastResources.set(response.type_url, response.resources.length);
+      this.onResponse?.(record.proxy, response);
       ack(stream, response);
     }
   }

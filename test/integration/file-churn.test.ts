@@ -1,0 +1,67 @@
+/**
+ * Resource files changing under the watcher while proxies stream (test/support/file-churn.ts):
+ * no proxy is ever sent a half-written set, each change is served or refused and reported,
+ * and the last good set keeps serving meanwhile. scripts/reliability.ts runs it bigger.
+ */
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { clustersYaml, FileChurn } from '../support/file-churn.js';
+import { waitFor } from '../../src/util/wait.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { seededRandom } from '../support/raw-ads.js';
+
+const SEED = Number(process.env.MOCK_ISTIOD_FILES_SEED ?? 20261201);
+
+let server: TestMockIstiod | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+it.each(['file', 'dir'] as const)(
+  'a resource %s changing under the watcher: only complete sets are served',
+  { timeout: 90_000 },
+  async (mode) => {
+    dir = mkdtempSync(join(tmpdir(), 'mock-istiod-file-churn-'));
+    const churn = new FileChurn({
+      mode,
+      dir,
+      steps: 12,
+      proxies: 5,
+      clusters: 8,
+      random: seededRandom(SEED),
+    });
+    churn.prepare();
+    server = await startMockIstiod({ resourcesPath: churn.path });
+    const report = await churn.run(server);
+    expect(report.halfServed).toEqual([]);
+    expect(report.responses).toBeGreaterThan(12);
+    if (mode === 'file')
+      expect(report.refused).toBe((report.steps.truncate ?? 0) + (report.steps.delete ?? 0));
+  },
+);
+
+it('a file mounted from a Kubernetes ConfigMap (a symlink whose ..data link is swapped) is reloaded', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mock-istiod-configmap-'));
+  // The kubelet's layout: resources.yaml -> ..data/resources.yaml, ..data -> ..<timestamp>.
+  const version = (n: number) => {
+    mkdirSync(join(dir!, `..v${n}`));
+    writeFileSync(join(dir!, `..v${n}`, 'resources.yaml'), clustersYaml([`configmap-${n}`]));
+  };
+  version(1);
+  symlinkSync('..v1', join(dir, '..data'));
+  symlinkSync('..data/resources.yaml', join(dir, 'resources.yaml'));
+  server = await startMockIstiod({ resourcesPath: join(dir, 'resources.yaml') });
+  expect([...server.snapshot().get(CLUSTER_TYPE).resources.keys()]).toEqual(['configmap-1']);
+
+  version(2);
+  symlinkSync('..v2', join(dir, '..data_tmp'));
+  renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+  await waitFor(() => server!.snapshot().get(CLUSTER_TYPE).resources.has('configmap-2'), {
+    description: 'the swapped ConfigMap to be served',
+  });
+});

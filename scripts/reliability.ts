@@ -14,6 +14,7 @@ import { fuzzCase } from '../test/support/fuzz-inputs.js';
 import { RawAdsClient, seededRandom } from '../test/support/raw-ads.js';
 import { concurrentRun } from './reliability/concurrent.js';
 import { ownFaultsRun } from './reliability/own-faults.js';
+import { filesRun } from './reliability/files.js';
 
 const { values } = parseArgs({
   options: {
@@ -71,5 +72,6 @@ if (wanted('fuzz')) await fuzz(Number(values.cases), Number(values.seed));
 if (wanted('churn')) await churnRun(Number(values.cycles));
 // Issue 16, items 3-5 (scripts/reliability/): each returns false when it found a problem.
 if (wanted('concurrent')) failed = !(await concurrentRun(50, 100, 20261201)) || failed;
+if (wanted('files')) failed = !(await filesRun(200, 20261201)) || failed;
 if (wanted('own-faults')) failed = !(await ownFaultsRun(10, 1000)) || failed;
 process.exitCode = failed ? 1 : 0;

@@ -149,6 +149,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   }, log);
 }
 
+/** The documented bound on a graceful shutdown (docs/RELIABILITY.md#stopping). */
 const SHUTDOWN_BOUND_MS = 10_000;
 
 function waitForSignal(

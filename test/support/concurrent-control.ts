@@ -31,24 +31,25 @@ type Kind =
   | 'push'
   | 'disconnect';
 
-const KINDS: readonly Kind[] = [
-  'put',
-  'put',
-  'put',
-  'put-bad',
-  'fault',
-  'fault',
-  'fault',
-  'remove-fault',
-  'remove-fault',
-  'clear-faults',
-  'withhold',
-  'release',
-  'release',
-  'reset',
-  'push',
-  'disconnect',
-];
+/**
+ * How often each change is picked. Clearing changes are rare: with 50 clients at once, a
+ * fault must live through the others' changes for its own removal to find it.
+ */
+const WEIGHTS: Record<Kind, number> = {
+  put: 12,
+  'put-bad': 4,
+  fault: 12,
+  'remove-fault': 12,
+  'clear-faults': 1,
+  withhold: 4,
+  release: 4,
+  reset: 1,
+  push: 4,
+  disconnect: 4,
+};
+const KINDS = (Object.entries(WEIGHTS) as [Kind, number][]).flatMap(([kind, n]) =>
+  Array.from({ length: n }, () => kind),
+);
 
 interface Answer {
   kind: Kind;

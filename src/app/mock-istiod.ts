@@ -178,7 +178,7 @@ class MockIstiodImpl implements MockIstiod {
       }
       this.started = { xds: { host: this.options.xds.host, port: xdsPort }, control };
       this.state = 'running';
-      if (this.options.watchResources) this.resources.watch();
+      if (this.options.watchResources) this.resources.watch(this.options.resourcesQuietMs);
       this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
       if (security.tls) {
         this.options.logger.info(

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { clustersYaml, FileChurn } from '../support/file-churn.js';
+import { clustersYaml, FileChurn, slowWriter } from '../support/file-churn.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { seededRandom } from '../support/raw-ads.js';
@@ -65,3 +65,21 @@ it('a file mounted from a Kubernetes ConfigMap (a symlink whose ..data link is s
     description: 'the swapped ConfigMap to be served',
   });
 });
+
+it(
+  'a writer that pauses mid-file is not served half-written when the quiet period outlasts its pauses',
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mock-istiod-slow-writer-'));
+    const report = await slowWriter({
+      dir,
+      rounds: 3,
+      gapMs: 250,
+      quietMs: 1000,
+      random: seededRandom(SEED),
+    });
+    expect(report.served).toBe(0);
+  },
+);

@@ -15,7 +15,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { TestMockIstiod } from '../../src/testing/start.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import type { ClientResponse } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
@@ -244,5 +244,58 @@ export class FileChurn {
     }
     await this.served(server, this.remember(), kind);
     return kind;
+  }
+}
+
+export interface SlowWriterOptions {
+  dir: string;
+  rounds: number;
+  /** The writer's pause between pieces. */
+  gapMs: number;
+  /** The server's `resourcesQuietMs`. */
+  quietMs: number;
+  random: () => number;
+}
+
+/**
+ * A writer that writes each file in place in 4 pieces cut anywhere, pausing `gapMs` after
+ * each: how many of its half-written files the server served (and how many it refused).
+ */
+export async function slowWriter(
+  options: SlowWriterOptions,
+): Promise<{ served: number; refused: number }> {
+  const file = join(options.dir, 'resources.yaml');
+  writeFileSync(file, clustersYaml(['start']));
+  const server = await startMockIstiod({ resourcesPath: file, resourcesQuietMs: options.quietMs });
+  let refused = 0;
+  server.events.on('resources-error', () => (refused += 1));
+  let served = 0;
+  const clusters = () => server.snapshot().get(CLUSTER_TYPE).resources;
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      const names = Array.from({ length: 20 }, (_, i) => `slow-${round}-c${i}`);
+      const text = clustersYaml(names);
+      const cuts = [1, 2, 3]
+        .map(() => Math.floor(options.random() * text.length))
+        .sort((a, b) => a - b);
+      const fd = openSync(file, 'w');
+      for (const [i, end] of [...cuts, text.length].entries()) {
+        writeSync(fd, text.slice(cuts[i - 1] ?? 0, end));
+        await sleep(options.gapMs);
+        const now = clusters();
+        if (end < text.length && now.has(names[0] as string) && now.size < names.length)
+          served += 1;
+      }
+      closeSync(fd);
+      await waitFor(
+        () => clusters().size === names.length && clusters().has(names.at(-1) as string),
+        {
+          description: `the whole file of round ${round} to be served`,
+        },
+      );
+    }
+    return { served, refused };
+  } finally {
+    await server.close();
   }
 }

@@ -83,3 +83,26 @@ it(
     expect(report.served).toBe(0);
   },
 );
+
+it('a watched directory deleted and created again is watched again', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mock-istiod-dir-again-'));
+  const resources = join(dir, 'resources');
+  mkdirSync(resources);
+  writeFileSync(join(resources, 'a.yaml'), clustersYaml(['first']));
+  server = await startMockIstiod({ resourcesPath: resources });
+  rmSync(resources, { recursive: true });
+  await waitFor(() => server!.resourceStatus().lastError, {
+    description: 'the missing directory to be reported',
+  });
+  expect([...server.snapshot().get(CLUSTER_TYPE).resources.keys()]).toEqual(['first']);
+
+  mkdirSync(resources);
+  writeFileSync(join(resources, 'a.yaml'), clustersYaml(['second']));
+  await waitFor(() => server!.snapshot().get(CLUSTER_TYPE).resources.has('second'), {
+    description: 'the recreated directory to be served',
+  });
+  writeFileSync(join(resources, 'a.yaml'), clustersYaml(['third']));
+  await waitFor(() => server!.snapshot().get(CLUSTER_TYPE).resources.has('third'), {
+    description: 'a later change in the recreated directory to be served',
+  });
+});

@@ -41,7 +41,11 @@ it.each(['file', 'dir'] as const)(
     expect(report.halfServed).toEqual([]);
     expect(report.responses).toBeGreaterThan(12);
     if (mode === 'file')
-      expect(report.refused).toBe((report.steps.truncate ?? 0) + (report.steps.delete ?? 0));
+      // Each truncation and deletion is refused; a loaded machine may also catch a file
+      // emptied by a rewrite in place before its first piece (refused too, never served).
+      expect(report.refused).toBeGreaterThanOrEqual(
+        (report.steps.truncate ?? 0) + (report.steps.delete ?? 0),
+      );
   },
 );
 

@@ -6,6 +6,7 @@
  *   npx tsx scripts/reliability.ts [--cases 5000] [--cycles 10000] [--seed 20261130]
  *   npx tsx scripts/reliability.ts --only ads-fuzz,ca-fuzz,control-fuzz,ca-attacks \
  *     [--ads-cases 20000] [--ca-cases 30000] [--control-cases 60000] [--attack-rounds 20]
+ *   npx tsx scripts/reliability.ts --only concurrent,files,own-faults
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -16,6 +17,9 @@ import { fuzzCase } from '../test/support/fuzz-inputs.js';
 import { RawAdsClient, seededRandom } from '../test/support/raw-ads.js';
 import { fuzzAdsPart, fuzzCaPart, fuzzControlPart, type PartResult } from './reliability/fuzz.js';
 import { caAttacksPart } from './reliability/ca-attacks.js';
+import { concurrentRun } from './reliability/concurrent.js';
+import { ownFaultsRun } from './reliability/own-faults.js';
+import { filesRun } from './reliability/files.js';
 
 const { values } = parseArgs({
   options: {
@@ -72,13 +76,18 @@ async function churnRun(cycles: number): Promise<void> {
 }
 
 const seed = Number(values.seed);
-const parts: Record<string, () => Promise<PartResult | void>> = {
+const problemIf = (bad: boolean) => ({ problems: bad ? 1 : 0 });
+const parts: Record<string, () => Promise<Pick<PartResult, 'problems'> | void>> = {
   fuzz: () => fuzz(Number(values.cases), seed),
   churn: () => churnRun(Number(values.cycles)),
   'ads-fuzz': () => fuzzAdsPart(Number(values['ads-cases']), seed),
   'ca-fuzz': () => fuzzCaPart(Number(values['ca-cases']), seed),
   'control-fuzz': () => fuzzControlPart(Number(values['control-cases']), seed),
   'ca-attacks': () => caAttacksPart(Number(values['attack-rounds'])),
+  // Issue 16, items 3-5: each run returns false when it found a problem.
+  concurrent: async () => problemIf(!(await concurrentRun(50, 100, 20261201))),
+  files: async () => problemIf(!(await filesRun(200, 20261201))),
+  'own-faults': async () => problemIf(!(await ownFaultsRun(10, 1000))),
 };
 const chosen = values.only?.split(',') ?? ['fuzz', 'churn'];
 const unknown = chosen.filter((name) => !(name in parts));

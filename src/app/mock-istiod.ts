@@ -18,6 +18,7 @@ import {
   Journal,
   type JournalEntry,
   type JournalFilter,
+  type JournalSinkStatus,
 } from '../journal/journal.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
@@ -183,7 +184,7 @@ class MockIstiodImpl implements MockIstiod {
       }
       this.started = { xds: { host: this.options.xds.host, port: xdsPort }, control };
       this.state = 'running';
-      if (this.options.watchResources) this.resources.watch();
+      if (this.options.watchResources) this.resources.watch(this.options.resourcesQuietMs);
       this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
       if (security.tls) {
         this.options.logger.info(
@@ -265,6 +266,10 @@ class MockIstiodImpl implements MockIstiod {
 
   journal(filter?: JournalFilter): JournalEntry[] {
     return this.journalStore.query(filter);
+  }
+
+  journalSinks(): JournalSinkStatus[] {
+    return this.journalStore.sinkStatus();
   }
 
   streams(): StreamView[] {

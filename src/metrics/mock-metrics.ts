@@ -14,6 +14,8 @@ export interface MetricsSources {
   streams(): readonly StreamView[];
   /** Whether every response is being withheld (`--withhold-first`, `/control/withhold`). */
   readonly withheld: boolean;
+  /** The journal's sinks that report their health (a `--journal` file). */
+  journalSinks?(): readonly { name: string; dropped: number; error?: string }[];
 }
 
 export interface MockMetrics {
@@ -82,6 +84,26 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
       this.reset();
       for (const protocol of ['sotw', 'delta'] as const) this.set({ protocol }, 0);
       for (const stream of sources.streams()) this.inc({ protocol: stream.protocol });
+    },
+  });
+  new Gauge({
+    name: 'mock_istiod_journal_sink_failed',
+    help: 'Whether a journal sink (a --journal file) stopped writing after an error such as a full disk (1) or not (0), by sink.',
+    labelNames: ['sink'],
+    registers,
+    collect() {
+      this.reset();
+      for (const s of sources.journalSinks?.() ?? []) this.set({ sink: s.name }, s.error ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'mock_istiod_journal_lines_dropped',
+    help: 'Journal lines a sink could not write (the disk too slow, or after it failed), by sink.',
+    labelNames: ['sink'],
+    registers,
+    collect() {
+      this.reset();
+      for (const s of sources.journalSinks?.() ?? []) this.set({ sink: s.name }, s.dropped);
     },
   });
   new Gauge({

@@ -4,7 +4,7 @@
  * ADS, and a client constructor for tests and tools.
  */
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as ProtoLoader from '@grpc/proto-loader';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
@@ -48,6 +48,8 @@ let loaded: CaClientConstructor | undefined;
 function load(): CaClientConstructor {
   if (loaded) return loaded;
   const xds = dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
+  // Loaded here, on first use, rather than at import (it costs about 25 ms).
+  const protoLoader = require('@grpc/proto-loader') as typeof ProtoLoader;
   const definition = protoLoader.loadSync(CA_PROTO_FILE, {
     keepCase: true,
     longs: Number,

@@ -4,13 +4,15 @@
  * `istiod.istio-system.svc` (and, so that a local Envoy can connect, `localhost`, 127.0.0.1
  * and ::1), and workload certificates signed from a CSR with the caller's SPIFFE identity as
  * the only subject alternative name. Built with @peculiar/x509 over node's WebCrypto
- * (node:crypto makes keys but not certificates).
+ * (node:crypto makes keys but not certificates), except the root, which root-cert.ts writes
+ * itself so that a mock without TLS never loads that library unless a workload asks.
  */
 import { isIP } from 'node:net';
 import { webcrypto } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as x509 from '@peculiar/x509';
-import { generateSigningKey, privateKeyToPem, type SigningKey } from './keys.js';
+import { generateSigningKey, privateKeyToPem, toPem, type SigningKey } from './keys.js';
+import { selfSignedRoot } from './root-cert.js';
 
 const require = createRequire(import.meta.url);
 let loaded: typeof x509 | undefined;
@@ -38,7 +40,6 @@ export const SERVING_VALIDITY_MS = 365 * DAY_MS;
 
 /** A certificate authority able to sign: its certificate and key. */
 export interface CertificateAuthority {
-  cert: x509.X509Certificate;
   certPem: string;
   key: SigningKey;
 }
@@ -48,28 +49,24 @@ export interface IssuedCertificate {
   keyPem: string;
 }
 
+/**
+ * A new root CA with its own key. The certificate is written by root-cert.ts, not by the X.509
+ * library, so that making it (every mock does, at start) does not load the library.
+ */
 export async function createRootCa(
   trustDomain: string,
   now = new Date(),
 ): Promise<CertificateAuthority & { keyPem: string }> {
-  const lib = X509();
   const key = await generateSigningKey();
-  const cert = await lib.X509CertificateGenerator.createSelfSigned({
-    name: [{ O: [trustDomain] }],
-    keys: { privateKey: key.privateKey, publicKey: key.publicKey },
-    serialNumber: serialNumber(),
+  const der = await selfSignedRoot({
+    organization: trustDomain,
+    serial: serialNumber(),
     notBefore: new Date(now.getTime() - BACKDATE_MS),
     notAfter: new Date(now.getTime() + ROOT_VALIDITY_MS),
-    signingAlgorithm: key.algorithm,
-    extensions: [
-      new lib.BasicConstraintsExtension(true, undefined, true),
-      new lib.KeyUsagesExtension(lib.KeyUsageFlags.keyCertSign | lib.KeyUsageFlags.cRLSign, true),
-      await lib.SubjectKeyIdentifierExtension.create(key.publicKey),
-    ],
+    key,
   });
   return {
-    cert,
-    certPem: cert.toString('pem'),
+    certPem: toPem(der, 'CERTIFICATE'),
     key,
     keyPem: await privateKeyToPem(key.privateKey),
   };
@@ -145,11 +142,11 @@ async function signLeaf(ca: CertificateAuthority, params: LeafParams) {
   return lib.X509CertificateGenerator.create({
     // An empty subject makes the SAN extension the only name, so it must be critical (RFC 5280).
     subject: [],
-    issuer: ca.cert.subjectName,
+    issuer: new lib.X509Certificate(ca.certPem).subjectName,
     publicKey: params.publicKey,
     signingKey: ca.key.privateKey,
     signingAlgorithm: ca.key.algorithm,
-    serialNumber: serialNumber(),
+    serialNumber: serialNumber().toString('hex'),
     notBefore: new Date(params.now.getTime() - BACKDATE_MS),
     notAfter: params.notAfter,
     extensions: [
@@ -169,13 +166,8 @@ async function signLeaf(ca: CertificateAuthority, params: LeafParams) {
 }
 
 /** 16 random bytes with the top bit clear: a positive serial, unique in practice. */
-function serialNumber(): string {
+function serialNumber(): Buffer {
   const bytes = webcrypto.getRandomValues(new Uint8Array(16));
   bytes[0] = (bytes[0] ?? 0) & 0x7f;
-  return Buffer.from(bytes).toString('hex');
-}
-
-/** Reads a PEM certificate (the first in the text). */
-export function parseCertificate(pem: string): x509.X509Certificate {
-  return new (X509().X509Certificate)(pem);
+  return Buffer.from(bytes);
 }

@@ -1,14 +1,16 @@
 /**
- * Envoy's API types prepared at build time: `npm run build` (scripts/build-descriptor.ts)
- * parses the .proto files once and writes protobufjs's JSON form of the resolved root to
- * `dist/descriptors/envoy-types.json`, a git-ignored file that ships in the package. Building a
- * root from it skips parsing some 400 .proto files at every start (about half the cost; the rest
- * is protobufjs building its reflection objects).
+ * Envoy's API types prepared at build time: `npm run build` (scripts/prepare-types.ts) parses
+ * the .proto files once and writes protobufjs's JSON form of the resolved root to
+ * `dist/descriptors/envoy-types.json`, a git-ignored file that ships in the package. Building
+ * the root from it skips parsing some 130 .proto files at every start (about half the cost; the
+ * rest is protobufjs building its reflection objects).
  *
- * The file records what it was made from (the list of files and the versions of the packages
- * that hold and parse them); when that no longer matches, it is stale and `envoyRoot()` parses
- * the .proto files instead, so a checkout without a build, or with a stale one, still works.
+ * The file records what it was made from (the list of files, a hash of this project's own, and
+ * the versions of the packages that hold and parse the others); when that no longer matches,
+ * it is stale and `envoyRoot()` parses the .proto files instead, so a checkout without a
+ * build, or with a stale one, still works.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -34,10 +36,26 @@ function packageVersion(name: string): string {
     .version;
 }
 
+/** This project's own .proto files among `files` (in `proto/`), with a hash of their text. */
+function ownProtos(files: readonly string[]): Record<string, string> {
+  const own: Record<string, string> = {};
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(join(packageRoot(), 'proto', file), 'utf8');
+    } catch {
+      continue; // one of Envoy's, from @grpc/grpc-js-xds (its version stands for it)
+    }
+    own[file] = createHash('sha256').update(text).digest('hex');
+  }
+  return own;
+}
+
 /** What a prepared file made from these .proto files, with the installed packages, records. */
 export function preparedFrom(files: readonly string[]): string {
   return JSON.stringify({
     files,
+    own: ownProtos(files),
     '@grpc/grpc-js-xds': packageVersion('@grpc/grpc-js-xds'),
     protobufjs: packageVersion('protobufjs'),
   });

@@ -73,6 +73,8 @@ export const ENVOY_PROTO_FILES = [
   'envoy/config/trace/v3/zipkin.proto',
   'udpa/type/v1/typed_struct.proto',
   'xds/type/v3/typed_struct.proto',
+  // Istio's CA service (this project's proto/), served beside ADS (src/ca/ca-proto.ts).
+  'istio-ca.proto',
 ];
 
 let cached: protobuf.Root | undefined;

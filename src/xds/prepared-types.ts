@@ -80,16 +80,31 @@ export function preparedTypesFresh(files: readonly string[], path = preparedType
 }
 
 /**
- * The resolved root from the prepared file, or undefined when it is missing, unreadable or was
- * made from other files or package versions (the caller then parses the .proto files).
+ * The root from the prepared file, or undefined when it is missing, unreadable or was made from
+ * other files or package versions (the caller then parses the .proto files).
+ *
+ * The types' references are not resolved all at once, as `Root.fromJSON` would (two thirds of
+ * its time): protobufjs resolves a type's fields when it first encodes or decodes it, and the
+ * JSON converter resolves each field it reads (src/xds/json-schema.ts). What protobufjs works
+ * out for a whole file at once, the features of its syntax (proto3's packed repeated
+ * scalars), is resolved here; the file was checked whole when it was made.
  */
 export function loadPreparedTypes(
   files: readonly string[],
   path = preparedTypesPath(),
 ): protobuf.Root | undefined {
   const prepared = readPrepared(files, path);
-  // fromJSON resolves every reference itself.
-  return prepared && protobuf.Root.fromJSON(prepared.root);
+  if (!prepared) return undefined;
+  const root = new protobuf.Root();
+  root.addJSON(prepared.root.nested ?? {});
+  const features = root as unknown as { _resolveFeaturesRecursive?: (edition: unknown) => void };
+  const edition = (root as unknown as { _edition?: unknown })._edition;
+  if (typeof features._resolveFeaturesRecursive === 'function') {
+    features._resolveFeaturesRecursive(edition);
+  } else {
+    root.resolveAll(); // another protobufjs: resolve everything, as fromJSON does
+  }
+  return root;
 }
 
 function readPrepared(files: readonly string[], path: string): PreparedTypes | undefined {

@@ -5,7 +5,10 @@
 import type { StartUpResult } from '../scenarios/start-up.js';
 
 const ms = (value: number) => value.toFixed(0);
-const over = (value: number, floor: number) => `+${(value - floor).toFixed(0)}`;
+const over = (value: number, floor: number) => {
+  const d = value - floor;
+  return `${d < 0 ? '−' : '+'}${Math.abs(d).toFixed(0)}`;
+};
 const mark = (met: boolean) => (met ? '✅' : '❌');
 
 /** Launch → accepting on the xDS port, the compiled CLI (issue 15). */

@@ -1,0 +1,96 @@
+/**
+ * Envoy's control-plane stats over time, drawn by uPlot: `control_plane.connected_state` (0
+ * or 1, left axis) and the update_success / update_rejected counters (right axis), one line
+ * per proxy and stat. The chart's data is also published on `window.mockIstiodPage.chart` (and
+ * the last connected_state on a data attribute) so that tests can read what is drawn.
+ */
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { ChartData } from '../model/chart.js';
+import { useT } from '../i18n.js';
+
+const PALETTE = ['#1f6feb', '#b35900', '#1a7f37', '#8250df', '#cf222e', '#0969da', '#6e7781'];
+
+declare global {
+  interface Window {
+    /** What the page shows, for tests and the curious (read-only copies). */
+    mockIstiodPage?: { chart?: { labels: string[]; data: (number | null)[][] } };
+  }
+}
+
+function makeOptions(data: ChartData, width: number, timeLabel: string): uPlot.Options {
+  return {
+    width,
+    height: 260,
+    scales: { x: { time: true }, state: { range: [0, 1.1] }, count: {} },
+    axes: [
+      { label: timeLabel },
+      { scale: 'state', label: 'connected_state', values: (_u, ticks) => ticks.map(String) },
+      { scale: 'count', side: 1, label: 'updates', grid: { show: false } },
+    ],
+    series: [
+      {},
+      ...data.series.map((s, i) => ({
+        label: s.label,
+        scale: s.stat === 'connected_state' ? 'state' : 'count',
+        stroke: PALETTE[i % PALETTE.length],
+        width: s.stat === 'connected_state' ? 3 : 1.5,
+        dash: s.stat === 'update_rejected' ? [6, 4] : undefined,
+        spanGaps: false,
+      })),
+    ],
+  };
+}
+
+export function StatsChart({ data }: { data: ChartData }) {
+  const t = useT();
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | undefined>(undefined);
+  const shape = data.series.map((s) => s.label).join('\n');
+
+  // A new set of lines (a proxy came or went) builds a new chart; new points only update it.
+  useEffect(() => {
+    const element = box.current;
+    if (!element || data.series.length === 0) return undefined;
+    const width = Math.max(320, element.clientWidth);
+    const chart = new uPlot(makeOptions(data, width, t('chart.time')), toAligned(data), element);
+    plot.current = chart;
+    const resize = new ResizeObserver(() => {
+      chart.setSize({ width: Math.max(320, element.clientWidth), height: 260 });
+    });
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      chart.destroy();
+      plot.current = undefined;
+    };
+    // Only the set of lines decides when to rebuild; points arrive through setData below.
+  }, [shape, t]);
+
+  useEffect(() => {
+    plot.current?.setData(toAligned(data));
+    window.mockIstiodPage = {
+      ...window.mockIstiodPage,
+      chart: { labels: data.series.map((s) => s.label), data: data.series.map((s) => [...s.values]) },
+    };
+  }, [data]);
+
+  if (data.series.length === 0) return <p data-testid="chart-empty">{t('chart.none')}</p>;
+  const connected = data.series.filter((s) => s.stat === 'connected_state');
+  const last = connected.map((s) => s.values[s.values.length - 1] ?? null).join(',');
+  return (
+    <div
+      ref={box}
+      class="chart"
+      data-testid="stats-chart"
+      data-connected-state={last}
+      role="img"
+      aria-label={t('chart.title')}
+    />
+  );
+}
+
+function toAligned(data: ChartData): uPlot.AlignedData {
+  return [data.times, ...data.series.map((s) => s.values)] as uPlot.AlignedData;
+}

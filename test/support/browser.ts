@@ -24,9 +24,12 @@ export function requireChromium(): string {
     execFileSync(path, ['--version'], { stdio: 'pipe', timeout: 30_000 });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`this test needs Chromium, but \`${path} --version\` failed (${reason}): ${HOW}`, {
-      cause: err,
-    });
+    throw new Error(
+      `this test needs Chromium, but \`${path} --version\` failed (${reason}): ${HOW}`,
+      {
+        cause: err,
+      },
+    );
   }
   return path;
 }

@@ -7,14 +7,14 @@ import { useState } from 'preact/hooks';
 import { callControl } from '../api.js';
 import { useT } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
-import type { MockState } from '../model/state.js';
+import type { UiServerState } from '../../../src/control/ui-events.js';
 
 interface Outcome {
   ok: boolean;
   text: string;
 }
 
-export function Controls({ state, nackConfigs }: { state: MockState; nackConfigs: string[] }) {
+export function Controls({ state, nackConfigs }: { state: UiServerState; nackConfigs: string[] }) {
   const t = useT();
   const [outcome, setOutcome] = useState<Outcome | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -22,7 +22,7 @@ export function Controls({ state, nackConfigs }: { state: MockState; nackConfigs
   const [delayMs, setDelayMs] = useState('2000');
   const nackConfig = nack || nackConfigs[0] || '';
 
-  const run = (label: MessageKey, call: () => Promise<unknown>) => async () => {
+  const act = async (label: MessageKey, call: () => Promise<unknown>) => {
     setBusy(true);
     try {
       await call();
@@ -34,6 +34,7 @@ export function Controls({ state, nackConfigs }: { state: MockState; nackConfigs
       setBusy(false);
     }
   };
+  const run = (label: MessageKey, call: () => Promise<unknown>) => () => void act(label, call);
   const post = (path: string, body?: unknown) => () => callControl('POST', path, body);
 
   return (

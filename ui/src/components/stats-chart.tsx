@@ -72,7 +72,10 @@ export function StatsChart({ data }: { data: ChartData }) {
     plot.current?.setData(toAligned(data));
     window.mockIstiodPage = {
       ...window.mockIstiodPage,
-      chart: { labels: data.series.map((s) => s.label), data: data.series.map((s) => [...s.values]) },
+      chart: {
+        labels: data.series.map((s) => s.label),
+        data: data.series.map((s) => [...s.values]),
+      },
     };
   }, [data]);
 

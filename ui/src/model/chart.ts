@@ -1,12 +1,15 @@
 /**
- * The chart's data: one time axis (seconds since the epoch, as uPlot wants) and one line per
- * proxy and stat, aligned on it, with a bounded history.
+ * The chart's data, built from the admin stat samples: one time axis (seconds since the epoch,
+ * as uPlot wants) and, per Envoy admin, a line for `control_plane.connected_state` and one
+ * each for update_success / update_rejected summed over the types Envoy reports (CDS, LDS, …).
  */
+import type { UiStatSample } from '../../../src/control/ui-events.js';
+
 export type ChartStat = 'connected_state' | 'update_success' | 'update_rejected';
 
 export interface ChartSeries {
   label: string;
-  node: string;
+  admin: string;
   stat: ChartStat;
   values: (number | null)[];
 }
@@ -16,42 +19,42 @@ export interface ChartData {
   series: ChartSeries[];
 }
 
-/** One admin poll of one proxy: the stats read at `time` (ms since the epoch). */
-export interface StatSample {
-  time: number;
-  node: string;
-  /** Short label of the proxy (pod name). */
-  name: string;
-  stats: Partial<Record<ChartStat, number>>;
-}
-
-/** Points kept per line (at one sample a second, five minutes). */
-export const CHART_POINTS = 300;
-
 const STATS: readonly ChartStat[] = ['connected_state', 'update_success', 'update_rejected'];
 
-/** The chart with `sample` added as a new point in time (other lines get a gap there). */
-export function addSample(chart: ChartData, sample: StatSample): ChartData {
-  const series = [...chart.series];
-  for (const stat of STATS) {
-    if (sample.stats[stat] === undefined) continue;
-    if (!series.some((s) => s.node === sample.node && s.stat === stat)) {
-      series.push({
-        label: `${sample.name} ${stat}`,
-        node: sample.node,
-        stat,
-        values: chart.times.map(() => null),
-      });
+/** The value of `stat` in one sample, or undefined when Envoy did not report it. */
+export function statValue(sample: UiStatSample, stat: ChartStat): number | undefined {
+  if (stat === 'connected_state') return sample.values['control_plane.connected_state'];
+  let sum: number | undefined;
+  for (const [name, value] of Object.entries(sample.values)) {
+    if (name.endsWith(`.${stat}`)) sum = (sum ?? 0) + value;
+  }
+  return sum;
+}
+
+/**
+ * The chart for `samples` (oldest first). `nameOf` labels an admin (its pod's name when
+ * known). Lines are aligned on the union of the sample times; a line has no point (null) at
+ * another admin's times.
+ */
+export function buildChart(
+  samples: readonly UiStatSample[],
+  nameOf: (sample: UiStatSample) => string,
+): ChartData {
+  const admins = [...new Set(samples.map((s) => s.admin))];
+  const series: ChartSeries[] = [];
+  const labels = new Map(samples.map((s) => [s.admin, nameOf(s)]));
+  for (const admin of admins) {
+    for (const stat of STATS) {
+      if (!samples.some((s) => s.admin === admin && statValue(s, stat) !== undefined)) continue;
+      series.push({ label: `${labels.get(admin) ?? admin} ${stat}`, admin, stat, values: [] });
     }
   }
-  const times = [...chart.times, sample.time / 1000];
-  const next = series.map((s) => ({
-    ...s,
-    values: [...s.values, s.node === sample.node ? (sample.stats[s.stat] ?? null) : null],
-  }));
-  const drop = Math.max(0, times.length - CHART_POINTS);
-  return {
-    times: times.slice(drop),
-    series: next.map((s) => ({ ...s, values: s.values.slice(drop) })),
-  };
+  const times: number[] = [];
+  for (const sample of samples) {
+    times.push(sample.at / 1000);
+    for (const line of series) {
+      line.values.push(line.admin === sample.admin ? (statValue(sample, line.stat) ?? null) : null);
+    }
+  }
+  return { times, series };
 }

@@ -1,99 +1,53 @@
 /**
- * What the page renders: a plain view of the mock, built from the event stream by
- * `reduce()` (events.ts). Components read only this, never the wire format.
+ * What the page holds: the latest snapshot of the mock, kept current by the stream's events
+ * (reduce.ts). Components read only this.
  */
-import type { ChartData } from './chart.js';
+import type {
+  UiAdmin,
+  UiCatalogue,
+  UiFault,
+  UiFaultMarker,
+  UiJournalEntry,
+  UiProxy,
+  UiServerState,
+  UiStatSample,
+} from '../../../src/control/ui-events.js';
 
-export interface MockState {
-  /** Responses are being held (withhold on). */
-  withheld: boolean;
-  /** The xDS port is open (false after `down`). */
-  serving: boolean;
-}
-
-/** READY as kubectl prints it, or unknown when no agent tells the mock. */
-export type ReadyView = { ready: number; total: number } | 'unknown';
-
-export interface TypeRow {
-  /** Short type name (CDS, LDS, …). */
-  type: string;
-  acked?: string;
-  /** SYNCED / STALE / NOT SENT, exactly as proxy-status computes it. */
-  sync: string;
-}
-
-export interface PodView {
-  /** The node id: stable key of the row. */
-  nodeId: string;
-  name: string;
-  namespace?: string;
-  ready: ReadyView;
-  /** Envoy's `server.state` (LIVE, PRE_INITIALIZING, …) when its admin address is known. */
-  serverState?: string;
-  /** Envoy's `/ready`: status code and body. */
-  envoyReady?: { status: number; body: string };
-  adminAddress?: string;
-  types: TypeRow[];
-}
-
-export type ExchangeKind =
-  | 'request'
-  | 'response'
-  | 'ack'
-  | 'nack'
-  | 'waiting'
-  | 'fault'
-  | 'connect'
-  | 'close';
-
-export interface ExchangeEntry {
-  /** Unique and increasing. */
-  seq: number;
-  /** Milliseconds since the epoch. */
-  time: number;
-  kind: ExchangeKind;
-  /** Which proxy (node id). */
-  node: string;
-  type?: string;
-  version?: string;
-  nonce?: string;
-  resources?: readonly string[];
-  /** Envoy's error text on a NACK; the fault's description on a fault marker. */
-  detail?: string;
-  /** The fault that acted here, if any. */
-  fault?: string;
-}
-
-export interface FaultView {
-  id: string;
-  scenario: string;
-  state: string;
-  /** A one-line summary of its parameters and scope. */
-  summary: string;
-}
+/** One row of the sequence diagram: a journal entry, or a fault's step. */
+export type ExchangeItem =
+  | { key: string; time: number; entry: UiJournalEntry }
+  | { key: string; time: number; marker: UiFaultMarker };
 
 export interface PageState {
-  mock: MockState;
-  pods: PodView[];
-  exchange: ExchangeEntry[];
-  faults: FaultView[];
-  chart: ChartData;
-  nackConfigs: string[];
-  /** The mock's language (`--lang`), when it says. */
-  serverLang?: string;
-  /** The stream skipped entries because the page fell behind. */
-  gap: boolean;
+  /** A snapshot has arrived (until then the page says it is connecting). */
+  received: boolean;
+  state: UiServerState;
+  columns: string[];
+  proxies: UiProxy[];
+  faults: UiFault[];
+  exchange: ExchangeItem[];
+  samples: UiStatSample[];
+  admins: UiAdmin[];
+  catalogue: UiCatalogue;
+  /** The mock's language (`--lang`), when the snapshot says. */
+  lang?: string;
+  /** Entries the stream left out since the page opened (it fell behind, or a push was big). */
+  dropped: number;
 }
 
 export const EMPTY_STATE: PageState = {
-  mock: { withheld: false, serving: true },
-  pods: [],
-  exchange: [],
+  received: false,
+  state: { withheld: false, serving: true },
+  columns: ['CDS', 'LDS', 'EDS', 'RDS', 'ECDS'],
+  proxies: [],
   faults: [],
-  chart: { times: [], series: [] },
-  nackConfigs: [],
-  gap: false,
+  exchange: [],
+  samples: [],
+  admins: [],
+  catalogue: { scenarios: [], nacks: [] },
+  dropped: 0,
 };
 
-/** The exchange keeps this many entries (older ones scroll away). */
-export const EXCHANGE_LIMIT = 200;
+/** The diagram keeps this many rows; the chart this many samples (all admins together). */
+export const EXCHANGE_LIMIT = 300;
+export const SAMPLE_LIMIT = 600;

@@ -38,7 +38,7 @@ export function Faults({ faults }: { faults: UiFault[] }) {
               </wa-badge>{' '}
               <span class="mono small">{summary(fault)}</span>
               {fault.reason && <span class="muted small"> {fault.reason}</span>}{' '}
-              <wa-button size="small" appearance="outlined" onClick={() => void remove(fault.id)}>
+              <wa-button size="s" appearance="outlined" onClick={() => void remove(fault.id)}>
                 {t('faults.remove')}
               </wa-button>
             </li>

@@ -55,7 +55,7 @@ export function Sequence({ items, proxies }: { items: ExchangeItem[]; proxies: U
           {items.map((item) =>
             'marker' in item ? (
               <li key={item.key} class="seq-row fault" data-testid="seq-fault">
-                <wa-tag variant="warning" size="small">
+                <wa-tag variant="warning" size="s">
                   {t('seq.fault')}
                 </wa-tag>{' '}
                 {item.marker.fault.id} ({item.marker.fault.scenario}): {item.marker.action}
@@ -120,7 +120,7 @@ function Row({ entry, t, waiting, who }: RowProps) {
           {entry.type && <strong>{entry.type} </strong>}
           {label(entry, t)}
           {waiting && (
-            <wa-tag variant="warning" size="small" data-testid="seq-waiting">
+            <wa-tag variant="warning" size="s" data-testid="seq-waiting">
               {t('seq.waiting')}
             </wa-tag>
           )}

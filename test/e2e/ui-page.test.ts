@@ -1,0 +1,159 @@
+/**
+ * The live page in a real headless Chromium, against the mock and a real Envoy run by the
+ * agent (so READY is known): what a student sees at the four moments of the classroom story,
+ * through the page's own buttons. Chromium is required (`npm run install-chromium`); the
+ * test fails, naming it, when it is missing.
+ *
+ * With UPDATE_SCREENSHOTS=1 the four moments are written to docs/images/ (committed, shown in
+ * docs/classroom.md); otherwise to a temporary folder.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startAgent, type Agent } from '../../src/envoy/agent.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { freePorts } from '../../src/util/ports.js';
+import { useBrowser } from '../support/browser.js';
+
+const NACK_TEXT = "route: unknown cluster 'no-such-cluster'";
+
+const shotsDir = process.env.UPDATE_SCREENSHOTS
+  ? join(import.meta.dirname, '../../docs/images')
+  : mkdtempSync(join(tmpdir(), 'ui-page-shots-'));
+mkdirSync(shotsDir, { recursive: true });
+afterAll(() => {
+  if (!process.env.UPDATE_SCREENSHOTS) rmSync(shotsDir, { recursive: true, force: true });
+});
+
+const browser = useBrowser();
+let istiod: TestMockIstiod | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.stop();
+  await istiod?.close();
+  agent = undefined;
+  istiod = undefined;
+});
+
+/** The mock (withholding its first responses) serving the lab, and a sidecar run by the agent. */
+async function startWithheldSidecar(): Promise<{ istiod: TestMockIstiod; agent: Agent }> {
+  const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
+  istiod = await startMockIstiod({
+    withholdFirst: true,
+    resources: makeLabResources({ inboundPort, outboundPort }),
+  });
+  agent = await startAgent({
+    bootstrap: { discoveryPort: istiod.addresses.xds.port },
+    ports: { status: 0, admin: 0, readiness: 0, prometheus: 0 },
+    probeIntervalMs: 200,
+  });
+  return { istiod, agent };
+}
+
+function pageUrl(mock: TestMockIstiod, query = ''): string {
+  const control = mock.addresses.control;
+  if (!control) throw new Error('the mock has no control API, which serves the page');
+  return `http://127.0.0.1:${control.port}/ui/${query}`;
+}
+
+const text = async (page: Page, testId: string) =>
+  ((await page.getByTestId(testId).first().textContent()) ?? '').trim();
+
+interface ChartHook {
+  labels: string[];
+  data: (number | null)[][];
+}
+
+/** The chart's last connected_state value, as the page drew it (its test hook). */
+async function lastConnectedState(page: Page): Promise<number | null | undefined> {
+  const chart = await page.evaluate(
+    () => (globalThis as { mockIstiodPage?: { chart?: ChartHook } }).mockIstiodPage?.chart,
+  );
+  const index = chart?.labels.findIndex((label) => label.endsWith(' connected_state')) ?? -1;
+  const values = (chart?.data[index] ?? []).filter((v) => v !== null);
+  return values[values.length - 1];
+}
+
+const POLL = { timeout: 20_000, interval: 200 };
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(shotsDir, `ui-${name}.png`) });
+}
+
+describe('the live page, in a real browser', () => {
+  it('shows the withheld pod, then LIVE after release, connected_state 0 after down, a NACK', async () => {
+    const { istiod: mock } = await startWithheldSidecar();
+    const page = await browser.open(pageUrl(mock));
+
+    // 1. Withheld: Envoy waits for its first configuration; the pod is not ready.
+    await expect.poll(() => text(page, 'server-state'), POLL).toBe('PRE_INITIALIZING');
+    await expect.poll(() => text(page, 'pod-ready'), POLL).toBe('1/2');
+    expect(await text(page, 'envoy-ready')).toBe('503 PRE_INITIALIZING');
+    await expect.poll(() => page.getByTestId('seq-waiting').count(), POLL).toBeGreaterThan(0);
+    await shot(page, '1-withheld');
+
+    // 2. The release button: the configuration arrives, Envoy is LIVE, the pod 2/2.
+    await page.getByTestId('release-button').click();
+    await expect.poll(() => text(page, 'server-state'), POLL).toBe('LIVE');
+    await expect.poll(() => text(page, 'pod-ready'), POLL).toBe('2/2');
+    await expect.poll(() => text(page, 'type-LDS'), POLL).toContain('SYNCED');
+    expect(await page.getByTestId('seq-ack').count()).toBeGreaterThan(0);
+    await shot(page, '2-live');
+
+    // 3. istiod down: the chart's connected_state line drops to 0; the pod stays 2/2.
+    await expect.poll(() => lastConnectedState(page), POLL).toBe(1);
+    await page.getByTestId('down-button').click();
+    await expect
+      .poll(() => text(page, 'serving-state'), POLL)
+      .toBe('xDS port closed (istiod down)');
+    await expect.poll(() => lastConnectedState(page), POLL).toBe(0);
+    await expect(page.getByTestId('stats-chart').locator('canvas').count()).resolves.toBe(1);
+    expect(await page.getByTestId('stats-chart').getAttribute('data-connected-state')).toBe('0');
+    expect(await text(page, 'pod-ready')).toBe('2/2');
+    await shot(page, '3-down');
+
+    // 4. istiod up again, then a config from the NACK catalogue: Envoy's own error, in red.
+    await page.getByTestId('up-button').click();
+    await expect.poll(() => lastConnectedState(page), { ...POLL, timeout: 30_000 }).toBe(1);
+    await page.getByTestId('nack-button').click();
+    const nack = page.getByTestId('seq-nack').last();
+    await nack.waitFor({ timeout: 20_000 });
+    expect(await nack.getByTestId('nack-message').textContent()).toContain(NACK_TEXT);
+    expect(await nack.getAttribute('data-type')).toBe('LDS');
+    const color = await nack
+      .getByTestId('nack-message')
+      .evaluate(
+        (element: unknown) =>
+          (
+            globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }
+          ).getComputedStyle(element).color,
+      );
+    expect(color).toBe('rgb(179, 38, 30)');
+    await expect.poll(() => page.getByTestId('fault').count(), POLL).toBe(1);
+    await nack.scrollIntoViewIfNeeded();
+    await shot(page, '4-nack');
+
+    // Everything the page loaded came from the mock: no CDN, no fonts or icons from outside.
+    const origin = new URL(pageUrl(mock)).origin;
+    expect(browser.requests.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
+  });
+
+  it('speaks Korean with ?lang=ko, and leaves Envoy’s own words as Envoy prints them', async () => {
+    const { istiod: mock } = await startWithheldSidecar();
+    const page = await browser.open(pageUrl(mock, '?lang=ko'));
+    await expect.poll(() => text(page, 'server-state'), POLL).toBe('PRE_INITIALIZING');
+    expect(await page.locator('html').getAttribute('lang')).toBe('ko');
+    expect(await page.locator('#pods-title').textContent()).toBe('파드');
+    expect(await text(page, 'release-button')).toBe('보류 풀기');
+    expect(await text(page, 'withheld-state')).toBe('응답 보류 중');
+    expect(await text(page, 'pod-ready')).toBe('1/2');
+
+    await page.getByTestId('release-button').click();
+    await expect.poll(() => text(page, 'control-outcome'), POLL).toBe('보류 풀기: 완료');
+    await expect.poll(() => text(page, 'server-state'), POLL).toBe('LIVE');
+    await expect.poll(() => text(page, 'type-CDS'), POLL).toContain('SYNCED');
+  });
+});

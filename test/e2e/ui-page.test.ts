@@ -156,4 +156,21 @@ describe('the live page, in a real browser', () => {
     await expect.poll(() => text(page, 'server-state'), POLL).toBe('LIVE');
     await expect.poll(() => text(page, 'type-CDS'), POLL).toContain('SYNCED');
   });
+
+  it('asks for the control token when the mock has one, and then works with it', async () => {
+    istiod = await startMockIstiod({ controlToken: 'classroom-secret' });
+    const page = await browser.open(pageUrl(istiod));
+    await expect
+      .poll(() => page.getByTestId('stream-status').getAttribute('data-status'), POLL)
+      .toBe('unauthorized');
+    await page.getByTestId('token-input').locator('input').fill('classroom-secret');
+    await page.getByTestId('token-save').click();
+    await expect
+      .poll(() => page.getByTestId('stream-status').getAttribute('data-status'), POLL)
+      .toBe('live');
+    expect(await text(page, 'withheld-state')).toBe('responses flowing');
+    await page.getByTestId('withhold-button').click();
+    await expect.poll(() => text(page, 'withheld-state'), POLL).toBe('responses withheld');
+    expect(istiod.withheld).toBe(true);
+  });
 });

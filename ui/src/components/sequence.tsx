@@ -8,24 +8,8 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { UiJournalEntry, UiProxy } from '../../../src/control/ui-events.js';
 import { useT, type Translate } from '../i18n.js';
+import { stillWaiting } from '../model/exchange.js';
 import type { ExchangeItem } from '../model/state.js';
-
-/** Seq numbers of waiting requests still unanswered (no later response of the type). */
-export function stillWaiting(items: readonly ExchangeItem[]): Set<number> {
-  const waiting = new Map<string, number>();
-  for (const item of items) {
-    if (!('entry' in item)) continue;
-    const e = item.entry;
-    const key = `${e.connectionId}|${e.typeUrl}`;
-    if (e.direction === 'request' && e.waiting) waiting.set(key, e.seq);
-    if (e.kind === 'response' || e.kind === 'close') {
-      for (const k of [...waiting.keys()])
-        if (k === key || (e.kind === 'close' && k.startsWith(`${e.connectionId}|`)))
-          waiting.delete(k);
-    }
-  }
-  return new Set(waiting.values());
-}
 
 export function Sequence({ items, proxies }: { items: ExchangeItem[]; proxies: UiProxy[] }) {
   const t = useT();

@@ -9,13 +9,15 @@ import type { StreamView } from '../core/events.js';
 import type { SnapshotChange } from '../core/snapshot.js';
 import type { FaultEngine } from '../faults/engine.js';
 import type { StreamSelector } from '../faults/model.js';
-import type { JournalEntry, JournalFilter } from '../journal/journal.js';
+import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
+import type { ServerEventEmitter } from '../core/events.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import type { SentResources } from './sent-resources.js';
+import type { UiHub } from './ui-hub.js';
 
 /** Withhold and release (control-routes.ts). */
 export interface Controllable {
@@ -66,6 +68,30 @@ export interface HasMetrics {
   readonly metrics: XdsMetrics;
 }
 
+/** The live page's events (ui-hub.ts): what the server does, read only while a page is open. */
+export interface UiTarget {
+  readonly events: ServerEventEmitter;
+  readonly faults: FaultEngine;
+  readonly journalStore: Pick<Journal, 'addSink'>;
+  journal(filter?: JournalFilter): JournalEntry[];
+  streams(): StreamView[];
+  readonly withheld: boolean;
+  readonly serving: boolean;
+}
+
+/** The live page's hub, which the assembly creates and closes (ui-routes.ts). */
+export interface HasUi {
+  readonly ui: UiHub;
+}
+
 /** Everything the control API serves from. */
 export interface ControlTarget
-  extends Controllable, Debuggable, FaultTarget, ResourceTarget, HasSecurity, HasMetrics {}
+  extends
+    Controllable,
+    Debuggable,
+    FaultTarget,
+    ResourceTarget,
+    HasSecurity,
+    HasMetrics,
+    UiTarget,
+    HasUi {}

@@ -9,15 +9,14 @@ import type { StreamView } from '../core/events.js';
 import type { SnapshotChange } from '../core/snapshot.js';
 import type { FaultEngine } from '../faults/engine.js';
 import type { StreamSelector } from '../faults/model.js';
-import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
-import type { ServerEventEmitter } from '../core/events.js';
+import type { JournalEntry, JournalFilter } from '../journal/journal.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import type { SentResources } from './sent-resources.js';
-import type { UiHub } from './ui-hub.js';
+import type { UiHub, UiTarget } from './ui-hub.js';
 
 /** Withhold and release (control-routes.ts). */
 export interface Controllable {
@@ -66,17 +65,6 @@ export interface HasSecurity {
 /** `/metrics` (metrics-routes.ts). */
 export interface HasMetrics {
   readonly metrics: XdsMetrics;
-}
-
-/** The live page's events (ui-hub.ts): what the server does, read only while a page is open. */
-export interface UiTarget {
-  readonly events: ServerEventEmitter;
-  readonly faults: FaultEngine;
-  readonly journalStore: Pick<Journal, 'addSink'>;
-  journal(filter?: JournalFilter): JournalEntry[];
-  streams(): StreamView[];
-  readonly withheld: boolean;
-  readonly serving: boolean;
 }
 
 /** The live page's hub, which the assembly creates and closes (ui-routes.ts). */

@@ -6,9 +6,10 @@
  * per journal entry; rows, JSON and writes happen in the batch, once for all pages.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { StreamView } from '../core/events.js';
+import type { ServerEventEmitter, StreamView } from '../core/events.js';
+import type { FaultEngine } from '../faults/engine.js';
 import type { FaultInfo } from '../faults/model.js';
-import type { JournalEntry } from '../journal/journal.js';
+import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
 import { UiAdmins } from './ui-admins.js';
 import { sseFrame, UiClient, type UiClientInfo, type UiClientOptions } from './ui-client.js';
 import {
@@ -29,7 +30,17 @@ import {
   proxyRow,
   UI_COLUMNS,
 } from './ui-views.js';
-import type { UiTarget } from './target.js';
+
+/** The live page's events : what the server does, read only while a page is open. */
+export interface UiTarget {
+  readonly events: ServerEventEmitter;
+  readonly faults: FaultEngine;
+  readonly journalStore: Pick<Journal, 'addSink'>;
+  journal(filter?: JournalFilter): JournalEntry[];
+  streams(): StreamView[];
+  readonly withheld: boolean;
+  readonly serving: boolean;
+}
 
 export interface UiHubOptions {
   /** How often changes go out (default 200 ms). */

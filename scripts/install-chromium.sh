@@ -4,7 +4,8 @@
 # is not used).
 #
 # Order: CHROMIUM_PATH if it is set and runs; else /usr/bin/chromium if it runs; else, as root
-# with apt-get, Debian's `chromium` package is installed; otherwise one line says how.
+# with apt-get, Debian's `chromium` package is installed (with `fonts-nanum`, so that the page's
+# Korean has glyphs in screenshots); otherwise one line says how.
 #
 # Usage: scripts/install-chromium.sh [--quiet] [--keep-going]
 #   Prints the Chromium executable's path (nothing with --quiet).
@@ -64,7 +65,7 @@ if [[ "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
 fi
 
 echo "install-chromium: installing Debian's chromium package (apt-get)" >&2
-{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; } >&2 ||
+{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium fonts-nanum; } >&2 ||
   fail "apt-get could not install chromium; $HOW"
 works "$DEFAULT_PATH" || fail "chromium was installed but '$DEFAULT_PATH --version' fails; $HOW"
 say "$DEFAULT_PATH"

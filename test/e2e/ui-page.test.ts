@@ -40,14 +40,21 @@ afterEach(async () => {
 
 /** The mock (withholding its first responses) serving the lab, and a sidecar run by the agent. */
 async function startWithheldSidecar(): Promise<{ istiod: TestMockIstiod; agent: Agent }> {
-  const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
+  const [inboundPort, outboundPort, status, admin, readiness, prometheus] = (await freePorts(
+    6,
+  )) as [number, number, number, number, number, number];
   istiod = await startMockIstiod({
     withholdFirst: true,
     resources: makeLabResources({ inboundPort, outboundPort }),
   });
   agent = await startAgent({
-    bootstrap: { discoveryPort: istiod.addresses.xds.port },
-    ports: { status: 0, admin: 0, readiness: 0, prometheus: 0 },
+    bootstrap: {
+      discoveryPort: istiod.addresses.xds.port,
+      // Where the mock finds this Envoy's admin API (docs/api.md); the readiness port it
+      // probes for READY is in the metadata already (ENVOY_STATUS_PORT, as pilot-agent's).
+      metadata: { ENVOY_ADMIN_ADDRESS: `127.0.0.1:${admin}` },
+    },
+    ports: { status, admin, readiness, prometheus },
     probeIntervalMs: 200,
   });
   return { istiod, agent };
@@ -79,7 +86,10 @@ async function lastConnectedState(page: Page): Promise<number | null | undefined
 
 const POLL = { timeout: 20_000, interval: 200 };
 
-async function shot(page: Page, name: string): Promise<void> {
+/** A screenshot of the window, scrolled to the top unless `scrolled`. */
+async function shot(page: Page, name: string, scrolled = false): Promise<void> {
+  if (!scrolled) await page.evaluate('window.scrollTo(0, 0)');
+  await page.mouse.move(0, 0);
   await page.screenshot({ path: join(shotsDir, `ui-${name}.png`) });
 }
 
@@ -112,12 +122,16 @@ describe('the live page, in a real browser', () => {
     await expect.poll(() => lastConnectedState(page), POLL).toBe(0);
     await expect(page.getByTestId('stats-chart').locator('canvas').count()).resolves.toBe(1);
     expect(await page.getByTestId('stats-chart').getAttribute('data-connected-state')).toBe('0');
+    // Its stream ended with the port: the row stays, marked, with what was last known.
+    await page.getByTestId('pod-gone').waitFor();
     expect(await text(page, 'pod-ready')).toBe('2/2');
     await shot(page, '3-down');
 
     // 4. istiod up again, then a config from the NACK catalogue: Envoy's own error, in red.
     await page.getByTestId('up-button').click();
     await expect.poll(() => lastConnectedState(page), { ...POLL, timeout: 30_000 }).toBe(1);
+    await expect.poll(() => page.getByTestId('pod-gone').count(), POLL).toBe(0);
+    expect(await page.getByTestId('pod').count()).toBe(1);
     await page.getByTestId('nack-button').click();
     const nack = page.getByTestId('seq-nack').last();
     await nack.waitFor({ timeout: 20_000 });
@@ -134,7 +148,7 @@ describe('the live page, in a real browser', () => {
     expect(color).toBe('rgb(179, 38, 30)');
     await expect.poll(() => page.getByTestId('fault').count(), POLL).toBe(1);
     await nack.scrollIntoViewIfNeeded();
-    await shot(page, '4-nack');
+    await shot(page, '4-nack', true);
 
     // Everything the page loaded came from the mock: no CDN, no fonts or icons from outside.
     const origin = new URL(pageUrl(mock)).origin;

@@ -81,8 +81,17 @@ describe('the page state', () => {
       'orders-v1-0 2/2',
       'orders-v1-1 1/2',
     ]);
+    // A stream that ends leaves its row, marked, until the same node connects again.
     page = reduce(page, { type: 'proxy-gone', data: { connectionIds: ['c1'] } });
-    expect(page.proxies.map((p) => p.name)).toEqual(['orders-v1-1']);
+    expect(page.proxies.map((p) => `${p.name} ${p.ready} ${p.gone ?? false}`)).toEqual([
+      'orders-v1-0 2/2 true',
+      'orders-v1-1 1/2 false',
+    ]);
+    page = reduce(page, { type: 'proxies', data: [proxy('c3', 'orders-v1-0')] });
+    expect(page.proxies.map((p) => `${p.connectionId} ${p.gone ?? false}`)).toEqual([
+      'c2 false',
+      'c3 false',
+    ]);
 
     page = reduce(page, { type: 'state', data: { withheld: false, serving: false } });
     expect(page.state).toEqual({ withheld: false, serving: false });

@@ -4,6 +4,7 @@
  * more proxies sit side by side.
  */
 import type { UiProxy, UiSyncStatus, UiTypeStatus } from '../../../src/control/ui-events.js';
+import type { ProxyRow } from '../model/state.js';
 import { useT } from '../i18n.js';
 
 const SYNC_VARIANT: Record<UiSyncStatus, 'success' | 'warning' | 'danger' | 'neutral'> = {
@@ -14,7 +15,7 @@ const SYNC_VARIANT: Record<UiSyncStatus, 'success' | 'warning' | 'danger' | 'neu
   IGNORED: 'neutral',
 };
 
-export function Pods({ proxies, columns }: { proxies: UiProxy[]; columns: string[] }) {
+export function Pods({ proxies, columns }: { proxies: ProxyRow[]; columns: string[] }) {
   const t = useT();
   return (
     <section class="panel" aria-labelledby="pods-title">
@@ -41,16 +42,27 @@ function rows(proxy: UiProxy, columns: string[]): UiTypeStatus[] {
   );
 }
 
-function Pod({ proxy, columns }: { proxy: UiProxy; columns: string[] }) {
+function Pod({ proxy, columns }: { proxy: ProxyRow; columns: string[] }) {
   const t = useT();
   const { envoy } = proxy;
   const readyVariant =
     proxy.ready === '2/2' ? 'success' : proxy.ready === '1/2' ? 'warning' : 'neutral';
   return (
-    <article class="pod" data-testid="pod" data-node-id={proxy.nodeId} aria-label={proxy.proxy}>
+    <article
+      class={proxy.gone ? 'pod gone' : 'pod'}
+      data-testid="pod"
+      data-node-id={proxy.nodeId}
+      data-gone={proxy.gone ? 'true' : undefined}
+      aria-label={proxy.proxy}
+    >
       <header class="pod-head">
         <h3 data-testid="pod-name">{proxy.name}</h3>
         <span class="muted">{proxy.namespace}</span>
+        {proxy.gone && (
+          <wa-tag size="s" variant="danger" data-testid="pod-gone" title={t('pod.goneHint')}>
+            {t('pod.gone')}
+          </wa-tag>
+        )}
         <span class="pod-ready">
           <span class="muted">{t('pod.ready')}</span>{' '}
           <wa-badge

@@ -10,6 +10,9 @@ import 'uplot/dist/uPlot.min.css';
 import type { ChartData } from '../model/chart.js';
 import { useT } from '../i18n.js';
 
+/** The chart shows at least this many seconds. */
+const WINDOW_S = 30;
+
 const PALETTE = ['#1f6feb', '#b35900', '#1a7f37', '#8250df', '#cf222e', '#0969da', '#6e7781'];
 
 declare global {
@@ -23,7 +26,12 @@ function makeOptions(data: ChartData, width: number, timeLabel: string): uPlot.O
   return {
     width,
     height: 260,
-    scales: { x: { time: true }, state: { range: [0, 1.1] }, count: {} },
+    scales: {
+      // At least the last half minute, so that the first points do not fill the width.
+      x: { time: true, range: (_u, min, max) => [Math.min(min, max - WINDOW_S), max] },
+      state: { range: [0, 1.1] },
+      count: { range: (_u, _min, max) => [0, Math.max(5, max)] },
+    },
     axes: [
       { label: timeLabel },
       { scale: 'state', label: 'connected_state', values: (_u, ticks) => ticks.map(String) },

@@ -4,6 +4,7 @@
  */
 import type {
   UiEvent,
+  UiProxy,
   UiFaultMarker,
   UiJournalEntry,
   UiSnapshot,
@@ -11,9 +12,11 @@ import type {
 import {
   EMPTY_STATE,
   EXCHANGE_LIMIT,
+  GONE_LIMIT,
   SAMPLE_LIMIT,
   type ExchangeItem,
   type PageState,
+  type ProxyRow,
 } from './state.js';
 
 const last = <T>(items: T[], limit: number): T[] =>
@@ -48,21 +51,38 @@ function fromSnapshot(snapshot: UiSnapshot, dropped: number): PageState {
   };
 }
 
+/**
+ * Rows replaced by connection id, new ones added; a proxy that comes back (same node id, new
+ * stream) replaces its own ended row.
+ */
+function updateProxies(rows: ProxyRow[], changed: UiProxy[]): ProxyRow[] {
+  const byId = new Map(changed.map((p) => [p.connectionId, p]));
+  const known = new Set(rows.map((p) => p.connectionId));
+  const added = changed.filter((p) => !known.has(p.connectionId));
+  const returning = new Set(added.map((p) => p.nodeId));
+  const kept = rows
+    .filter((p) => !(p.gone && returning.has(p.nodeId)))
+    .map((p) => byId.get(p.connectionId) ?? p);
+  return [...kept, ...added];
+}
+
+/** Keeps the last {@link GONE_LIMIT} ended rows. */
+function dropOldGone(rows: ProxyRow[]): ProxyRow[] {
+  const gone = rows.filter((p) => p.gone);
+  const drop = new Set(gone.slice(0, Math.max(0, gone.length - GONE_LIMIT)));
+  return rows.filter((p) => !drop.has(p));
+}
+
 export function reduce(page: PageState, event: UiEvent): PageState {
   switch (event.type) {
     case 'snapshot':
       return fromSnapshot(event.data, page.dropped);
-    case 'proxies': {
-      const changed = new Map(event.data.map((p) => [p.connectionId, p]));
-      const kept = page.proxies.map((p) => changed.get(p.connectionId) ?? p);
-      const added = event.data.filter(
-        (p) => !page.proxies.some((q) => q.connectionId === p.connectionId),
-      );
-      return { ...page, proxies: [...kept, ...added] };
-    }
+    case 'proxies':
+      return { ...page, proxies: updateProxies(page.proxies, event.data) };
     case 'proxy-gone': {
       const gone = new Set(event.data.connectionIds);
-      return { ...page, proxies: page.proxies.filter((p) => !gone.has(p.connectionId)) };
+      const rows = page.proxies.map((p) => (gone.has(p.connectionId) ? { ...p, gone: true } : p));
+      return { ...page, proxies: dropOldGone(rows) };
     }
     case 'journal':
       return {

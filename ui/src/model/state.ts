@@ -18,12 +18,15 @@ export type ExchangeItem =
   | { key: string; time: number; entry: UiJournalEntry }
   | { key: string; time: number; marker: UiFaultMarker };
 
+/** A proxy row; `gone` once its stream ended (kept, with what was last known, until it returns). */
+export type ProxyRow = UiProxy & { gone?: boolean };
+
 export interface PageState {
   /** A snapshot has arrived (until then the page says it is connecting). */
   received: boolean;
   state: UiServerState;
   columns: string[];
-  proxies: UiProxy[];
+  proxies: ProxyRow[];
   faults: UiFault[];
   exchange: ExchangeItem[];
   samples: UiStatSample[];
@@ -47,6 +50,9 @@ export const EMPTY_STATE: PageState = {
   catalogue: { scenarios: [], nacks: [] },
   dropped: 0,
 };
+
+/** Rows of proxies whose stream ended, kept at most. */
+export const GONE_LIMIT = 4;
 
 /** The diagram keeps this many rows; the chart this many samples (all admins together). */
 export const EXCHANGE_LIMIT = 300;

@@ -30,26 +30,40 @@ afterAll(() => {
 
 const browser = useBrowser();
 let istiod: TestMockIstiod | undefined;
-let agent: Agent | undefined;
 afterEach(async () => {
-  await agent?.stop();
+  await Promise.all(agents.map((agent) => agent.stop()));
   await istiod?.close();
-  agent = undefined;
+  agents = [];
   istiod = undefined;
 });
 
-/** The mock (withholding its first responses) serving the lab, and a sidecar run by the agent. */
-async function startWithheldSidecar(): Promise<{ istiod: TestMockIstiod; agent: Agent }> {
-  const [inboundPort, outboundPort, status, admin, readiness, prometheus] = (await freePorts(
-    6,
-  )) as [number, number, number, number, number, number];
+let agents: Agent[] = [];
+
+/** The mock serving the lab on free ports, withholding its first responses when asked. */
+async function startMock(withholdFirst: boolean): Promise<TestMockIstiod> {
+  const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
   istiod = await startMockIstiod({
-    withholdFirst: true,
+    withholdFirst,
     resources: makeLabResources({ inboundPort, outboundPort }),
   });
-  agent = await startAgent({
+  return istiod;
+}
+
+/** A sidecar run by the agent (so READY is known), pointed at the mock. */
+async function startSidecar(
+  mock: TestMockIstiod,
+  bootstrap: { podName?: string; xdsMode?: 'sotw' | 'delta' } = {},
+): Promise<Agent> {
+  const [status, admin, readiness, prometheus] = (await freePorts(4)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const agent = await startAgent({
     bootstrap: {
-      discoveryPort: istiod.addresses.xds.port,
+      ...bootstrap,
+      discoveryPort: mock.addresses.xds.port,
       // Where the mock finds this Envoy's admin API (docs/api.md); the readiness port it
       // probes for READY is in the metadata already (ENVOY_STATUS_PORT, as pilot-agent's).
       metadata: { ENVOY_ADMIN_ADDRESS: `127.0.0.1:${admin}` },
@@ -57,7 +71,14 @@ async function startWithheldSidecar(): Promise<{ istiod: TestMockIstiod; agent: 
     ports: { status, admin, readiness, prometheus },
     probeIntervalMs: 200,
   });
-  return { istiod, agent };
+  agents.push(agent);
+  return agent;
+}
+
+async function startWithheldSidecar(): Promise<TestMockIstiod> {
+  const mock = await startMock(true);
+  await startSidecar(mock);
+  return mock;
 }
 
 function pageUrl(mock: TestMockIstiod, query = ''): string {
@@ -95,7 +116,7 @@ async function shot(page: Page, name: string, scrolled = false): Promise<void> {
 
 describe('the live page, in a real browser', () => {
   it('shows the withheld pod, then LIVE after release, connected_state 0 after down, a NACK', async () => {
-    const { istiod: mock } = await startWithheldSidecar();
+    const mock = await startWithheldSidecar();
     const page = await browser.open(pageUrl(mock));
 
     // 1. Withheld: Envoy waits for its first configuration; the pod is not ready.
@@ -156,7 +177,7 @@ describe('the live page, in a real browser', () => {
   });
 
   it('speaks Korean with ?lang=ko, and leaves Envoy’s own words as Envoy prints them', async () => {
-    const { istiod: mock } = await startWithheldSidecar();
+    const mock = await startWithheldSidecar();
     const page = await browser.open(pageUrl(mock, '?lang=ko'));
     await expect.poll(() => text(page, 'server-state'), POLL).toBe('PRE_INITIALIZING');
     expect(await page.locator('html').getAttribute('lang')).toBe('ko');
@@ -186,5 +207,28 @@ describe('the live page, in a real browser', () => {
     await page.getByTestId('withhold-button').click();
     await expect.poll(() => text(page, 'withheld-state'), POLL).toBe('responses withheld');
     expect(istiod.withheld).toBe(true);
+  });
+
+  it('shows two proxies side by side, each with its own READY and state', async () => {
+    const mock = await startMock(false);
+    await startSidecar(mock, { podName: 'orders-v1-0' });
+    await startSidecar(mock, { podName: 'orders-v1-1', xdsMode: 'delta' });
+    const page = await browser.open(pageUrl(mock));
+    const pods = page.getByTestId('pod');
+    await expect.poll(() => pods.count(), POLL).toBe(2);
+    for (const index of [0, 1]) {
+      await expect
+        .poll(() => pods.nth(index).getByTestId('pod-ready').textContent(), POLL)
+        .toBe('2/2');
+      await expect
+        .poll(() => pods.nth(index).getByTestId('server-state').textContent(), POLL)
+        .toBe('LIVE');
+    }
+    const names = await pods.getByTestId('pod-name').allTextContents();
+    expect(names.sort()).toEqual(['orders-v1-0', 'orders-v1-1']);
+    const [left, right] = [await pods.nth(0).boundingBox(), await pods.nth(1).boundingBox()];
+    if (!left || !right) throw new Error('the pod cards are not laid out');
+    expect(right.y).toBe(left.y);
+    expect(right.x).toBeGreaterThanOrEqual(left.x + left.width);
   });
 });

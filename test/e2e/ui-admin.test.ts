@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import type { UiProxy, UiSnapshot, UiStatSample } from '../../src/control/ui-events.js';
+import { startAgent } from '../../src/envoy/agent.js';
 import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
@@ -99,5 +100,29 @@ describe('the live page and a real Envoy', () => {
       rows.some((r) => r.name === 'added-by-hand-0' && r.envoy.state === 'LIVE'),
     );
     expect(row?.envoy).toMatchObject({ admin: envoy.adminUrl, adminSource: 'user' });
+  });
+
+  it("shows the pod 1/2 while withheld and 2/2 once released, from the agent's readiness", async () => {
+    const { istiod, base, page } = await lab(true);
+    const agent = await startAgent({
+      bootstrap: { discoveryPort: istiod.addresses.xds.port, podName: 'with-agent-0' },
+      ports: { status: 0, admin: 0, readiness: 0, prometheus: 0 },
+    });
+    cleanups.push(() => agent.stop());
+    const [held] = await page.next<UiProxy[]>('proxies', (rows) =>
+      rows.some((r) => r.ready === '1/2' && r.envoy.state === 'PRE_INITIALIZING'),
+    );
+    // Found without being told: the agent's bootstrap names its admin API in the metadata.
+    expect(held?.envoy).toMatchObject({
+      admin: `http://127.0.0.1:${agent.ports.admin}`,
+      adminSource: 'metadata',
+    });
+    // Withheld, Envoy's listeners (the readiness one too) do not accept yet: the kubelet's words.
+    expect(held?.readyDetail).toMatch(/connection refused$/);
+    expect((await post(`${base}/control/release`)).status).toBe(200);
+    const [ready] = await page.next<UiProxy[]>('proxies', (rows) =>
+      rows.some((r) => r.ready === '2/2'),
+    );
+    expect(ready).toMatchObject({ name: 'with-agent-0', envoy: { state: 'LIVE' } });
   });
 });

@@ -224,3 +224,36 @@ describe('POST /ui/admins', () => {
     expect(again.status).toBe(404);
   });
 });
+
+describe('a NACK', () => {
+  it("reaches the page with Envoy's error text, and the type turns ERROR", async () => {
+    const { server, base } = await start();
+    const page = await openPage(`${base}/ui/events`);
+    await page.next('snapshot');
+    const stream = adsClient(server.xdsAddress).sotw();
+    const { lds } = await handshake(stream);
+    const message = "Error adding/updating listener(s) bad: route: unknown cluster 'nowhere'";
+    stream.send({
+      type_url: lds.type_url,
+      version_info: '',
+      response_nonce: lds.nonce,
+      error_detail: { code: 3, message },
+    });
+    const journal = await page.next<{ entries: UiJournalEntry[] }>('journal', (d) =>
+      d.entries.some((e) => e.kind === 'nack'),
+    );
+    expect(journal.entries.find((e) => e.kind === 'nack')).toMatchObject({
+      direction: 'request',
+      type: 'LDS',
+      nonce: lds.nonce,
+      errorDetail: { code: 3, message },
+    });
+    const [row] = await page.next<UiProxy[]>('proxies', (d) =>
+      d.some((r) => cell(r, 'LDS') === 'ERROR'),
+    );
+    expect(row?.types.find((t) => t.type === 'LDS')?.nack).toMatchObject({
+      version: lds.version_info,
+      message,
+    });
+  });
+});

@@ -3,6 +3,7 @@
  * then journal, proxy, state and fault events as a proxy connects and the control API
  * withholds, releases, takes the port down and up, and applies a fault.
  */
+import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
@@ -255,5 +256,40 @@ describe('a NACK', () => {
       version: lds.version_info,
       message,
     });
+  });
+});
+
+describe('polling an Envoy that hangs', () => {
+  it('keeps at most one poll open per admin API, each with a deadline', async () => {
+    // Accepts connections and never answers, like a stopped (SIGSTOP) Envoy.
+    const open = new Set<Socket>();
+    let accepted = 0;
+    let most = 0;
+    const hanging = createServer((socket) => {
+      accepted += 1;
+      open.add(socket);
+      most = Math.max(most, open.size);
+      socket.on('close', () => open.delete(socket));
+      socket.on('error', () => undefined);
+      socket.resume(); // reads the request (and the client's close), answers nothing
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (hanging.address() as { port: number }).port;
+      const { base } = await start();
+      const page = await openPage(`${base}/ui/events`);
+      await page.next('snapshot');
+      expect((await post(`${base}/ui/admins`, { address: `127.0.0.1:${port}` })).status).toBe(201);
+      const admins = await page.next<{ error?: string }[]>('admins', (list) =>
+        list.some((a) => a.error === 'no answer in time'),
+      );
+      expect(admins).toHaveLength(1);
+      // A few more rounds: each poll (three requests) ends at its deadline before the next.
+      await waitFor(() => accepted >= 9, { timeoutMs: 10_000, description: 'three polls' });
+      expect(most).toBeLessThanOrEqual(3);
+    } finally {
+      for (const socket of open) socket.destroy();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
   });
 });

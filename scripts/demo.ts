@@ -134,6 +134,7 @@ async function startComponents(
     say.text(
       `  Envoy admin :${ports.admin}   pilot-agent status :${ports.status}   readiness :${ports.readiness}   Prometheus :${ports.prometheus}`,
     );
+    say.text(`  live page: http://127.0.0.1:${ports.control}/ui/`);
     const name = agent.podView().name;
     say.pod(formatPodHeader(name));
     say.pod(formatPodLine(agent.podView()));

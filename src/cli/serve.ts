@@ -19,6 +19,7 @@ import {
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
 import { MockIstiodError } from '../util/errors.js';
+import { formatEndpoint } from '../core/endpoint.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 
@@ -113,6 +114,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
         appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
         appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
       });
+  const token = values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined);
   const server = createMockIstiod({
     xds: {
       host: values.host ?? env.MOCK_ISTIOD_HOST ?? DEFAULT_HOST,
@@ -127,7 +129,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       ),
     },
     resources,
-    controlToken: values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined),
+    controlToken: token,
     withholdFirst: values['withhold-first'],
     resourcesPath: values.resources,
     journalSize: parseJournalSize(values['journal-size']),
@@ -137,6 +139,15 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   const journalFile = await attachJournalFile(values.journal, server, log);
   const started = await server.start();
   const stopFaults = await startFaults(server, faultFlags, log);
+  if (started.control) {
+    const page = `http://${formatEndpoint(started.control)}/ui/`;
+    log.info(
+      { page },
+      token === undefined
+        ? `live page: ${page}`
+        : `live page: ${page}?token=<the control token> (its events need the token)`,
+    );
+  }
   if (values['withhold-first']) {
     log.warn(
       `withholding every response: release with curl -X POST http://${started.control?.host}:${started.control?.port}/control/release`,

@@ -31,7 +31,9 @@ function operation(route: Route): Record<string, unknown> {
       [success]: {
         description: route.summary,
         ...(route.answer ? { content: json(route.answer) } : {}),
-        ...(route.produces ? { content: { [route.produces]: {} } } : {}),
+        ...(route.produces
+          ? { content: { [route.produces]: { schema: { type: 'string' } } } }
+          : {}),
       },
       '400': problem,
       ...(route.access === 'public'

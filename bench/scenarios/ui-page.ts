@@ -1,0 +1,106 @@
+/**
+ * Scenario f (the live page's cost): a push to 1,000 streams, every stream ACKing, timed with
+ * no page open and with one page open (a server-sent event stream read as fast as it comes,
+ * as a browser does), alternating the two in rounds so that drift on a shared machine falls
+ * on both alike. The mock only: the peer has no page. Issue 14's target: ≤ 5 % growth of the
+ * all-ACKed time with one page, nothing measurable with none.
+ */
+import { get, type ClientRequest } from 'node:http';
+import { connectTimeoutMs, withLoadgen, withServer, type BenchContext } from '../lib/context.js';
+import { round } from '../lib/proc.js';
+import { runPushes, warmupsFor } from '../lib/pushes.js';
+import { writeBenchResources } from '../lib/resource-set.js';
+import type { ServerProcess } from '../lib/server-process.js';
+import { median } from '../lib/stats.js';
+
+export interface UiPageResults {
+  streams: number;
+  rounds: number;
+  pushesPerRound: number;
+  /** Each round's median all-ACKed time, ms. */
+  noPage: number[];
+  onePage: number[];
+  /** Medians over the rounds, ms, and with-page / without. */
+  noPageMs: number;
+  onePageMs: number;
+  ratio: number;
+  /** Bytes and events the page read in all. */
+  pageBytes: number;
+  pageEvents: number;
+}
+
+const STREAMS = 1_000;
+const ROUNDS = 3;
+
+/** A page reading `/ui/events` as fast as it arrives. */
+interface Page {
+  bytes: number;
+  events: number;
+  close(): void;
+}
+
+function openPage(server: ServerProcess): Promise<Page> {
+  if (!server.controlUrl) throw new Error('the mock reported no control port');
+  const url = `${server.controlUrl}/ui/events`;
+  return new Promise((resolve, reject) => {
+    let request: ClientRequest | undefined = undefined;
+    const page: Page = { bytes: 0, events: 0, close: () => request?.destroy() };
+    request = get(url, (response) => {
+      if (response.statusCode !== 200) reject(new Error(`${url}: HTTP ${response.statusCode}`));
+      response.on('data', (chunk: Buffer) => {
+        page.bytes += chunk.length;
+        for (const byte of chunk) if (byte === 0x0a) page.events += 0.5;
+      });
+      response.on('error', () => undefined);
+      resolve(page);
+    });
+    request.on('error', reject);
+  });
+}
+
+export async function uiPageScenario(ctx: BenchContext): Promise<UiPageResults> {
+  const resourcesPath = writeBenchResources(ctx.workDir, { clusters: 2 });
+  const pushes = ctx.profile.pushes;
+  ctx.log(`ui page: mock, ${STREAMS} streams, ${ROUNDS} rounds of ${pushes} pushes each way`);
+  return withServer(ctx, 'mock', resourcesPath, (server) =>
+    withLoadgen(ctx, server, { mode: 'sotw' }, async (loadgen) => {
+      const ramp = await loadgen.connect(STREAMS, connectTimeoutMs(STREAMS));
+      if (ramp.acked !== STREAMS) throw new Error(`only ${ramp.acked}/${STREAMS} connected`);
+      await runPushes(server, loadgen, 1, { warmups: warmupsFor(STREAMS) });
+      const noPage: number[] = [];
+      const onePage: number[] = [];
+      let pageBytes = 0;
+      let pageEvents = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        noPage.push((await runPushes(server, loadgen, pushes)).allAckedMs);
+        const page = await openPage(server);
+        try {
+          // One push first, so that the page's snapshot and the hub's start are not timed.
+          await runPushes(server, loadgen, 1);
+          onePage.push((await runPushes(server, loadgen, pushes)).allAckedMs);
+        } finally {
+          page.close();
+          pageBytes += page.bytes;
+          pageEvents += Math.round(page.events);
+        }
+      }
+      const [a, b] = [median(noPage), median(onePage)];
+      const results: UiPageResults = {
+        streams: STREAMS,
+        rounds: ROUNDS,
+        pushesPerRound: pushes,
+        noPage,
+        onePage,
+        noPageMs: round(a, 1),
+        onePageMs: round(b, 1),
+        ratio: round(b / a, 3),
+        pageBytes,
+        pageEvents,
+      };
+      ctx.log(
+        `  all ACKed (median of rounds): no page ${results.noPageMs} ms, one page ${results.onePageMs} ms (×${results.ratio}); the page read ${pageBytes} bytes`,
+      );
+      return results;
+    }),
+  );
+}

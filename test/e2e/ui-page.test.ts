@@ -49,26 +49,18 @@ async function startMock(withholdFirst: boolean): Promise<TestMockIstiod> {
   return istiod;
 }
 
-/** A sidecar run by the agent (so READY is known), pointed at the mock. */
+/**
+ * A sidecar run by the agent, pointed at the mock: its bootstrap names its admin API
+ * (ENVOY_ADMIN_ADDRESS) and its readiness port (ENVOY_STATUS_PORT, which the mock probes for
+ * READY), so the page knows both.
+ */
 async function startSidecar(
   mock: TestMockIstiod,
   bootstrap: { podName?: string; xdsMode?: 'sotw' | 'delta' } = {},
 ): Promise<Agent> {
-  const [status, admin, readiness, prometheus] = (await freePorts(4)) as [
-    number,
-    number,
-    number,
-    number,
-  ];
   const agent = await startAgent({
-    bootstrap: {
-      ...bootstrap,
-      discoveryPort: mock.addresses.xds.port,
-      // Where the mock finds this Envoy's admin API (docs/api.md); the readiness port it
-      // probes for READY is in the metadata already (ENVOY_STATUS_PORT, as pilot-agent's).
-      metadata: { ENVOY_ADMIN_ADDRESS: `127.0.0.1:${admin}` },
-    },
-    ports: { status, admin, readiness, prometheus },
+    bootstrap: { ...bootstrap, discoveryPort: mock.addresses.xds.port },
+    ports: { status: 0, admin: 0, readiness: 0, prometheus: 0 },
     probeIntervalMs: 200,
   });
   agents.push(agent);
@@ -185,6 +177,7 @@ describe('the live page, in a real browser', () => {
     expect(await text(page, 'release-button')).toBe('보류 풀기');
     expect(await text(page, 'withheld-state')).toBe('응답 보류 중');
     expect(await text(page, 'pod-ready')).toBe('1/2');
+    await shot(page, 'ko-withheld');
 
     await page.getByTestId('release-button').click();
     await expect.poll(() => text(page, 'control-outcome'), POLL).toBe('보류 풀기: 완료');

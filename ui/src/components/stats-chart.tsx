@@ -27,8 +27,8 @@ function makeOptions(data: ChartData, width: number, timeLabel: string): uPlot.O
     width,
     height: 260,
     scales: {
-      // At least the last half minute, so that the first points do not fill the width.
-      x: { time: true, range: (_u, min, max) => [Math.min(min, max - WINDOW_S), max] },
+      // Set by showData(): at least the last half minute, so the first points do not fill it.
+      x: { time: true, auto: false },
       state: { range: [0, 1.1] },
       count: { range: (_u, _min, max) => [0, Math.max(5, max)] },
     },
@@ -62,7 +62,8 @@ export function StatsChart({ data }: { data: ChartData }) {
     const element = box.current;
     if (!element || data.series.length === 0) return undefined;
     const width = Math.max(320, element.clientWidth);
-    const chart = new uPlot(makeOptions(data, width, t('chart.time')), toAligned(data), element);
+    const chart = new uPlot(makeOptions(data, width, t('chart.time')), [[]], element);
+    showData(chart, data);
     plot.current = chart;
     const resize = new ResizeObserver(() => {
       chart.setSize({ width: Math.max(320, element.clientWidth), height: 260 });
@@ -77,7 +78,7 @@ export function StatsChart({ data }: { data: ChartData }) {
   }, [shape, t]);
 
   useEffect(() => {
-    plot.current?.setData(toAligned(data));
+    if (plot.current) showData(plot.current, data);
     window.mockIstiodPage = {
       ...window.mockIstiodPage,
       chart: {
@@ -102,6 +103,10 @@ export function StatsChart({ data }: { data: ChartData }) {
   );
 }
 
-function toAligned(data: ChartData): uPlot.AlignedData {
-  return [data.times, ...data.series.map((s) => s.values)] as uPlot.AlignedData;
+/** Draws `data`, with the time axis over at least the last {@link WINDOW_S} seconds. */
+function showData(chart: uPlot, data: ChartData): void {
+  chart.setData([data.times, ...data.series.map((s) => s.values)] as uPlot.AlignedData);
+  const max = data.times[data.times.length - 1] ?? Date.now() / 1000;
+  const min = Math.min(data.times[0] ?? max, max - WINDOW_S);
+  chart.setScale('x', { min, max });
 }

@@ -11,6 +11,15 @@ export default defineConfig({
   base: './',
   publicDir: false,
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // `npx vite --config ui/vite.config.ts` serves the page with live reload; its data and
+  // buttons go to a mock started with `npm start` (control API on its default port).
+  server: {
+    proxy: {
+      '/ui/events': 'http://127.0.0.1:15014',
+      '/ui/admins': 'http://127.0.0.1:15014',
+      '/control': 'http://127.0.0.1:15014',
+    },
+  },
   build: {
     outDir: '../dist/ui',
     emptyOutDir: true,

@@ -49,7 +49,9 @@ function openPage(server: ServerProcess): Promise<Page> {
       if (response.statusCode !== 200) reject(new Error(`${url}: HTTP ${response.statusCode}`));
       response.on('data', (chunk: Buffer) => {
         page.bytes += chunk.length;
-        for (const byte of chunk) if (byte === 0x0a) page.events += 0.5;
+        for (let i = chunk.indexOf('\n\n'); i >= 0; i = chunk.indexOf('\n\n', i + 2)) {
+          page.events += 1;
+        }
       });
       response.on('error', () => undefined);
       resolve(page);
@@ -81,7 +83,7 @@ export async function uiPageScenario(ctx: BenchContext): Promise<UiPageResults> 
         } finally {
           page.close();
           pageBytes += page.bytes;
-          pageEvents += Math.round(page.events);
+          pageEvents += page.events;
         }
       }
       const [a, b] = [median(noPage), median(onePage)];

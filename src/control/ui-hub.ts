@@ -27,6 +27,7 @@ import {
   holdingFaults,
   isWaiting,
   journalRow,
+  openRequests,
   proxyRow,
   UI_COLUMNS,
 } from './ui-views.js';
@@ -335,24 +336,4 @@ export class UiHub {
   private views(): Map<string, StreamView> {
     return new Map(this.target.streams().map((s) => [s.connectionId, s]));
   }
-}
-
-/**
- * Requests in `entries` still waiting: asked while responses are withheld (or held by a
- * fault) now, with no response for their stream and type after them.
- */
-function openRequests(
-  entries: readonly JournalEntry[],
-  withheld: boolean,
-  holding: readonly FaultInfo[],
-): Set<number> {
-  const open = new Set<number>();
-  const answered = new Set<string>();
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const entry = entries[i] as JournalEntry;
-    const key = `${entry.connectionId ?? ''} ${entry.typeUrl ?? ''}`;
-    if (entry.kind === 'response') answered.add(key);
-    else if (!answered.has(key) && isWaiting(entry, withheld, holding)) open.add(entry.seq);
-  }
-  return open;
 }

@@ -61,6 +61,8 @@ const FAULT_ACTIONS = ['applied', 'activated', 'done', 'removed'] as const;
 
 /** The share of the event loop's time the batches may take (see `flush`). */
 const FLUSH_BUDGET = 0.02;
+/** …but a page hears from the mock at least this often. */
+const MAX_DELAY_MS = 5_000;
 
 export class UiHub {
   readonly admins: UiAdmins;
@@ -270,7 +272,8 @@ export class UiHub {
     if (this.clients.size === 0) return;
     const started = performance.now();
     this.send();
-    this.nextDelayMs = Math.max(this.flushMs, (performance.now() - started) / FLUSH_BUDGET);
+    const cost = performance.now() - started;
+    this.nextDelayMs = Math.min(MAX_DELAY_MS, Math.max(this.flushMs, cost / FLUSH_BUDGET));
   }
 
   private send(): void {

@@ -31,6 +31,7 @@ import {
   type ResponsePolicy,
   type WithholdSwitch,
 } from '../core/policy.js';
+import type { Lang } from '../util/lang.js';
 import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
@@ -163,6 +164,10 @@ class MockIstiodImpl implements MockIstiod {
 
   get withheld(): boolean {
     return this.withholdSwitch.withheld;
+  }
+
+  get lang(): Lang {
+    return this.options.lang;
   }
 
   async start(): Promise<StartedAddresses> {

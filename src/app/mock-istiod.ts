@@ -137,6 +137,7 @@ class MockIstiodImpl implements MockIstiod {
       for (const stream of this.streamsById.values()) stream.flush();
     });
     this.ui = new UiHub(this, {
+      lang: options.lang,
       addresses: () => {
         const started = this.started;
         if (!started) return {};

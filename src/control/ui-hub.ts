@@ -53,6 +53,8 @@ export interface UiHubOptions {
   /** Journal entries per batch at most; the rest are counted as dropped (default 200). */
   maxBatch?: number;
   client?: UiClientOptions;
+  /** The mock's language, the page's default (`en`, `ko`). */
+  lang?: string;
   /** The addresses to show (known once the server listens). */
   addresses?: () => UiSnapshot['addresses'];
 }
@@ -144,6 +146,7 @@ export class UiHub {
     return {
       version: UI_EVENTS_VERSION,
       at: new Date().toISOString(),
+      ...(this.options.lang !== undefined && { lang: this.options.lang }),
       addresses: this.options.addresses?.() ?? {},
       state: this.state(),
       columns: UI_COLUMNS,

@@ -24,6 +24,13 @@ export interface UiPageResults {
   noPageMs: number;
   onePageMs: number;
   ratio: number;
+  /**
+   * The server's CPU seconds per push (median over rounds), and with-page / without: on a
+   * shared machine less noisy than the wall-clock times, and what the page adds in work.
+   */
+  noPageCpu: number;
+  onePageCpu: number;
+  cpuRatio: number;
   /** Bytes and events the page read in all. */
   pageBytes: number;
   pageEvents: number;
@@ -49,7 +56,9 @@ function openPage(server: ServerProcess): Promise<Page> {
       if (response.statusCode !== 200) reject(new Error(`${url}: HTTP ${response.statusCode}`));
       response.on('data', (chunk: Buffer) => {
         page.bytes += chunk.length;
-        for (const byte of chunk) if (byte === 0x0a) page.events += 0.5;
+        for (let i = chunk.indexOf('\n\n'); i >= 0; i = chunk.indexOf('\n\n', i + 2)) {
+          page.events += 1;
+        }
       });
       response.on('error', () => undefined);
       resolve(page);
@@ -69,19 +78,24 @@ export async function uiPageScenario(ctx: BenchContext): Promise<UiPageResults> 
       await runPushes(server, loadgen, 1, { warmups: warmupsFor(STREAMS) });
       const noPage: number[] = [];
       const onePage: number[] = [];
+      const cpu: { none: number[]; one: number[] } = { none: [], one: [] };
       let pageBytes = 0;
       let pageEvents = 0;
       for (let round = 0; round < ROUNDS; round++) {
-        noPage.push((await runPushes(server, loadgen, pushes)).allAckedMs);
+        const without = await runPushes(server, loadgen, pushes);
+        noPage.push(without.allAckedMs);
+        cpu.none.push(without.serverCpuPerPush);
         const page = await openPage(server);
         try {
           // One push first, so that the page's snapshot and the hub's start are not timed.
           await runPushes(server, loadgen, 1);
-          onePage.push((await runPushes(server, loadgen, pushes)).allAckedMs);
+          const withPage = await runPushes(server, loadgen, pushes);
+          onePage.push(withPage.allAckedMs);
+          cpu.one.push(withPage.serverCpuPerPush);
         } finally {
           page.close();
           pageBytes += page.bytes;
-          pageEvents += Math.round(page.events);
+          pageEvents += page.events;
         }
       }
       const [a, b] = [median(noPage), median(onePage)];
@@ -94,11 +108,14 @@ export async function uiPageScenario(ctx: BenchContext): Promise<UiPageResults> 
         noPageMs: round(a, 1),
         onePageMs: round(b, 1),
         ratio: round(b / a, 3),
+        noPageCpu: round(median(cpu.none), 4),
+        onePageCpu: round(median(cpu.one), 4),
+        cpuRatio: round(median(cpu.one) / median(cpu.none), 3),
         pageBytes,
         pageEvents,
       };
       ctx.log(
-        `  all ACKed (median of rounds): no page ${results.noPageMs} ms, one page ${results.onePageMs} ms (×${results.ratio}); the page read ${pageBytes} bytes`,
+        `  all ACKed (median of rounds): no page ${results.noPageMs} ms, one page ${results.onePageMs} ms (×${results.ratio}); server CPU per push ${results.noPageCpu} s vs ${results.onePageCpu} s (×${results.cpuRatio}); the page read ${pageBytes} bytes`,
       );
       return results;
     }),

@@ -16,6 +16,7 @@ import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
+import type { Lang } from '../util/lang.js';
 
 export interface StartedAddresses {
   xds: Endpoint;
@@ -48,6 +49,8 @@ export interface MockIstiod {
   /** Lets held responses go (each stream gets the current version); true if something was held. */
   release(): boolean;
   readonly withheld: boolean;
+  /** The language its users asked for (the `lang` option): the live page's default. */
+  readonly lang: Lang;
   streams(): StreamView[];
   /** Every request and response so far (bounded: the oldest entries drop first). */
   journal(filter?: JournalFilter): JournalEntry[];

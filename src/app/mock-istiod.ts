@@ -31,6 +31,7 @@ import {
   type ResponsePolicy,
   type WithholdSwitch,
 } from '../core/policy.js';
+import type { Lang } from '../util/lang.js';
 import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
@@ -136,6 +137,7 @@ class MockIstiodImpl implements MockIstiod {
       for (const stream of this.streamsById.values()) stream.flush();
     });
     this.ui = new UiHub(this, {
+      lang: options.lang,
       addresses: () => {
         const started = this.started;
         if (!started) return {};
@@ -163,6 +165,10 @@ class MockIstiodImpl implements MockIstiod {
 
   get withheld(): boolean {
     return this.withholdSwitch.withheld;
+  }
+
+  get lang(): Lang {
+    return this.options.lang;
   }
 
   async start(): Promise<StartedAddresses> {

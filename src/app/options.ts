@@ -12,6 +12,7 @@ import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
+import { DEFAULT_LANG, isLang, LANGS, type Lang } from '../util/lang.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import {
   resolveSecurityOptions,
@@ -58,6 +59,11 @@ export interface MockIstiodOptions {
    * mock's CA; otherwise `UNAUTHENTICATED "authentication failure"`. False turns it off.
    */
   xdsAuth: boolean;
+  /**
+   * The language its users asked for (`serve --lang ko`, or `LANG=ko_*`): remembered, not
+   * used by the xDS side; the live page (`/ui`) starts in it. Default `en`.
+   */
+  lang: Lang;
 }
 
 /** The options a mock istiod runs with: complete, checked, in the shape its rooms take. */
@@ -90,6 +96,7 @@ export function defaultOptions(): MockIstiodOptions {
     tls: false,
     ca: {},
     xdsAuth: true,
+    lang: DEFAULT_LANG,
   };
 }
 
@@ -130,6 +137,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'journalSize',
       message: `expected a positive integer, found ${String(options.journalSize)}`,
+    });
+  }
+  if (!isLang(options.lang)) {
+    problems.push({
+      path: 'lang',
+      message: `expected ${LANGS.join(' or ')}, found ${JSON.stringify(options.lang)}`,
     });
   }
   const security = resolveSecurityOptions(tls, ca, xdsAuth);

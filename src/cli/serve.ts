@@ -19,6 +19,8 @@ import {
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
 import { MockIstiodError } from '../util/errors.js';
+import { resolveLang } from '../util/lang.js';
+import { SERVE_TEXT } from './serve-messages.js';
 import { formatEndpoint } from '../core/endpoint.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
@@ -48,6 +50,9 @@ ${IMPORT_USAGE}${FAULT_USAGE}  --lab <variant>          which lab to serve: lab 
   --app-port <port>        the app's port (default ${LAB_DEFAULTS.appPort})
 ${JOURNAL_USAGE}${TLS_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
   --log-format <format>    pretty|json|auto (default auto: pretty in a terminal)
+  --lang <en|ko>           the language of serve's own hints, remembered for the live page
+                           (default: from LC_ALL, LC_MESSAGES or LANG, e.g. ko_KR.UTF-8;
+                           else en); log lines stay in English
   -h, --help               show this help
 `;
 
@@ -73,6 +78,7 @@ const OPTIONS = {
   journal: { type: 'string' },
   'journal-size': { type: 'string' },
   'log-format': { type: 'string' },
+  lang: { type: 'string' },
   ...TLS_FLAGS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -80,6 +86,8 @@ const OPTIONS = {
 export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const values = parseFlags(argv, OPTIONS, SERVE_USAGE);
   if (!values) return 0;
+  const lang = resolveLang(values.lang, env);
+  const text = SERVE_TEXT[lang];
   // grpc-js writes its own errors to stderr; ours say the same thing in one clear line.
   if (env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const log = createCliLogger(
@@ -134,30 +142,28 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     resourcesPath: values.resources,
     journalSize: parseJournalSize(values['journal-size']),
     logger: log,
+    lang,
     ...security,
   });
   const journalFile = await attachJournalFile(values.journal, server, log);
   const started = await server.start();
   const stopFaults = await startFaults(server, faultFlags, log);
+  const control = `http://${started.control?.host}:${started.control?.port}`;
+  log.info(text.where({ xds: server.xdsAddress, control }));
   if (started.control) {
     const page = `http://${formatEndpoint(started.control)}/ui/`;
-    log.info(
-      { page },
-      token === undefined
-        ? `live page: ${page}`
-        : `live page: ${page}?token=<the control token> (its events need the token)`,
-    );
+    log.info({ page }, text.page({ page, token: token !== undefined }));
   }
-  if (values['withhold-first']) {
-    log.warn(
-      `withholding every response: release with curl -X POST http://${started.control?.host}:${started.control?.port}/control/release`,
-    );
-  }
-  return waitForSignal(async () => {
-    stopFaults();
-    await server.close();
-    await closeJournalFile(journalFile, log);
-  }, log);
+  if (values['withhold-first']) log.warn(text.withholding({ control }));
+  return waitForSignal(
+    async () => {
+      stopFaults();
+      await server.close();
+      await closeJournalFile(journalFile, log);
+    },
+    log,
+    text,
+  );
 }
 
 const SHUTDOWN_BOUND_MS = 10_000;
@@ -165,20 +171,21 @@ const SHUTDOWN_BOUND_MS = 10_000;
 function waitForSignal(
   close: () => Promise<void>,
   log: { info(msg: string): void },
+  text: (typeof SERVE_TEXT)['en'],
 ): Promise<number> {
   return new Promise((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (stopping) {
-        log.info(`${signal} again: exiting now`);
+        log.info(text.exitingNow({ signal }));
         process.exit(1);
       }
       stopping = true;
-      log.info(`${signal}: shutting down (send it again to exit at once)`);
+      log.info(text.shuttingDown({ signal }));
       // A bound on the graceful part: streams get UNAVAILABLE and the journal is flushed
       // well within it; past it something is stuck, and the process must still go.
       setTimeout(() => {
-        log.info(`shutdown took longer than ${SHUTDOWN_BOUND_MS / 1000} s: exiting now`);
+        log.info(text.tooLong({ seconds: SHUTDOWN_BOUND_MS / 1000 }));
         process.exit(1);
       }, SHUTDOWN_BOUND_MS).unref();
       close().then(

@@ -15,8 +15,11 @@
  * when they are, and a page ignores event types and fields it does not know.
  */
 
-/** The version of this contract, sent in every `snapshot`. */
-export const UI_EVENTS_VERSION = 1;
+/**
+ * The version of this contract, sent in every `snapshot`. 1: the first; 2: `lang` in the
+ * snapshot.
+ */
+export const UI_EVENTS_VERSION = 2;
 
 /** The SSE event names, one per member of {@link UiEvent}. */
 export const UI_EVENT_TYPES = [
@@ -204,6 +207,8 @@ export interface UiSnapshot {
   version: number;
   /** ISO time the snapshot was taken. */
   at: string;
+  /** The language the mock was started with (`--lang`, `LANG`): the page's default. (v2) */
+  lang?: string;
   /** `127.0.0.1:15012` (xDS) and `127.0.0.1:15014` (this control API), when known. */
   addresses: { xds?: string; control?: string };
   state: UiServerState;

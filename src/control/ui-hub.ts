@@ -27,6 +27,7 @@ import {
   holdingFaults,
   isWaiting,
   journalRow,
+  openRequests,
   proxyRow,
   UI_COLUMNS,
 } from './ui-views.js';
@@ -49,14 +50,21 @@ export interface UiHubOptions {
   pollMs?: number;
   /** Per-request deadline of a poll (default 800 ms). */
   pollTimeoutMs?: number;
-  /** Journal entries per batch at most; the rest are counted as dropped (default 500). */
+  /** Journal entries per batch at most; the rest are counted as dropped (default 200). */
   maxBatch?: number;
   client?: UiClientOptions;
+  /** The mock's language, the page's default (`en`, `ko`). */
+  lang?: string;
   /** The addresses to show (known once the server listens). */
   addresses?: () => UiSnapshot['addresses'];
 }
 
 const FAULT_ACTIONS = ['applied', 'activated', 'done', 'removed'] as const;
+
+/** The share of the event loop's time the batches may take (see `flush`). */
+const FLUSH_BUDGET = 0.02;
+/** …but a page hears from the mock at least this often. */
+const MAX_DELAY_MS = 5_000;
 
 export class UiHub {
   readonly admins: UiAdmins;
@@ -78,6 +86,8 @@ export class UiHub {
   private readonly history = new Map<string, UiStatSample[]>();
   private adminsJson = '[]';
   private readonly flushMs: number;
+  /** When the next batch may go out: later after an expensive one (see `flush`). */
+  private nextDelayMs: number;
   private readonly pollMs: number;
   private readonly maxBatch: number;
 
@@ -86,8 +96,9 @@ export class UiHub {
     private readonly options: UiHubOptions = {},
   ) {
     this.flushMs = options.flushMs ?? 200;
+    this.nextDelayMs = this.flushMs;
     this.pollMs = options.pollMs ?? 1_000;
-    this.maxBatch = options.maxBatch ?? 500;
+    this.maxBatch = options.maxBatch ?? 200;
     this.admins = new UiAdmins({
       timeoutMs: options.pollTimeoutMs,
       onSample: (sample) => this.addSample(sample),
@@ -135,6 +146,7 @@ export class UiHub {
     return {
       version: UI_EVENTS_VERSION,
       at: new Date().toISOString(),
+      ...(this.options.lang !== undefined && { lang: this.options.lang }),
       addresses: this.options.addresses?.() ?? {},
       state: this.state(),
       columns: UI_COLUMNS,
@@ -209,16 +221,24 @@ export class UiHub {
     this.droppedEntries = 0;
   }
 
-  /** On the xDS path: keep it to a push and a set insertion. */
+  /**
+   * On the xDS path: keep it to a push and a set insertion. A batch keeps the newest
+   * `maxBatch` entries (so the diagram ends where the exchange is); older ones are counted
+   * as dropped, trimmed in chunks so that the batch stays under twice that.
+   */
   private onEntry(entry: JournalEntry): void {
     if (entry.connectionId !== undefined) this.dirty.add(entry.connectionId);
-    if (this.batch.length >= this.maxBatch) {
-      this.droppedEntries += 1;
-    } else {
-      this.batch.push(entry);
-      if (isWaiting(entry, this.target.withheld, this.holding)) this.waiting.add(entry.seq);
-    }
+    this.batch.push(entry);
+    if (isWaiting(entry, this.target.withheld, this.holding)) this.waiting.add(entry.seq);
+    if (this.batch.length >= 2 * this.maxBatch) this.trimBatch();
     this.schedule();
+  }
+
+  private trimBatch(): void {
+    const extra = this.batch.length - this.maxBatch;
+    if (extra <= 0) return;
+    for (const entry of this.batch.splice(0, extra)) this.waiting.delete(entry.seq);
+    this.droppedEntries += extra;
   }
 
   private onFault(action: UiFaultMarker['action'], fault: FaultInfo): void {
@@ -239,13 +259,27 @@ export class UiHub {
 
   private schedule(): void {
     if (this.flushTimer || this.clients.size === 0) return;
-    this.flushTimer = setTimeout(() => this.flush(), this.flushMs);
+    this.flushTimer = setTimeout(() => this.flush(), this.nextDelayMs);
   }
 
+  /**
+   * Sends what changed to every page. It shares the event loop with the xDS streams, so its
+   * cost is budgeted: after a batch that took `c` ms the next waits at least `c / BUDGET` ms
+   * (a push to 1,000 streams changes 1,000 rows; building them every 200 ms would take a
+   * visible share of the push's time). Pages see large changes less often, never late by more
+   * than a few batches' worth.
+   */
   private flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.clients.size === 0) return;
+    const started = performance.now();
+    this.send();
+    const cost = performance.now() - started;
+    this.nextDelayMs = Math.min(MAX_DELAY_MS, Math.max(this.flushMs, cost / FLUSH_BUDGET));
+  }
+
+  private send(): void {
     const frames = [...this.controlFrames(), ...this.journalFrames(), ...this.rowFrames()];
     if (this.samples.length > 0) frames.push(sseFrame('stats', this.samples.splice(0)));
     const admins = JSON.stringify(this.admins.list());
@@ -270,6 +304,7 @@ export class UiHub {
 
   private journalFrames(): string[] {
     if (this.batch.length === 0 && this.droppedEntries === 0) return [];
+    this.trimBatch();
     const views = this.views();
     const entries = this.batch.map((e) =>
       journalRow(e, views.get(e.connectionId ?? ''), this.waiting.has(e.seq)),
@@ -307,24 +342,4 @@ export class UiHub {
   private views(): Map<string, StreamView> {
     return new Map(this.target.streams().map((s) => [s.connectionId, s]));
   }
-}
-
-/**
- * Requests in `entries` still waiting: asked while responses are withheld (or held by a
- * fault) now, with no response for their stream and type after them.
- */
-function openRequests(
-  entries: readonly JournalEntry[],
-  withheld: boolean,
-  holding: readonly FaultInfo[],
-): Set<number> {
-  const open = new Set<number>();
-  const answered = new Set<string>();
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const entry = entries[i] as JournalEntry;
-    const key = `${entry.connectionId ?? ''} ${entry.typeUrl ?? ''}`;
-    if (entry.kind === 'response') answered.add(key);
-    else if (!answered.has(key) && isWaiting(entry, withheld, holding)) open.add(entry.seq);
-  }
-  return open;
 }

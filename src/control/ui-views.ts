@@ -108,6 +108,26 @@ export function isWaiting(
   );
 }
 
+/**
+ * Requests in `entries` still waiting: asked while responses are withheld (or held by a
+ * fault) now, with no response for their stream and type after them.
+ */
+export function openRequests(
+  entries: readonly JournalEntry[],
+  withheld: boolean,
+  holding: readonly FaultInfo[],
+): Set<number> {
+  const open = new Set<number>();
+  const answered = new Set<string>();
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i] as JournalEntry;
+    const key = `${entry.connectionId ?? ''} ${entry.typeUrl ?? ''}`;
+    if (entry.kind === 'response') answered.add(key);
+    else if (!answered.has(key) && isWaiting(entry, withheld, holding)) open.add(entry.seq);
+  }
+  return open;
+}
+
 /** Faults that hold responses while active (the `withhold` scenario). */
 export function holdingFaults(faults: readonly FaultInfo[]): FaultInfo[] {
   return faults.filter((fault) => fault.state === 'active' && fault.scenario === 'withhold');

@@ -185,6 +185,16 @@ describe('the live page, in a real browser', () => {
     await expect.poll(() => text(page, 'type-CDS'), POLL).toContain('SYNCED');
   });
 
+  it('starts in the language the mock was started with; ?lang=en overrides it', async () => {
+    istiod = await startMockIstiod({ lang: 'ko' });
+    let page = await browser.open(pageUrl(istiod));
+    await expect.poll(() => page.locator('#pods-title').textContent(), POLL).toBe('파드');
+    expect(await text(page, 'pods-empty')).toBe('아직 연결된 프록시가 없다.');
+    page = await browser.open(pageUrl(istiod, '?lang=en'));
+    await expect.poll(() => text(page, 'stream-status'), POLL).toBe('live');
+    expect(await page.locator('#pods-title').textContent()).toBe('Pods');
+  });
+
   it('asks for the control token when the mock has one, and then works with it', async () => {
     istiod = await startMockIstiod({ controlToken: 'classroom-secret' });
     const page = await browser.open(pageUrl(istiod));

@@ -70,7 +70,8 @@ describe('GET /ui/events', () => {
 
     const snapshot = await page.next<UiSnapshot>('snapshot');
     expect(snapshot).toMatchObject({
-      version: 1,
+      version: 2,
+      lang: 'en',
       proxies: [],
       state: { withheld: false, serving: true },
       columns: ['CDS', 'LDS', 'EDS', 'RDS', 'ECDS'],
@@ -151,13 +152,14 @@ describe('GET /ui/events', () => {
     expect(server.events.listenerCount('state')).toBe(0);
   });
 
-  it('sends a snapshot holding what happened before the page opened', async () => {
-    const { server, base } = await start();
+  it('sends a snapshot holding what happened before the page opened, and the language', async () => {
+    const { server, base } = await start({ lang: 'ko' });
     const stream = adsClient(server.xdsAddress).sotw();
     ack(stream, await requestClusters(stream));
     await server.waitForAck(CLUSTER_TYPE);
     const page = await openPage(`${base}/ui/events`);
     const snapshot = await page.next<UiSnapshot>('snapshot');
+    expect(snapshot.lang).toBe('ko');
     expect(snapshot.proxies).toHaveLength(1);
     expect(cell(snapshot.proxies[0] as UiProxy, 'CDS')).toBe('SYNCED');
     expect(snapshot.journal.map((e) => e.kind)).toEqual(['open', 'subscribe', 'response', 'ack']);

@@ -8,7 +8,7 @@ import { afterEach, expect, it } from 'vitest';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import type { UiJournalEntry, UiSnapshot } from '../../src/control/ui-events.js';
+import type { UiJournalEntry, UiProxy, UiSnapshot } from '../../src/control/ui-events.js';
 import type { UiClientInfo } from '../../src/control/ui-client.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
@@ -106,10 +106,14 @@ it('drops events for a page that stops reading, keeps its buffer bounded, and ne
   // Soft limit (256 KiB) plus at most one frame (60 rows or a journal batch, well under 1 MiB).
   expect(behind?.bufferedBytes).toBeLessThan(1024 * 1024);
 
-  // The reading page saw the last push.
+  // The reading page saw the last push: the rows, and the newest journal entries.
   const version = mock.snapshot().get(CLUSTER_TYPE).version;
+  // (A batch sends its journal entries before its rows.)
   await reading.next<{ entries: UiJournalEntry[] }>('journal', (d) =>
     d.entries.some((e) => e.kind === 'ack' && e.version === version),
+  );
+  await reading.next<UiProxy[]>('proxies', (rows) =>
+    rows.some((r) => r.types.find((t) => t.type === 'CDS')?.ackedVersion === version),
   );
 
   const a = median(without);

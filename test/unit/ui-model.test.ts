@@ -73,6 +73,8 @@ describe('the page state', () => {
   it('takes a snapshot whole, then applies the incremental events', () => {
     let page: PageState = reduce(EMPTY_STATE, { type: 'snapshot', data: snapshot() });
     expect(page.received).toBe(true);
+    expect(page.lang).toBeUndefined();
+    expect(reduce(page, { type: 'snapshot', data: snapshot({ lang: 'ko' }) }).lang).toBe('ko');
     expect(page.proxies.map((p) => p.ready)).toEqual(['1/2']);
 
     page = reduce(page, { type: 'proxies', data: [proxy('c1', 'orders-v1-0', '2/2')] });

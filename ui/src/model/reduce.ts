@@ -45,8 +45,7 @@ function fromSnapshot(snapshot: UiSnapshot, dropped: number): PageState {
     samples: last(snapshot.stats, SAMPLE_LIMIT),
     admins: snapshot.admins,
     catalogue: snapshot.catalogue,
-    // Added to the contract later, perhaps: the mock's --lang.
-    lang: (snapshot as { lang?: string }).lang,
+    lang: snapshot.lang,
     dropped,
   };
 }

@@ -22,6 +22,7 @@ export const DEMO_TEXT = defineCatalogue(
     sidecarReal: '  sidecar: the real pilot-agent in front of a real Envoy',
     ports: (p: Ports) =>
       `  Envoy admin :${p.admin}   pilot-agent status :${p.status}   readiness :${p.readiness}   Prometheus :${p.prometheus}`,
+    page: (v: { control: number }) => `  live page: http://127.0.0.1:${v.control}/ui/`,
     titleA: '1/2 Ready: the sidecar waits for istiod',
     titleB: 'istiod answers: LIVE, 2/2, traffic flows',
     titleC: 'istiod goes down: Envoy keeps serving',
@@ -41,6 +42,7 @@ export const DEMO_TEXT = defineCatalogue(
     sidecarReal: '  사이드카: 진짜 pilot-agent 와 진짜 Envoy',
     ports: (p) =>
       `  Envoy 관리 포트 :${p.admin}   pilot-agent 상태 포트 :${p.status}   준비 프로브 :${p.readiness}   Prometheus :${p.prometheus}`,
+    page: (v) => `  실시간 페이지: http://127.0.0.1:${v.control}/ui/`,
     titleA: '1/2 Ready: 사이드카가 istiod 를 기다린다',
     titleB: 'istiod 가 답한다: LIVE, 2/2, 트래픽이 흐른다',
     titleC: 'istiod 가 내려가도 Envoy 는 계속 일한다',

@@ -146,6 +146,7 @@ async function startComponents(
     say.text(text.components({ app: ports.app, xds: ports.xds, tls: realAgent }));
     say.text(realAgent ? text.sidecarReal : text.sidecarEmulated);
     say.text(text.ports(ports));
+    say.text(text.page({ control: ports.control }));
     const name = agent.podView().name;
     say.pod(formatPodHeader(name));
     say.pod(formatPodLine(agent.podView()));

@@ -40,6 +40,7 @@ import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from './fault-host.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
+import { UiHub } from '../control/ui-hub.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
 
 export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): MockIstiod {
@@ -62,6 +63,8 @@ class MockIstiodImpl implements MockIstiod {
   readonly metrics: XdsMetrics;
   readonly sentResources: SentResources;
   readonly faults: FaultEngine;
+  /** The live page's events; it listens to the server only while a page is open. */
+  readonly ui: UiHub;
   private readonly host: FaultHost;
   private readonly streamsById = new Map<string, AdsStream>();
   private readonly ads: AdsServer;
@@ -133,6 +136,17 @@ class MockIstiodImpl implements MockIstiod {
     attachCollisionWarnings(this.events, log);
     this.policy.onChange(() => {
       for (const stream of this.streamsById.values()) stream.flush();
+    });
+    this.ui = new UiHub(this, {
+      lang: options.lang,
+      addresses: () => {
+        const started = this.started;
+        if (!started) return {};
+        return {
+          xds: formatEndpoint(started.xds),
+          ...(started.control && { control: formatEndpoint(started.control) }),
+        };
+      },
     });
   }
 
@@ -225,10 +239,12 @@ class MockIstiodImpl implements MockIstiod {
 
   withhold(): void {
     this.withholdSwitch.withhold();
+    this.events.emit('state');
   }
 
   release(): boolean {
     const held = this.withholdSwitch.release();
+    if (held) this.events.emit('state');
     return this.faults.release().length > 0 || held;
   }
 
@@ -258,7 +274,7 @@ class MockIstiodImpl implements MockIstiod {
 
   async reset(): Promise<void> {
     await this.faults.clear();
-    this.withholdSwitch.release();
+    if (this.withholdSwitch.release()) this.events.emit('state');
     await this.host.up();
     this.resources.restore();
     this.journalStore.clear();
@@ -281,6 +297,7 @@ class MockIstiodImpl implements MockIstiod {
     this.state = 'closed';
     this.faults.dispose();
     this.resources.close();
+    this.ui.close();
     await this.control?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
     this.prepared?.dispose();

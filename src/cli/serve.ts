@@ -22,6 +22,7 @@ import { MockIstiodError } from '../util/errors.js';
 import { DURATION_HINT, parseDuration } from '../faults/duration.js';
 import { resolveLang } from '../util/lang.js';
 import { SERVE_TEXT } from './serve-messages.js';
+import { formatEndpoint } from '../core/endpoint.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 
@@ -125,6 +126,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
         appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
         appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
       });
+  const token = values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined);
   const server = createMockIstiod({
     xds: {
       host: values.host ?? env.MOCK_ISTIOD_HOST ?? DEFAULT_HOST,
@@ -139,7 +141,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       ),
     },
     resources,
-    controlToken: values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined),
+    controlToken: token,
     withholdFirst: values['withhold-first'],
     resourcesPath: values.resources,
     resourcesQuietMs: parseQuiet(values['resources-quiet']),
@@ -153,6 +155,10 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   const stopFaults = await startFaults(server, faultFlags, log);
   const control = `http://${started.control?.host}:${started.control?.port}`;
   log.info(text.where({ xds: server.xdsAddress, control }));
+  if (started.control) {
+    const page = `http://${formatEndpoint(started.control)}/ui/`;
+    log.info({ page }, text.page({ page, token: token !== undefined }));
+  }
   if (values['withhold-first']) log.warn(text.withholding({ control }));
   return waitForSignal(
     async () => {

@@ -13,13 +13,14 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { Endpoint } from '../core/endpoint.js';
-import { authorized } from './auth.js';
+import { authorized, redactedUrl } from './auth.js';
 import {
   matchRoute,
   readJsonBody,
   type ControlResponse,
   type Method,
   type Route,
+  type RouteAccess,
 } from './router.js';
 
 export interface ControlServer {
@@ -36,12 +37,14 @@ function send(
   pretty: boolean,
   revision?: number,
 ): void {
+  const { body, contentType } = response;
   const text =
-    response.contentType && typeof response.body === 'string'
-      ? response.body
-      : JSON.stringify(response.body, null, pretty ? 2 : undefined) + '\n';
+    contentType && (typeof body === 'string' || Buffer.isBuffer(body))
+      ? body
+      : JSON.stringify(body, null, pretty ? 2 : undefined) + '\n';
   res.writeHead(response.status, {
-    'content-type': response.contentType ?? 'application/json',
+    ...response.headers,
+    'content-type': contentType ?? 'application/json',
     'content-length': Buffer.byteLength(text),
     ...(revision === undefined ? {} : { [REVISION_HEADER]: String(revision) }),
   });
@@ -66,6 +69,12 @@ export class ChangeQueue {
     this.tail = done.catch(() => undefined);
     return done;
   }
+}
+
+/** Who may call what the request names (an unknown path needs the token, as before). */
+function accessOf(routes: readonly Route[], method: string, path: string): RouteAccess {
+  const match = matchRoute(routes, method, path);
+  return match && 'route' in match ? (match.route.access ?? 'token') : 'token';
 }
 
 export async function handle(
@@ -127,28 +136,33 @@ export function createControlServer(
 ): ControlServer {
   const queue = new ChangeQueue();
   const server = createServer((req, res) => {
-    const pretty = new URL(req.url ?? '/', 'http://localhost').searchParams.has('pretty');
-    if (!authorized(req, options.token)) {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const pretty = url.searchParams.has('pretty');
+    const logUrl = redactedUrl(req.url);
+    const access = accessOf(routes, req.method ?? 'GET', url.pathname);
+    const queryToken = access === 'token-or-query' ? url.searchParams.get('token') : undefined;
+    if (access !== 'public' && !authorized(req, options.token, queryToken)) {
       req.resume();
       log.warn(
-        { method: req.method, url: req.url, peer: req.socket.remoteAddress },
+        { method: req.method, url: logUrl, peer: req.socket.remoteAddress },
         'control API: refused, no or wrong token',
       );
       res.setHeader('www-authenticate', 'Bearer');
-      send(
-        res,
-        { status: 401, body: { error: 'this control API needs "Authorization: Bearer <token>"' } },
-        pretty,
-      );
+      const how =
+        access === 'token-or-query'
+          ? '"Authorization: Bearer <token>" or ?token=<token>'
+          : '"Authorization: Bearer <token>"';
+      send(res, { status: 401, body: { error: `this control API needs ${how}` } }, pretty);
       return;
     }
     handle(routes, req, queue).then(
       (response) => {
-        log.debug({ method: req.method, url: req.url, status: response.status }, 'control API');
-        send(res, response, pretty, response.revision);
+        log.debug({ method: req.method, url: logUrl, status: response.status }, 'control API');
+        if (response.takeOver) response.takeOver(req, res);
+        else send(res, response, pretty, response.revision);
       },
       (err: unknown) => {
-        log.error({ err, method: req.method, url: req.url }, 'control API: unexpected error');
+        log.error({ err, method: req.method, url: logUrl }, 'control API: unexpected error');
         send(
           res,
           { status: 500, body: { error: 'internal error; see the mock-istiod log' } },

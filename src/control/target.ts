@@ -16,6 +16,7 @@ import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import type { SentResources } from './sent-resources.js';
+import type { UiHub, UiTarget } from './ui-hub.js';
 
 /** Withhold and release (control-routes.ts). */
 export interface Controllable {
@@ -68,6 +69,19 @@ export interface HasMetrics {
   readonly metrics: XdsMetrics;
 }
 
+/** The live page's hub, which the assembly creates and closes (ui-routes.ts). */
+export interface HasUi {
+  readonly ui: UiHub;
+}
+
 /** Everything the control API serves from. */
 export interface ControlTarget
-  extends Controllable, Debuggable, FaultTarget, ResourceTarget, HasSecurity, HasMetrics {}
+  extends
+    Controllable,
+    Debuggable,
+    FaultTarget,
+    ResourceTarget,
+    HasSecurity,
+    HasMetrics,
+    UiTarget,
+    HasUi {}

@@ -64,6 +64,8 @@ export interface ServerEvents {
   'auth-refused': [refusal: AuthRefusal];
   /** What became of a `CreateCertificate` call the CA service took. */
   csr: [outcome: CsrOutcome];
+  /** Responses were withheld or released, or the xDS port went down or up: read the server. */
+  state: [];
 }
 
 export interface NodeCollision {

@@ -3,6 +3,7 @@
  * methods and 10,000 connect/disconnect cycles with the heap measured before and after.
  *
  *   npx tsx scripts/reliability.ts [--cases 5000] [--cycles 10000] [--seed 20261130]
+ *     [--soak-minutes 10 (0: no soak)]
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -11,12 +12,14 @@ import { waitFor } from '../src/util/wait.js';
 import { churn, settledHeap } from '../test/support/churn.js';
 import { fuzzCase } from '../test/support/fuzz-inputs.js';
 import { RawAdsClient, seededRandom } from '../test/support/raw-ads.js';
+import { soakRun } from './reliability/soak.js';
 
 const { values } = parseArgs({
   options: {
     cases: { type: 'string', default: '5000' },
     cycles: { type: 'string', default: '10000' },
     seed: { type: 'string', default: '20261130' },
+    'soak-minutes': { type: 'string', default: '10' },
   },
 });
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -62,3 +65,6 @@ async function churnRun(cycles: number): Promise<void> {
 
 await fuzz(Number(values.cases), Number(values.seed));
 await churnRun(Number(values.cycles));
+if (Number(values['soak-minutes']) > 0) {
+  await soakRun(Number(values['soak-minutes']));
+}

@@ -3,7 +3,7 @@
  * methods and 10,000 connect/disconnect cycles with the heap measured before and after.
  *
  *   npx tsx scripts/reliability.ts [--cases 5000] [--cycles 10000] [--seed 20261130]
- *     [--soak-minutes 10 (0: no soak)]
+ *     [--soak-minutes 10 (0: no soak)] [--storm 20000 (0: no storm)] [--storm-workers 4]
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -13,6 +13,7 @@ import { churn, settledHeap } from '../test/support/churn.js';
 import { fuzzCase } from '../test/support/fuzz-inputs.js';
 import { RawAdsClient, seededRandom } from '../test/support/raw-ads.js';
 import { soakRun } from './reliability/soak.js';
+import { stormRun } from './reliability/storm.js';
 
 const { values } = parseArgs({
   options: {
@@ -20,6 +21,8 @@ const { values } = parseArgs({
     cycles: { type: 'string', default: '10000' },
     seed: { type: 'string', default: '20261130' },
     'soak-minutes': { type: 'string', default: '10' },
+    storm: { type: 'string', default: '20000' },
+    'storm-workers': { type: 'string', default: '4' },
   },
 });
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -68,3 +71,4 @@ await churnRun(Number(values.cycles));
 if (Number(values['soak-minutes']) > 0) {
   await soakRun(Number(values['soak-minutes']));
 }
+if (Number(values.storm) > 0) await stormRun(Number(values.storm), Number(values['storm-workers']));

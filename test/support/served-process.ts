@@ -2,13 +2,15 @@
  * The full server as users run it, in a process of its own: `mock-istiod serve` on free
  * ports with the control API on, the journal written to a file and JSON logs, plus the
  * memory probe (memory-probe.ts) so a soak can sample its RSS and heap after a GC. The
- * clients of a soak or a storm then never share the server's heap or event loop.
+ * clients of a soak or a storm then never share the server's heap or event loop. Its soft
+ * open-file limit is raised to the hard one (fd-limit.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../../src/util/package-root.js';
 import { waitFor } from '../../src/util/wait.js';
+import { spawnWithRaisedFdLimit } from './fd-limit.js';
 
 export interface MemorySample {
   /** Milliseconds since the server started. */
@@ -47,7 +49,7 @@ export async function startServedProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ServedProcess> {
-  const child = spawn(
+  const child = spawnWithRaisedFdLimit(
     process.execPath,
     [
       '--expose-gc',

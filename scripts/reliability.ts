@@ -3,7 +3,7 @@
  * methods and 10,000 connect/disconnect cycles with the heap measured before and after.
  *
  *   npx tsx scripts/reliability.ts [--cases 5000] [--cycles 10000] [--seed 20261130]
- *     [--soak-minutes 10 (0: no soak)] [--storm 20000 (0: no storm)] [--storm-workers 4]
+ *     [--soak-minutes 10 (0: no soak)] [--soak-tls] [--storm 20000 (0: no storm)] [--storm-workers 4]
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     cycles: { type: 'string', default: '10000' },
     seed: { type: 'string', default: '20261130' },
     'soak-minutes': { type: 'string', default: '10' },
+    'soak-tls': { type: 'boolean', default: false },
     storm: { type: 'string', default: '20000' },
     'storm-workers': { type: 'string', default: '4' },
   },
@@ -69,6 +70,6 @@ async function churnRun(cycles: number): Promise<void> {
 await fuzz(Number(values.cases), Number(values.seed));
 await churnRun(Number(values.cycles));
 if (Number(values['soak-minutes']) > 0) {
-  await soakRun(Number(values['soak-minutes']));
+  await soakRun(Number(values['soak-minutes']), values['soak-tls']);
 }
 if (Number(values.storm) > 0) await stormRun(Number(values.storm), Number(values['storm-workers']));

@@ -6,11 +6,11 @@ import { soak, type SoakReport } from '../../test/support/soak.js';
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-export async function soakRun(minutes: number, serveArgs: readonly string[] = []): Promise<void> {
-  console.log(`soak: ${minutes} min against the full server ${serveArgs.join(' ')}`);
+export async function soakRun(minutes: number, tls = false): Promise<void> {
+  console.log(`soak: ${minutes} min against the full server${tls ? ', xDS over TLS' : ''}`);
   const report = await soak({
     durationMs: minutes * 60_000,
-    serveArgs,
+    tls,
     log: (line) => console.log(`soak: ${line}`),
   });
   printSoak(report);

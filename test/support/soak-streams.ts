@@ -7,11 +7,7 @@
  * fault, or not (an error of the server).
  */
 import * as grpc from '@grpc/grpc-js';
-import {
-  AdsTestClient,
-  type AdsTestStream,
-  type ClientResponse,
-} from '../../src/testing/ads-client.js';
+import type { AdsTestClient, AdsTestStream, ClientResponse } from '../../src/testing/ads-client.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from './nodes.js';
 
@@ -187,19 +183,19 @@ export async function slowStream(
  * about `perSecond` cycles a second, on a new connection every `cyclesPerConnection`.
  */
 export async function churnLoop(
-  address: string,
+  connect: () => AdsTestClient,
   tally: SoakTally,
   perSecond: number,
   cyclesPerConnection = 100,
 ): Promise<void> {
-  let client = new AdsTestClient(address);
+  let client = connect();
   let onConnection = 0;
   try {
     for (let i = 0; !tally.stopping; i++) {
       const started = Date.now();
       if (onConnection++ >= cyclesPerConnection) {
         client.close();
-        client = new AdsTestClient(address);
+        client = connect();
         onConnection = 1;
       }
       const stream = i % 2 === 0 ? client.sotw() : client.delta();

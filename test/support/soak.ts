@@ -8,6 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
@@ -36,8 +37,8 @@ export interface SoakOptions {
   pushEveryMs: number;
   faultEveryMs: number;
   scrapeEveryMs: number;
-  /** Extra `serve` flags (e.g. `--tls`). */
-  serveArgs: readonly string[];
+  /** Serve xDS over TLS (`--tls`, xDS authentication off: the clients carry no token). */
+  tls: boolean;
   /** Progress lines (one per window); silent when absent. */
   log?: (line: string) => void;
 }
@@ -52,7 +53,7 @@ export const SOAK_DEFAULTS: SoakOptions = {
   pushEveryMs: 1_000,
   faultEveryMs: 5_000,
   scrapeEveryMs: 5_000,
-  serveArgs: [],
+  tls: false,
 };
 
 export interface WindowFigures {
@@ -111,9 +112,19 @@ export async function soak(partial: Partial<SoakOptions> = {}): Promise<SoakRepo
   const options = { ...SOAK_DEFAULTS, ...partial };
   const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-soak-'));
   const journal = join(dir, 'journal.jsonl');
-  const server = await startServedProcess(['--journal', journal, ...options.serveArgs]);
+  const tlsDir = join(dir, 'tls');
+  const tls = options.tls ? ['--tls-dir', tlsDir, '--xds-auth', 'off'] : [];
+  const server = await startServedProcess(['--journal', journal, ...tls]);
+  const credentials = options.tls
+    ? grpc.credentials.createSsl(readFileSync(join(tlsDir, 'root-cert.pem')))
+    : grpc.credentials.createInsecure();
   try {
-    return await run(server, journal, options);
+    return await run(
+      server,
+      () => new AdsTestClient(server.xdsAddress, credentials),
+      journal,
+      options,
+    );
   } finally {
     server.kill();
     rmSync(dir, { recursive: true, force: true });
@@ -122,6 +133,7 @@ export async function soak(partial: Partial<SoakOptions> = {}): Promise<SoakRepo
 
 async function run(
   server: ServedProcess,
+  connect: () => AdsTestClient,
   journal: string,
   options: SoakOptions,
 ): Promise<SoakReport> {
@@ -132,9 +144,9 @@ async function run(
   const latencies: number[][] = [];
   const samples: MemorySample[] = [await server.memory()];
   const push = pushTimer();
-  const steady = new AdsTestClient(server.xdsAddress);
-  const faulted = new AdsTestClient(server.xdsAddress);
-  const slow = new AdsTestClient(server.xdsAddress);
+  const steady = connect();
+  const faulted = connect();
+  const slow = connect();
   const faultsApplied = new Map<string, number>();
   let pushes = 0;
   let scrapes = 0;
@@ -146,7 +158,7 @@ async function run(
       faultStream(faulted, `soak-fault-${i}`, tally),
     ),
     slowStream(slow, 'soak-slow-0', tally, Math.max(2_000, options.faultEveryMs)),
-    churnLoop(server.xdsAddress, tally, options.churnPerSecond),
+    churnLoop(connect, tally, options.churnPerSecond),
     every(options.pushEveryMs, tally, async () => {
       if (!push.ready(options.steadyStreams)) return;
       pushes += 1;

@@ -4,6 +4,7 @@
  *
  *   npx tsx scripts/reliability.ts [--cases 5000] [--cycles 10000] [--seed 20261130]
  *     [--soak-minutes 10 (0: no soak)] [--soak-tls] [--storm 20000 (0: no storm)] [--storm-workers 4]
+ *     [--storm-timeout-ms 120000]
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     'soak-tls': { type: 'boolean', default: false },
     storm: { type: 'string', default: '20000' },
     'storm-workers': { type: 'string', default: '4' },
+    'storm-timeout-ms': { type: 'string', default: '120000' },
   },
 });
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -72,4 +74,10 @@ await churnRun(Number(values.cycles));
 if (Number(values['soak-minutes']) > 0) {
   await soakRun(Number(values['soak-minutes']), values['soak-tls']);
 }
-if (Number(values.storm) > 0) await stormRun(Number(values.storm), Number(values['storm-workers']));
+if (Number(values.storm) > 0) {
+  await stormRun(
+    Number(values.storm),
+    Number(values['storm-workers']),
+    Number(values['storm-timeout-ms']),
+  );
+}

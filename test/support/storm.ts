@@ -47,9 +47,15 @@ export interface StormReport {
   during: ProbeFigures;
   after: ProbeFigures;
   clientsAfter: number;
+  /** CDS responses the server sent to storm streams (`pilot_xds_pushes{type="cds"}` less
+   * the probes'), some perhaps after their client had given up. */
+  serverAnswered: number;
   serverFdLimit: { soft: string; hard: string } | undefined;
   rssAfter: number;
+  heapAfter: number;
   exitCode: number | null;
+  /** From SIGTERM to the server's exit. */
+  stopMs: number;
   serverErrorLines: string[];
 }
 
@@ -73,6 +79,7 @@ async function run(
   options: StormOptions,
 ): Promise<StormReport> {
   const before = await probes(server.xdsAddress, 5);
+  const cdsBefore = await cdsPushes(server);
   const per = Math.ceil(options.attempts / options.workers);
   const request = encodedRequest();
   const lines = [];
@@ -105,9 +112,12 @@ async function run(
   storming = false;
   await Promise.all(workers.filter((w) => w.exitCode === null).map((w) => once(w, 'exit')));
   const clientsAfter = await clientsGone(server);
+  const duringProbes = await during;
+  const serverAnswered =
+    (await cdsPushes(server)) - cdsBefore - (duringProbes.probes - duringProbes.failed);
   const after = await probes(server.xdsAddress, 5);
   const serverFdLimit = openFileLimit(server.pid);
-  const rssAfter = (await server.memory()).rss;
+  const memory = await server.memory();
   const counts: Record<string, number> = {};
   for (const r of done)
     for (const [k, n] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + n;
@@ -123,14 +133,22 @@ async function run(
     answeredP50Ms: answered.p50Ms,
     answeredP99Ms: answered.p99Ms,
     before,
-    during: await during,
+    during: duringProbes,
     after,
     clientsAfter,
+    serverAnswered,
     serverFdLimit,
-    rssAfter,
-    exitCode: await server.stop(),
+    rssAfter: memory.rss,
+    heapAfter: memory.heapUsed,
+    ...(await timedStop(server)),
     serverErrorLines: server.errorLines,
   };
+}
+
+async function timedStop(server: ServedProcess) {
+  const started = Date.now();
+  const exitCode = await server.stop();
+  return { exitCode, stopMs: Date.now() - started };
 }
 
 function encodedRequest(): string {
@@ -184,6 +202,13 @@ async function probesWhile(address: string, going: () => boolean): Promise<Probe
 function summary(ms: number[], failed: number): ProbeFigures {
   const f = figures(0, ms);
   return { probes: ms.length + failed, failed, p50Ms: f.p50Ms, maxMs: f.maxMs };
+}
+
+/** The server's count of CDS responses sent, from its metrics. */
+async function cdsPushes(server: ServedProcess): Promise<number> {
+  const text = await (await fetch(`${server.controlUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('pilot_xds_pushes{type="cds"}'));
+  return Number(line?.split(' ').at(-1) ?? 0);
 }
 
 async function clientsGone(server: ServedProcess): Promise<number> {

@@ -14,8 +14,9 @@ import { sidecarNode } from './nodes.js';
 /** What every loop reports into: errors are injected (by a fault) or unexpected. */
 export interface SoakTally {
   stopping: boolean;
-  /** Resolves when the soak stops: a loop waiting for a response stops waiting. */
-  stopped: Promise<typeof STOPPED>;
+  /** Called when the soak stops: a loop waiting for a response stops waiting. (Not a
+   * promise raced against every wait: each race would hold its response until the end.) */
+  onStop: Set<() => void>;
   stop(): void;
   injected: Map<string, number>;
   unexpected: string[];
@@ -27,14 +28,12 @@ export interface SoakTally {
 export const STOPPED = Symbol('stopped');
 
 export function newTally(): SoakTally {
-  let stop = () => {};
-  const stopped = new Promise<typeof STOPPED>((resolve) => (stop = () => resolve(STOPPED)));
   return {
     stopping: false,
-    stopped,
+    onStop: new Set(),
     stop() {
       this.stopping = true;
-      stop();
+      for (const listener of this.onStop) listener();
     },
     injected: new Map(),
     unexpected: [],
@@ -65,8 +64,20 @@ function open(client: AdsTestClient, pod: string): AdsTestStream {
 }
 
 /** The next response, or STOPPED when the soak stops first. */
-function next(stream: AdsTestStream, tally: SoakTally, ms: number) {
-  return Promise.race([stream.next(ms), tally.stopped]);
+function next(
+  stream: AdsTestStream,
+  tally: SoakTally,
+  ms: number,
+): Promise<ClientResponse | typeof STOPPED> {
+  if (tally.stopping) return Promise.resolve(STOPPED);
+  return new Promise((resolve, reject) => {
+    const stop = () => resolve(STOPPED);
+    tally.onStop.add(stop);
+    stream
+      .next(ms)
+      .then(resolve, reject)
+      .finally(() => tally.onStop.delete(stop));
+  });
 }
 
 function ack(stream: AdsTestStream, response: ClientResponse): void {

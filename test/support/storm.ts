@@ -18,7 +18,7 @@ import { waitFor } from '../../src/util/wait.js';
 import { openFileLimit, spawnWithRaisedFdLimit } from './fd-limit.js';
 import { sidecarNode } from './nodes.js';
 import { startServedProcess, type ServedProcess } from './served-process.js';
-import { figures } from './soak.js';
+import { figures } from './soak-figures.js';
 import type { StormWorkerOptions, StormWorkerResult } from './storm-worker.js';
 
 export interface StormOptions {

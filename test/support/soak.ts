@@ -108,13 +108,15 @@ export async function soak(partial: Partial<SoakOptions> = {}): Promise<SoakRepo
   const tlsDir = join(dir, 'tls');
   const tls = options.tls ? ['--tls-dir', tlsDir, '--xds-auth', 'off'] : [];
   const server = await startServedProcess(['--journal', journal, ...tls]);
+  // By name, not by IP address (TLS's server name must be a name); the certificate has both.
+  const channel = options.tls ? { 'grpc.ssl_target_name_override': 'localhost' } : {};
   const credentials = options.tls
     ? grpc.credentials.createSsl(readFileSync(join(tlsDir, 'root-cert.pem')))
     : grpc.credentials.createInsecure();
   try {
     return await run(
       server,
-      () => new AdsTestClient(server.xdsAddress, credentials),
+      () => new AdsTestClient(server.xdsAddress, credentials, channel),
       journal,
       options,
     );

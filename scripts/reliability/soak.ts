@@ -6,7 +6,7 @@ import { soak, type SoakReport } from '../../test/support/soak.js';
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-export async function soakRun(minutes: number, tls = false): Promise<void> {
+export async function soakRun(minutes: number, tls = false): Promise<{ problems: number }> {
   console.log(`soak: ${minutes} min against the full server${tls ? ', xDS over TLS' : ''}`);
   const report = await soak({
     durationMs: minutes * 60_000,
@@ -14,8 +14,8 @@ export async function soakRun(minutes: number, tls = false): Promise<void> {
     log: (line) => console.log(`soak: ${line}`),
   });
   printSoak(report);
-  if (report.unexpectedCount > 0 || report.clientsAfter !== 0 || report.exitCode !== 0)
-    process.exitCode = 1;
+  const bad = report.unexpectedCount > 0 || report.clientsAfter !== 0 || report.exitCode !== 0;
+  return { problems: bad ? 1 : 0 };
 }
 
 export function printSoak(r: SoakReport): void {

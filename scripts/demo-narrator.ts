@@ -11,6 +11,9 @@ export interface DemoPorts {
   control: number;
   /** The lab upstream, the app behind `inbound|8101||`. */
   app: number;
+  /** Step (f): the orders service of cluster east, and of cluster west. */
+  eastOrders: number;
+  westOrders: number;
   /** The lab's listeners, pushed over LDS. */
   inbound: number;
   outbound: number;
@@ -25,6 +28,8 @@ export const SIDECAR_DEMO_PORTS: Readonly<DemoPorts> = Object.freeze({
   xds: 15012,
   control: 15014,
   app: 8101,
+  eastOrders: 8102,
+  westOrders: 8103,
   inbound: 15006,
   outbound: 10081,
   admin: 15000,
@@ -38,6 +43,8 @@ export const PORT_ROLES: Readonly<Record<keyof DemoPorts, string>> = Object.free
   xds: 'mock istiod xDS',
   control: 'mock istiod control API',
   app: 'lab upstream (the app)',
+  eastOrders: "cluster east's orders (step f)",
+  westOrders: "cluster west's orders (step f)",
   inbound: 'virtualInbound',
   outbound: 'virtualOutbound',
   admin: 'Envoy admin',
@@ -49,11 +56,11 @@ export const PORT_ROLES: Readonly<Record<keyof DemoPorts, string>> = Object.free
 export class Narrator {
   constructor(private readonly write: (line: string) => void) {}
 
-  /** `━━ (a) 1/2 Ready … ━━` */
+  /** `━━ (a) 1/2 Ready … ━━`, ruled out to 78 terminal columns. */
   title(id: string, text: string): void {
     const head = `━━ (${id}) ${text} `;
     this.write('');
-    this.write(head.padEnd(Math.max(head.length + 3, 78), '━'));
+    this.write(head + '━'.repeat(Math.max(3, 78 - columns(head))));
   }
 
   text(sentence: string): void {
@@ -79,6 +86,16 @@ export class Narrator {
   look(sentence: string): void {
     this.write(`  → ${sentence}`);
   }
+}
+
+/** Terminal columns: Hangul (and other wide East Asian letters) take two. */
+function columns(text: string): number {
+  let width = 0;
+  for (const char of text)
+    width += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60]/u.test(char)
+      ? 2
+      : 1;
+  return width;
 }
 
 export type CurlResult = { status: number; body: string } | { error: string };

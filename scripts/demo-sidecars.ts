@@ -13,8 +13,6 @@ import { waitFor, type WaitOptions } from '../src/util/wait.js';
 import type { DemoPorts } from './demo-narrator.js';
 
 export interface DemoSidecar {
-  /** `agent` or `pilot-agent`, for the demo's first lines. */
-  readonly kind: string;
   readonly envoy: EnvoyProcess;
   readonly statusUrl: string;
   readonly readinessUrl: string;
@@ -42,7 +40,6 @@ export async function startEmulatedSidecar(ports: DemoPorts): Promise<DemoSideca
   });
   return {
     ...sharedFace(agent),
-    kind: 'agent (emulated pilot-agent)',
     notReadyReason: () => {
       const last = agent.lastReadiness();
       return Promise.resolve(last && !last.ready ? last.reason : undefined);
@@ -75,7 +72,6 @@ export async function startRealSidecar(
   const lastReason = () => [...agent.envoy.logs().matchAll(NOT_READY)].at(-1)?.[1]?.trim();
   return {
     ...sharedFace(agent),
-    kind: 'the real pilot-agent',
     // pilot-agent logs the reason as it answers; its log reaches us a moment later.
     notReadyReason: () =>
       waitFor(lastReason, {
@@ -97,7 +93,7 @@ interface AgentLike {
   stop(): Promise<void>;
 }
 
-function sharedFace(agent: AgentLike): Omit<DemoSidecar, 'kind' | 'notReadyReason'> {
+function sharedFace(agent: AgentLike): Omit<DemoSidecar, 'notReadyReason'> {
   return {
     envoy: agent.envoy,
     statusUrl: agent.statusUrl,

@@ -1,5 +1,5 @@
 /**
- * The five steps of the classroom demo (docs/classroom.md). Each one changes one thing, waits
+ * Steps (a)–(e) of the classroom demo (docs/classroom.md; (f) is in demo-step-clusters.ts). Each one changes one thing, waits
  * until the real Envoy shows it, prints the evidence the way a student would fetch it (curl,
  * admin stats, readiness) and returns that evidence, so that a test can check every step.
  */
@@ -9,11 +9,14 @@ import { validateEnvoyConfig } from '../src/envoy/validate.js';
 import { makeHttpListener } from '../src/resources/listener.js';
 import type { EnvoyResource } from '../src/resources/types.js';
 import type { TestMockIstiod } from '../src/testing/start.js';
+import type { Lang } from '../src/util/lang.js';
 import { packageRoot } from '../src/util/package-root.js';
 import { LISTENER_TYPE } from '../src/xds/type-urls.js';
 import type { DemoPorts, Narrator } from './demo-narrator.js';
 import { curl } from './demo-narrator.js';
 import type { DemoSidecar } from './demo-sidecars.js';
+import type { MockWarning } from './demo-clusters.js';
+import { STEPS_TEXT } from './demo-steps-messages.js';
 
 export interface DemoContext {
   ports: DemoPorts;
@@ -23,6 +26,10 @@ export interface DemoContext {
   /** The lab's resources as served (on the demo's ports). */
   resources: EnvoyResource[];
   say: Narrator;
+  /** The language the demo narrates in (`--lang`). */
+  lang: Lang;
+  /** What the mock logged at warning level so far, oldest first. */
+  mockWarnings: readonly MockWarning[];
 }
 
 export type Evidence = Record<string, unknown>;
@@ -53,7 +60,7 @@ async function showStats(c: DemoContext, names = WATCHED): Promise<Record<string
  * GETs `url` and prints it as `curl -sS -w ' %{http_code}\n' <url>` would: the body, a space
  * and the status (an empty body shows as ` 503`), or curl's error for a refused connection.
  */
-async function showCurl(c: DemoContext, url: string) {
+export async function showCurl(c: DemoContext, url: string) {
   const result = await curl(url);
   const { port, pathname } = new URL(url);
   const shown =
@@ -76,8 +83,9 @@ async function showReady(c: DemoContext) {
 
 export async function stepWithheld(c: DemoContext): Promise<Evidence> {
   const { envoy } = c.agent;
+  const t = STEPS_TEXT[c.lang];
   await envoy.waitForStat('control_plane.connected_state', (v) => v === 1);
-  c.say.text('Envoy opened its ADS stream to the mock, which accepts it and answers nothing.');
+  c.say.text(t.withheld);
   const stats = await showStats(c);
   const ready = await showReady(c);
   const agentAnswer = await showCurl(c, c.agent.statusUrl);
@@ -85,11 +93,7 @@ export async function stepWithheld(c: DemoContext): Promise<Evidence> {
   c.say.log(`pilot-agent: Envoy proxy is NOT ready: ${reason ?? '?'}`);
   const viaEnvoy = await showCurl(c, c.agent.readinessUrl);
   const inbound = await showCurl(c, `http://127.0.0.1:${c.ports.inbound}/orders`);
-  c.say.look(
-    'connected_state 1 with zero CDS updates: connected but withheld, not unreachable. ' +
-      `Envoy is PRE_INITIALIZING, so its listeners (:${c.ports.readiness} included) refuse connections: ` +
-      `the kubelet's probe fails and the pod shows READY ${c.agent.podView().ready}/2.`,
-  );
+  c.say.look(t.lookWithheld({ readiness: c.ports.readiness, ready: c.agent.podView().ready }));
   return {
     connectedState: stats['control_plane.connected_state'],
     cdsUpdateSuccess: stats['cluster_manager.cds.update_success'],
@@ -103,7 +107,8 @@ export async function stepWithheld(c: DemoContext): Promise<Evidence> {
 }
 
 export async function stepReleased(c: DemoContext): Promise<Evidence> {
-  c.say.text('The mock now answers: CDS, then LDS.');
+  const t = STEPS_TEXT[c.lang];
+  c.say.text(t.released);
   c.istiod.release();
   await c.agent.envoy.waitForLive();
   await c.agent.waitForPod((view) => view.ready === 2);
@@ -125,7 +130,7 @@ export async function stepReleased(c: DemoContext): Promise<Evidence> {
     [`cluster.BlackHoleCluster.upstream_cx_none_healthy: ${String(noneHealthy)}`],
   );
   const readiness = await showCurl(c, c.agent.readinessUrl);
-  c.say.look('LIVE, workers started, the readiness probe passes through Envoy: READY 2/2.');
+  c.say.look(t.lookReleased);
   return {
     ready,
     listeners,
@@ -138,7 +143,8 @@ export async function stepReleased(c: DemoContext): Promise<Evidence> {
 }
 
 export async function stepIstiodDown(c: DemoContext): Promise<Evidence> {
-  c.say.text('istiod goes away (its port closes).');
+  const t = STEPS_TEXT[c.lang];
+  c.say.text(t.down);
   await c.istiod.down();
   await c.agent.envoy.waitForStat('control_plane.connected_state', (v) => v === 0);
   const stats = await showStats(c, [
@@ -156,11 +162,8 @@ export async function stepIstiodDown(c: DemoContext): Promise<Evidence> {
     `curl -s localhost:${c.ports.prometheus}/stats/prometheus | grep '^envoy_control_plane_connected_state'`,
     [gauge ?? JSON.stringify(scraped)],
   );
-  c.say.look(
-    'connected_state 0, but Envoy keeps its last config: traffic still flows, and the pod stays ' +
-      'READY 2/2 (pilot-agent cached "ready" the first time it saw it).',
-  );
-  c.say.text('istiod comes back on the same port; Envoy reconnects on its own.');
+  c.say.look(t.lookDown);
+  c.say.text(t.up);
   await c.istiod.up();
   await c.agent.envoy.waitForStat('control_plane.connected_state', (v) => v === 1, {
     timeoutMs: 15_000,
@@ -177,9 +180,8 @@ export async function stepIstiodDown(c: DemoContext): Promise<Evidence> {
 }
 
 export async function stepRejectedPush(c: DemoContext): Promise<Evidence> {
-  c.say.text(
-    `A push whose virtualInbound routes to ${MISSING_CLUSTER}, a cluster Envoy does not have.`,
-  );
+  const t = STEPS_TEXT[c.lang];
+  c.say.text(t.rejectedPush({ cluster: MISSING_CLUSTER }));
   // Every listener is listed: in SotW a listener missing from a response is removed, even when
   // Envoy rejects the response.
   const broken = c.resources.map((r) =>
@@ -198,10 +200,8 @@ export async function stepRejectedPush(c: DemoContext): Promise<Evidence> {
   const stats = await showStats(c);
   const inbound = await showCurl(c, `http://127.0.0.1:${c.ports.inbound}/orders`);
   const readiness = await showCurl(c, c.agent.readinessUrl);
-  c.say.look(
-    'update_rejected 1: Envoy NACKed the push and kept the config it had; traffic is unchanged.',
-  );
-  c.say.text('The fix is pushed; Envoy accepts it.');
+  c.say.look(t.lookRejected);
+  c.say.text(t.fixPushed);
   const before = Number(stats['listener_manager.lds.update_success']);
   c.istiod.setResources(c.resources);
   await c.agent.envoy.waitForStat('listener_manager.lds.update_success', (v) => Number(v) > before);
@@ -219,8 +219,9 @@ export async function stepRejectedPush(c: DemoContext): Promise<Evidence> {
 }
 
 export async function stepUnknownCluster(c: DemoContext): Promise<Evidence> {
+  const t = STEPS_TEXT[c.lang];
   const file = join('envoy-configs', 'sidecar-broken-unknown-cluster.yaml');
-  c.say.text(`${file}: ADS names 'xds-grpc-typo', the static cluster is 'xds-grpc'.`);
+  c.say.text(t.unknownCluster({ file }));
   // The path as typed from the repository root, when that is where the demo runs.
   const absolute = join(packageRoot(), file);
   const shown = relative(process.cwd(), absolute);
@@ -230,10 +231,7 @@ export async function stepUnknownCluster(c: DemoContext): Promise<Evidence> {
     error,
     `exit code ${result.exitCode}`,
   ]);
-  c.say.look(
-    'Envoy refuses the bootstrap before starting: in a pod the sidecar would exit at once and ' +
-      'restart (CrashLoopBackOff). validate catches it before you deploy.',
-  );
+  c.say.look(t.lookUnknownCluster);
   return { exitCode: result.exitCode, error };
 }
 

@@ -1,20 +1,22 @@
 /**
  * The classroom demo in one command (`npm run demo`): the lab upstream, a mock istiod that
  * withholds its first answer, and a real Envoy started by the agent (pilot-agent's part), on
- * a real sidecar's ports. It walks through five steps, printing the evidence of each
+ * a real sidecar's ports. It walks through six steps, printing the evidence of each
  * (docs/classroom.md has the full walkthrough with expected output):
  *
  *   (a) 1/2 Ready: PRE_INITIALIZING, connected_state 1, the readiness message;
  *   (b) release → LIVE, 2/2, :15006/orders 200, :10081 503 via BlackHoleCluster;
  *   (c) istiod down → connected_state 0, traffic still served, readiness stays (cached);
  *   (d) a push Envoy rejects → update_rejected, the old config kept, then the fix;
- *   (e) Unknown gRPC client cluster → validate fails before Envoy ever starts.
+ *   (e) Unknown gRPC client cluster → validate fails before Envoy ever starts;
+ *   (f) two clusters, one CLUSTER_ID → the east sidecar routes to west's service; then fixed.
  *
- *   npm run demo                   # about two minutes, pauses between steps
+ *   npm run demo                   # about two and a half minutes, pauses between steps
  *   npm run demo -- --step         # waits for Enter between steps
  *   npm run demo -- --fast         # no pauses
  *   npm run demo -- --free-ports   # when a sidecar port (15000, 15012, …) is taken
  *   npm run demo -- --real-agent   # the real pilot-agent (npm run install-istio) instead
+ *   npm run demo -- --lang ko      # narrated in Korean (also LANG=ko_KR.UTF-8)
  */
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -27,10 +29,14 @@ import { freePorts } from '../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../src/testing/start.js';
 import { isMainModule } from '../src/util/is-main.js';
 import { isMockIstiodError, MockIstiodError } from '../src/util/errors.js';
+import { DEFAULT_LANG, resolveLang, type Lang } from '../src/util/lang.js';
 import { Narrator, PORT_ROLES, SIDECAR_DEMO_PORTS, type DemoPorts } from './demo-narrator.js';
 import * as steps from './demo-steps.js';
 import { startEmulatedSidecar, startRealSidecar } from './demo-sidecars.js';
 import type { DemoContext, Evidence } from './demo-steps.js';
+import { stepMixedClusters } from './demo-step-clusters.js';
+import { createWarningLog } from './demo-clusters.js';
+import { DEMO_TEXT } from './demo-messages.js';
 
 export interface DemoOptions {
   /** `sidecar`: 15012, 15000, 15021, … (the commands printed work as shown); `free`: any. */
@@ -41,22 +47,27 @@ export interface DemoOptions {
   pauseMs: number;
   /** Wait for `waitForEnter()` between steps. */
   step: boolean;
+  /** The language of the narration (commands and the programs' own texts stay as printed). */
+  lang: Lang;
   write: (line: string) => void;
   waitForEnter: () => Promise<void>;
 }
 
 export interface DemoStepResult {
-  id: 'a' | 'b' | 'c' | 'd' | 'e';
+  id: 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
   title: string;
   evidence: Evidence;
 }
 
-const STEPS: readonly [DemoStepResult['id'], string, (c: DemoContext) => Promise<Evidence>][] = [
-  ['a', '1/2 Ready: the sidecar waits for istiod', steps.stepWithheld],
-  ['b', 'istiod answers: LIVE, 2/2, traffic flows', steps.stepReleased],
-  ['c', 'istiod goes down: Envoy keeps serving', steps.stepIstiodDown],
-  ['d', 'a push Envoy rejects: NACK, old config kept', steps.stepRejectedPush],
-  ['e', 'Unknown gRPC client cluster: refused before starting', steps.stepUnknownCluster],
+type Title = keyof typeof DEMO_TEXT.en & `title${string}`;
+
+const STEPS: readonly [DemoStepResult['id'], Title, (c: DemoContext) => Promise<Evidence>][] = [
+  ['a', 'titleA', steps.stepWithheld],
+  ['b', 'titleB', steps.stepReleased],
+  ['c', 'titleC', steps.stepIstiodDown],
+  ['d', 'titleD', steps.stepRejectedPush],
+  ['e', 'titleE', steps.stepUnknownCluster],
+  ['f', 'titleF', stepMixedClusters],
 ];
 
 /** Runs the whole demo; everything it started is stopped before it returns or throws. */
@@ -66,25 +77,26 @@ export async function runDemo(partial: Partial<DemoOptions> = {}): Promise<DemoS
     realAgent: false,
     pauseMs: 25_000,
     step: false,
+    lang: DEFAULT_LANG,
     write: (line) => process.stdout.write(`${line}\n`),
     waitForEnter: () => Promise.resolve(),
     ...partial,
   };
   const say = new Narrator(options.write);
+  const text = DEMO_TEXT[options.lang];
   const ports = options.ports === 'free' ? await freeDemoPorts() : await checkedSidecarPorts();
-  const lab = await startComponents(ports, options.realAgent, say);
+  const lab = await startComponents(ports, options, say);
   const results: DemoStepResult[] = [];
   try {
-    for (const [index, [id, title, run]] of STEPS.entries()) {
+    for (const [index, [id, titleKey, run]] of STEPS.entries()) {
+      const title = text[titleKey];
       say.title(id, title);
       results.push({ id, title, evidence: await run(lab.context) });
       if (index < STEPS.length - 1) await pause(options, say);
     }
     say.text('');
-    say.text("Done. The seed's field symptoms: (a) is the pod stuck at 1/2 Ready, (e) is only the");
-    say.text(
-      'sidecar in CrashLoopBackOff; the third, mixed multi-cluster config, is in docs/classroom.md.',
-    );
+    say.text(text.done);
+    say.text(text.done2);
     return results;
   } finally {
     await lab.close();
@@ -98,9 +110,10 @@ interface Components {
 
 async function startComponents(
   ports: DemoPorts,
-  realAgent: boolean,
+  { realAgent, lang }: DemoOptions,
   say: Narrator,
 ): Promise<Components> {
+  const text = DEMO_TEXT[lang];
   const stops: (() => Promise<unknown>)[] = [];
   const close = async () => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
@@ -113,8 +126,11 @@ async function startComponents(
       outboundPort: ports.outbound,
       appPort: ports.app,
     });
+    // The mock's warnings are kept, so that step (f) can show its collision warning.
+    const mockLog = createWarningLog();
     const istiod: TestMockIstiod = await startMockIstiod({
       resources,
+      logger: mockLog.logger,
       withholdFirst: true,
       xds: { host: '127.0.0.1', port: ports.xds },
       control: { host: '127.0.0.1', port: ports.control },
@@ -126,19 +142,17 @@ async function startComponents(
       ? await startRealSidecar(ports, istiod)
       : await startEmulatedSidecar(ports);
     stops.push(() => agent.stop());
-    say.text('mock-istiod classroom demo: a sidecar, its agent and its control plane, no cluster.');
-    say.text(
-      `  app (lab upstream) 127.0.0.1:${ports.app}    mock istiod xDS 127.0.0.1:${ports.xds}${realAgent ? ' over TLS' : ''} (withholding)`,
-    );
-    say.text(`  sidecar: ${agent.kind} in front of a real Envoy`);
-    say.text(
-      `  Envoy admin :${ports.admin}   pilot-agent status :${ports.status}   readiness :${ports.readiness}   Prometheus :${ports.prometheus}`,
-    );
+    say.text(text.intro);
+    say.text(text.components({ app: ports.app, xds: ports.xds, tls: realAgent }));
+    say.text(realAgent ? text.sidecarReal : text.sidecarEmulated);
+    say.text(text.ports(ports));
+    say.text(text.page({ control: ports.control }));
     const name = agent.podView().name;
     say.pod(formatPodHeader(name));
     say.pod(formatPodLine(agent.podView()));
     agent.onPod((view) => say.pod(formatPodLine(view)));
-    return { context: { ports, istiod, agent, resources, say }, close };
+    const context = { ports, istiod, agent, resources, say, lang, mockWarnings: mockLog.warnings };
+    return { context, close };
   } catch (err) {
     await close();
     throw err;
@@ -148,7 +162,7 @@ async function startComponents(
 async function pause(options: DemoOptions, say: Narrator): Promise<void> {
   if (options.step) {
     say.text('');
-    say.text('(press Enter for the next step)');
+    say.text(DEMO_TEXT[options.lang].pressEnter);
     await options.waitForEnter();
   } else if (options.pauseMs > 0) {
     // Pacing for a classroom: time to read the evidence before the next step.
@@ -186,16 +200,20 @@ function canListen(port: number): Promise<boolean> {
 }
 
 const USAGE = `Usage: npm run demo -- [--step | --fast | --pause <seconds>] [--free-ports] [--real-agent]
+                     [--lang en|ko]
 
 The classroom walkthrough (docs/classroom.md): mock istiod + lab upstream + a real Envoy
-started by the agent, through five steps, with the evidence of each.
+started by the agent, through six steps, with the evidence of each.
 
   --step             wait for Enter between steps
   --fast             no pauses between steps
-  --pause <seconds>  pause between steps (default 25: about two minutes in all)
+  --pause <seconds>  pause between steps (default 25: about two and a half minutes in all)
   --free-ports       use any free ports instead of a sidecar's (15000, 15012, 15021, …)
   --real-agent       run the real pilot-agent (npm run install-istio builds it) in front of
                      Envoy, against the mock over TLS, instead of the emulated agent
+  --lang <en|ko>     the narration's language (default: from LC_ALL, LC_MESSAGES or LANG,
+                     e.g. LANG=ko_KR.UTF-8; else English); commands and the texts of Envoy,
+                     pilot-agent and Kubernetes stay as those programs print them
   -h, --help         show this help
 `;
 
@@ -208,6 +226,7 @@ async function main(argv: string[]): Promise<number> {
       pause: { type: 'string' },
       'free-ports': { type: 'boolean', default: false },
       'real-agent': { type: 'boolean', default: false },
+      lang: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -222,6 +241,7 @@ async function main(argv: string[]): Promise<number> {
       `--pause: expected a number of seconds, got "${values.pause}"`,
     );
   }
+  const lang = resolveLang(values.lang, process.env);
   grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const input = createInterface({ input: process.stdin });
   const lines = input[Symbol.asyncIterator]();
@@ -231,6 +251,7 @@ async function main(argv: string[]): Promise<number> {
       realAgent: values['real-agent'],
       pauseMs: seconds * 1000,
       step: values.step,
+      lang,
       waitForEnter: async () => void (await lines.next()),
     });
     return 0;

@@ -37,7 +37,8 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
   {
     folder: 'control',
     floor: 6,
-    may: ['faults', 'ca', 'tls', 'journal', 'metrics', 'resources', 'snapshot', 'protocol'].concat([
+    may: ['faults', 'envoy', 'ca', 'tls', 'journal', 'metrics', 'resources', 'snapshot'].concat([
+      'protocol',
       'core',
       'xds',
       'util',

@@ -12,6 +12,7 @@ import { writeFormatted } from './format.js';
 import type { BenchReport } from './bench-report.js';
 import { checkTargets } from './targets.js';
 import { isFloor, SERVER_LABELS } from './server-process.js';
+import { startUpLines } from './start-up-report.js';
 
 export type { BenchReport } from './bench-report.js';
 
@@ -289,6 +290,7 @@ export function renderReport(report: BenchReport): string {
   section('set size', results.sizes, sizeRows);
   section('envoy', results.envoy, envoyRows);
   const floors = results.fleet && !isError(results.fleet) ? floorTable(results.fleet) : [];
+  section('start-up', results.start, () => []); // its own table, below
   const minutes = (Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 60_000;
   const shared =
     machine.loadAverage > 0.5 ? ' — the machine was shared with other work during the run' : '';
@@ -305,6 +307,7 @@ export function renderReport(report: BenchReport): string {
     ...checkTargets(report).map(
       (t) => `- ${t.met === undefined ? '➖' : t.met ? '✅' : '❌'} ${t.target}: ${t.detail}`,
     ),
+    ...(results.start && !isError(results.start) ? ['', ...startUpLines(results.start)] : []),
     ...(errors.length > 0 ? ['', ...errors] : []),
   ];
   return lines.join('\n');

@@ -45,6 +45,8 @@ export class ServerProcess {
     private readonly child: JsonLineChild,
     readonly xdsAddress: string,
     private readonly benchUrl: string,
+    /** The mock's control API (`http://127.0.0.1:<port>`); the peer has none. */
+    readonly controlUrl: string | undefined,
   ) {}
 
   static async start(options: StartServerOptions): Promise<ServerProcess> {
@@ -71,12 +73,16 @@ export class ServerProcess {
                 },
               );
     try {
-      const ready = await child.next<{ xdsPort: number; benchPort: number }>(60_000, 'ready line');
+      const ready = await child.next<{ xdsPort: number; benchPort: number; controlPort?: number }>(
+        60_000,
+        'ready line',
+      );
       return new ServerProcess(
         options.kind,
         child,
         `127.0.0.1:${ready.xdsPort}`,
         `http://127.0.0.1:${ready.benchPort}`,
+        ready.controlPort === undefined ? undefined : `http://127.0.0.1:${ready.controlPort}`,
       );
     } catch (err) {
       await child.stop();

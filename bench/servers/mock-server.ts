@@ -154,6 +154,7 @@ process.stdout.write(
   `${JSON.stringify({
     xdsPort: started.xds.port,
     benchPort: (bench.address() as AddressInfo).port,
+    controlPort: started.control?.port,
     pid: process.pid,
   })}\n`,
 );

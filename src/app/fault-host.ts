@@ -72,6 +72,7 @@ export function createFaultHost(internals: HostInternals): FaultHost {
         const ads = internals.ads();
         if (!internals.running() || !ads.listening) return;
         await ads.close(grpc.status.UNAVAILABLE, DOWN_MESSAGE);
+        events.emit('state');
         log.warn({ xds: internals.endpoint() }, 'xDS port closed: connections are refused (down)');
       }),
     up: () =>
@@ -79,6 +80,7 @@ export function createFaultHost(internals: HostInternals): FaultHost {
         const ads = internals.ads();
         if (!internals.running() || ads.listening) return;
         await ads.listen(internals.endpoint());
+        events.emit('state');
         log.info({ xds: internals.endpoint() }, 'xDS port open again (up)');
       }),
   };

@@ -18,6 +18,7 @@ import {
   Journal,
   type JournalEntry,
   type JournalFilter,
+  type JournalSinkStatus,
 } from '../journal/journal.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
@@ -31,6 +32,7 @@ import {
   type ResponsePolicy,
   type WithholdSwitch,
 } from '../core/policy.js';
+import type { Lang } from '../util/lang.js';
 import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
@@ -38,6 +40,7 @@ import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from './fault-host.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
+import { UiHub } from '../control/ui-hub.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
 
 export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): MockIstiod {
@@ -60,6 +63,8 @@ class MockIstiodImpl implements MockIstiod {
   readonly metrics: XdsMetrics;
   readonly sentResources: SentResources;
   readonly faults: FaultEngine;
+  /** The live page's events; it listens to the server only while a page is open. */
+  readonly ui: UiHub;
   private readonly host: FaultHost;
   private readonly streamsById = new Map<string, AdsStream>();
   private readonly ads: AdsServer;
@@ -132,6 +137,17 @@ class MockIstiodImpl implements MockIstiod {
     this.policy.onChange(() => {
       for (const stream of this.streamsById.values()) stream.flush();
     });
+    this.ui = new UiHub(this, {
+      lang: options.lang,
+      addresses: () => {
+        const started = this.started;
+        if (!started) return {};
+        return {
+          xds: formatEndpoint(started.xds),
+          ...(started.control && { control: formatEndpoint(started.control) }),
+        };
+      },
+    });
   }
 
   get addresses(): StartedAddresses {
@@ -152,14 +168,19 @@ class MockIstiodImpl implements MockIstiod {
     return this.withholdSwitch.withheld;
   }
 
+  get lang(): Lang {
+    return this.options.lang;
+  }
+
   async start(): Promise<StartedAddresses> {
     if (this.state !== 'new')
       throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
     this.state = 'starting';
     try {
-      const security = await prepareSecurity(this.options.security, this.options.logger, (r) =>
-        this.events.emit('auth-refused', r),
-      );
+      const security = await prepareSecurity(this.options.security, this.options.logger, {
+        onRefused: (r) => this.events.emit('auth-refused', r),
+        onCsr: (outcome) => this.events.emit('csr', outcome),
+      });
       this.prepared = security;
       const xdsPort = await this.ads.listen(this.options.xds, {
         credentials: security.credentials,
@@ -177,7 +198,7 @@ class MockIstiodImpl implements MockIstiod {
       }
       this.started = { xds: { host: this.options.xds.host, port: xdsPort }, control };
       this.state = 'running';
-      if (this.options.watchResources) this.resources.watch();
+      if (this.options.watchResources) this.resources.watch(this.options.resourcesQuietMs);
       this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
       if (security.tls) {
         this.options.logger.info(
@@ -218,10 +239,12 @@ class MockIstiodImpl implements MockIstiod {
 
   withhold(): void {
     this.withholdSwitch.withhold();
+    this.events.emit('state');
   }
 
   release(): boolean {
     const held = this.withholdSwitch.release();
+    if (held) this.events.emit('state');
     return this.faults.release().length > 0 || held;
   }
 
@@ -251,7 +274,7 @@ class MockIstiodImpl implements MockIstiod {
 
   async reset(): Promise<void> {
     await this.faults.clear();
-    this.withholdSwitch.release();
+    if (this.withholdSwitch.release()) this.events.emit('state');
     await this.host.up();
     this.resources.restore();
     this.journalStore.clear();
@@ -259,6 +282,10 @@ class MockIstiodImpl implements MockIstiod {
 
   journal(filter?: JournalFilter): JournalEntry[] {
     return this.journalStore.query(filter);
+  }
+
+  journalSinks(): JournalSinkStatus[] {
+    return this.journalStore.sinkStatus();
   }
 
   streams(): StreamView[] {
@@ -270,6 +297,7 @@ class MockIstiodImpl implements MockIstiod {
     this.state = 'closed';
     this.faults.dispose();
     this.resources.close();
+    this.ui.close();
     await this.control?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
     this.prepared?.dispose();

@@ -12,6 +12,7 @@ import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
+import { DEFAULT_LANG, isLang, LANGS, type Lang } from '../util/lang.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import {
   resolveSecurityOptions,
@@ -34,6 +35,11 @@ export interface MockIstiodOptions {
   resourcesPath: string | undefined;
   /** Reload `resourcesPath` when its files change. */
   watchResources: boolean;
+  /**
+   * How long the files must be left alone before a change is reloaded, in milliseconds
+   * (default 200). Raise it for writers that pause in the middle of a file.
+   */
+  resourcesQuietMs: number;
   /** Accept streams but send nothing until `release()`. */
   withholdFirst: boolean;
   /** A pino logger; silent by default. */
@@ -58,6 +64,11 @@ export interface MockIstiodOptions {
    * mock's CA; otherwise `UNAUTHENTICATED "authentication failure"`. False turns it off.
    */
   xdsAuth: boolean;
+  /**
+   * The language its users asked for (`serve --lang ko`, or `LANG=ko_*`): remembered, not
+   * used by the xDS side; the live page (`/ui`) starts in it. Default `en`.
+   */
+  lang: Lang;
 }
 
 /** The options a mock istiod runs with: complete, checked, in the shape its rooms take. */
@@ -81,6 +92,7 @@ export function defaultOptions(): MockIstiodOptions {
     resources: makeLabResources(),
     resourcesPath: undefined,
     watchResources: true,
+    resourcesQuietMs: 200,
     withholdFirst: false,
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
@@ -90,6 +102,7 @@ export function defaultOptions(): MockIstiodOptions {
     tls: false,
     ca: {},
     xdsAuth: true,
+    lang: DEFAULT_LANG,
   };
 }
 
@@ -130,6 +143,18 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'journalSize',
       message: `expected a positive integer, found ${String(options.journalSize)}`,
+    });
+  }
+  if (!Number.isInteger(options.resourcesQuietMs) || options.resourcesQuietMs < 1) {
+    problems.push({
+      path: 'resourcesQuietMs',
+      message: `expected a positive integer (milliseconds), found ${String(options.resourcesQuietMs)}`,
+    });
+  }
+  if (!isLang(options.lang)) {
+    problems.push({
+      path: 'lang',
+      message: `expected ${LANGS.join(' or ')}, found ${JSON.stringify(options.lang)}`,
     });
   }
   const security = resolveSecurityOptions(tls, ca, xdsAuth);

@@ -19,6 +19,10 @@ import {
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
 import { MockIstiodError } from '../util/errors.js';
+import { DURATION_HINT, parseDuration } from '../faults/duration.js';
+import { resolveLang } from '../util/lang.js';
+import { SERVE_TEXT } from './serve-messages.js';
+import { formatEndpoint } from '../core/endpoint.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 
@@ -34,6 +38,8 @@ Options (environment variable in brackets):
   --withhold-first         accept streams but send nothing until POST /control/release
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
+  --resources-quiet <d>    how long the files must be left alone before a change is reloaded
+                           (default 200ms; raise it for writers that pause mid-file)
   --from-config-dump <file>
                            serve what a captured Envoy config_dump holds (docs/import.md),
                            rewritten by these flags:
@@ -47,6 +53,9 @@ ${IMPORT_USAGE}${FAULT_USAGE}  --lab <variant>          which lab to serve: lab 
   --app-port <port>        the app's port (default ${LAB_DEFAULTS.appPort})
 ${JOURNAL_USAGE}${TLS_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
   --log-format <format>    pretty|json|auto (default auto: pretty in a terminal)
+  --lang <en|ko>           the language of serve's own hints, remembered for the live page
+                           (default: from LC_ALL, LC_MESSAGES or LANG, e.g. ko_KR.UTF-8;
+                           else en); log lines stay in English
   -h, --help               show this help
 `;
 
@@ -58,6 +67,7 @@ const OPTIONS = {
   'control-token': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
   resources: { type: 'string' },
+  'resources-quiet': { type: 'string' },
   'from-config-dump': { type: 'string' },
   ...IMPORT_FLAGS,
   fault: { type: 'string', multiple: true },
@@ -72,6 +82,7 @@ const OPTIONS = {
   journal: { type: 'string' },
   'journal-size': { type: 'string' },
   'log-format': { type: 'string' },
+  lang: { type: 'string' },
   ...TLS_FLAGS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -79,6 +90,8 @@ const OPTIONS = {
 export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const values = parseFlags(argv, OPTIONS, SERVE_USAGE);
   if (!values) return 0;
+  const lang = resolveLang(values.lang, env);
+  const text = SERVE_TEXT[lang];
   // grpc-js writes its own errors to stderr; ours say the same thing in one clear line.
   if (env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const log = createCliLogger(
@@ -113,6 +126,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
         appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
         appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
       });
+  const token = values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined);
   const server = createMockIstiod({
     xds: {
       host: values.host ?? env.MOCK_ISTIOD_HOST ?? DEFAULT_HOST,
@@ -127,47 +141,68 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       ),
     },
     resources,
-    controlToken: values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined),
+    controlToken: token,
     withholdFirst: values['withhold-first'],
     resourcesPath: values.resources,
+    resourcesQuietMs: parseQuiet(values['resources-quiet']),
     journalSize: parseJournalSize(values['journal-size']),
     logger: log,
+    lang,
     ...security,
   });
   const journalFile = await attachJournalFile(values.journal, server, log);
   const started = await server.start();
   const stopFaults = await startFaults(server, faultFlags, log);
-  if (values['withhold-first']) {
-    log.warn(
-      `withholding every response: release with curl -X POST http://${started.control?.host}:${started.control?.port}/control/release`,
-    );
+  const control = `http://${started.control?.host}:${started.control?.port}`;
+  log.info(text.where({ xds: server.xdsAddress, control }));
+  if (started.control) {
+    const page = `http://${formatEndpoint(started.control)}/ui/`;
+    log.info({ page }, text.page({ page, token: token !== undefined }));
   }
-  return waitForSignal(async () => {
-    stopFaults();
-    await server.close();
-    await closeJournalFile(journalFile, log);
-  }, log);
+  if (values['withhold-first']) log.warn(text.withholding({ control }));
+  return waitForSignal(
+    async () => {
+      stopFaults();
+      await server.close();
+      await closeJournalFile(journalFile, log);
+    },
+    log,
+    text,
+  );
 }
 
+function parseQuiet(value: string | undefined): number {
+  if (value === undefined) return 200;
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < 1)
+    throw new MockIstiodError(
+      'USAGE',
+      `--resources-quiet: expected ${DURATION_HINT}, got "${value}"`,
+    );
+  return ms;
+}
+
+/** The documented bound on a graceful shutdown (docs/RELIABILITY.md#stopping). */
 const SHUTDOWN_BOUND_MS = 10_000;
 
 function waitForSignal(
   close: () => Promise<void>,
   log: { info(msg: string): void },
+  text: (typeof SERVE_TEXT)['en'],
 ): Promise<number> {
   return new Promise((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (stopping) {
-        log.info(`${signal} again: exiting now`);
+        log.info(text.exitingNow({ signal }));
         process.exit(1);
       }
       stopping = true;
-      log.info(`${signal}: shutting down (send it again to exit at once)`);
+      log.info(text.shuttingDown({ signal }));
       // A bound on the graceful part: streams get UNAVAILABLE and the journal is flushed
       // well within it; past it something is stuck, and the process must still go.
       setTimeout(() => {
-        log.info(`shutdown took longer than ${SHUTDOWN_BOUND_MS / 1000} s: exiting now`);
+        log.info(text.tooLong({ seconds: SHUTDOWN_BOUND_MS / 1000 }));
         process.exit(1);
       }, SHUTDOWN_BOUND_MS).unref();
       close().then(

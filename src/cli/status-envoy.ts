@@ -13,13 +13,14 @@
  */
 import { RESOURCE_TYPES } from '../core/types/registry.js';
 import { EnvoyAdminClient, type StatValue } from '../envoy/admin-client.js';
+import type { AdminAddress, AdminSource } from '../envoy/admin-address.js';
 
-export type AdminSource = 'flag' | 'metadata' | 'proxy-config';
-
-export interface AdminAddress {
-  url: string;
-  source: AdminSource;
-}
+export {
+  adminFromMetadata,
+  adminUrl,
+  type AdminAddress,
+  type AdminSource,
+} from '../envoy/admin-address.js';
 
 /** The per-type subscription stats shown beside the mock's view. */
 const TYPE_STATS = ['update_success', 'update_rejected', 'version_text'];
@@ -43,29 +44,6 @@ export interface EnvoySide {
   /** `state` from `/server_info`: LIVE, PRE_INITIALIZING, INITIALIZING, DRAINING. */
   state?: string;
   stats: Partial<Record<string, StatValue>>;
-}
-
-/** `127.0.0.1:15000`, `[::1]:15000`, `15000` or a URL → a URL. */
-export function adminUrl(value: string): string {
-  const trimmed = value.trim();
-  if (/^https?:\/\//.test(trimmed)) return trimmed.replace(/\/+$/, '');
-  if (/^\d+$/.test(trimmed)) return `http://127.0.0.1:${trimmed}`;
-  return `http://${trimmed}`;
-}
-
-export function adminFromMetadata(metadata: Record<string, unknown>): AdminAddress | undefined {
-  const explicit = metadata.ENVOY_ADMIN_ADDRESS;
-  if (typeof explicit === 'string' && explicit.trim() !== '') {
-    return { url: adminUrl(explicit), source: 'metadata' };
-  }
-  const proxyConfig = metadata.PROXY_CONFIG;
-  if (typeof proxyConfig === 'object' && proxyConfig !== null) {
-    const port = Number((proxyConfig as { proxyAdminPort?: unknown }).proxyAdminPort);
-    if (Number.isInteger(port) && port > 0 && port <= 65535) {
-      return { url: `http://127.0.0.1:${port}`, source: 'proxy-config' };
-    }
-  }
-  return undefined;
 }
 
 function reasonOf(err: unknown): string {

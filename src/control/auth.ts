@@ -23,13 +23,31 @@ export function controlBindProblem(host: string, token: string | undefined): str
   );
 }
 
-/** True when the request carries the token (or no token is required). */
-export function authorized(req: IncomingMessage, token: string | undefined): boolean {
+/**
+ * True when the request carries the token (or no token is required): as
+ * `Authorization: Bearer <token>`, or, where a route allows it, as `queryToken` (the
+ * `?token=` of the live page's event stream, which a browser's EventSource cannot send as a
+ * header). Compared in constant time.
+ */
+export function authorized(
+  req: IncomingMessage,
+  token: string | undefined,
+  queryToken?: string | null,
+): boolean {
   if (!token) return true;
   const header = req.headers.authorization ?? '';
   const match = /^Bearer (.+)$/i.exec(header);
-  if (!match?.[1]) return false;
-  const given = Buffer.from(match[1]);
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+  const given = match?.[1] ?? queryToken;
+  return given !== undefined && given !== null && given !== '' && sameToken(given, token);
+}
+
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The request's URL for logs, with a `?token=` hidden. */
+export function redactedUrl(url: string | undefined): string {
+  return (url ?? '/').replace(/([?&]token=)[^&#]*/g, '$1<hidden>');
 }

@@ -6,15 +6,15 @@
 import { ERROR, type Schema } from './api-schemas.js';
 import type { Route } from './router.js';
 
-/** `/control/faults/:id` → `/control/faults/{id}`. */
+/** `/control/faults/:id` → `/control/faults/{id}`; `/ui/*path` → `/ui/{path}`. */
 export function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z]+)/g, '{$1}');
+  return path.replace(/[:*]([A-Za-z]+)/g, '{$1}');
 }
 
 const json = (schema: Schema) => ({ 'application/json': { schema } });
 
 function operation(route: Route): Record<string, unknown> {
-  const params = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+  const params = [...route.path.matchAll(/[:*]([A-Za-z]+)/g)].map((m) => ({
     name: m[1],
     in: 'path',
     required: true,
@@ -31,9 +31,14 @@ function operation(route: Route): Record<string, unknown> {
       [success]: {
         description: route.summary,
         ...(route.answer ? { content: json(route.answer) } : {}),
+        ...(route.produces
+          ? { content: { [route.produces]: { schema: { type: 'string' } } } }
+          : {}),
       },
       '400': problem,
-      '401': { description: 'a token is required (Authorization: Bearer <token>)' },
+      ...(route.access === 'public'
+        ? {}
+        : { '401': { description: 'a token is required (Authorization: Bearer <token>)' } }),
       '404': problem,
     },
   };

@@ -3,7 +3,7 @@
  * with a size limit, JSON answers (pretty with `?pretty`) or text (for `/metrics`). Each
  * concern lives in its own routes file and is listed in routes.ts.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MockIstiodError } from '../util/errors.js';
 import type { Problem } from '../util/problems.js';
 import type { Schema } from './api-schemas.js';
@@ -22,14 +22,29 @@ export interface ControlRequest {
 
 export interface ControlResponse {
   status: number;
-  /** Serialised as JSON, unless `contentType` is given and `body` is a string. */
+  /** Serialised as JSON, unless `contentType` is given and `body` is a string or bytes. */
   body: unknown;
   contentType?: string;
+  /** Extra response headers (`cache-control`, …). */
+  headers?: Record<string, string>;
+  /**
+   * Takes the response over instead of `body` (a server-sent event stream): the server writes
+   * nothing itself, and `takeOver` owns `res` until it ends.
+   */
+  takeOver?: (req: IncomingMessage, res: ServerResponse) => void;
 }
+
+/**
+ * Who may call a route. `token` (the default): the control token, when one is set, as
+ * `Authorization: Bearer <token>`. `public`: anyone (the live page's own files, which hold no
+ * data). `token-or-query`: the token as the header or as `?token=` (a browser's EventSource
+ * cannot send headers).
+ */
+export type RouteAccess = 'token' | 'public' | 'token-or-query';
 
 export interface Route {
   method: Method;
-  /** `/control/faults` or `/control/faults/:id`. */
+  /** `/control/faults`, `/control/faults/:id`, or `/ui/*path` (the rest of the path). */
   path: string;
   /** One line for `GET /` (the endpoint list). */
   summary: string;
@@ -39,6 +54,9 @@ export interface Route {
   answer?: Schema;
   /** The status of its success answer, when not 200. */
   success?: 201;
+  /** The content type of its success answer, when not JSON (for the OpenAPI document). */
+  produces?: string;
+  access?: RouteAccess;
   handle(request: ControlRequest): ControlResponse | Promise<ControlResponse>;
 }
 
@@ -74,11 +92,38 @@ export function matchRoute(
 function matchPath(pattern: string, path: string): Record<string, string> | undefined {
   const want = pattern.split('/');
   const got = path.split('/');
+  const rest = want.at(-1)?.startsWith('*') ? want.length - 1 : undefined;
+  if (rest !== undefined) return matchRest(want, got, rest);
+  return matchSegments(want, got);
+}
+
+/** A pattern ending in `*name`: the segments before it, and the rest of the path as `name`. */
+function matchRest(
+  want: string[],
+  got: string[],
+  rest: number,
+): Record<string, string> | undefined {
+  if (got.length < want.length) return undefined;
+  const params = matchSegments(want.slice(0, rest), got.slice(0, rest));
+  if (!params) return undefined;
+  params[(want[rest] ?? '*').slice(1)] = got.slice(rest).map(decodeSegment).join('/');
+  return params;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function matchSegments(want: string[], got: string[]): Record<string, string> | undefined {
   if (want.length !== got.length) return undefined;
   const params: Record<string, string> = {};
   for (const [i, segment] of want.entries()) {
     const actual = got[i] ?? '';
-    if (segment.startsWith(':')) params[segment.slice(1)] = decodeURIComponent(actual);
+    if (segment.startsWith(':')) params[segment.slice(1)] = decodeSegment(actual);
     else if (segment !== actual) return undefined;
   }
   return params;

@@ -11,6 +11,7 @@ import type { Route } from './router.js';
 import { caRoutes } from './ca-routes.js';
 import type { ControlTarget } from './target.js';
 import { openApiDocument } from './openapi.js';
+import { uiRoutes } from './ui-routes.js';
 
 export function allRoutes(server: ControlTarget): Route[] {
   const routes: Route[] = [
@@ -21,6 +22,7 @@ export function allRoutes(server: ControlTarget): Route[] {
     ...resourceRoutes(server),
     ...resourceFileRoutes(server),
     ...caRoutes(server),
+    ...uiRoutes(server),
   ];
   routes.push({
     method: 'GET',

@@ -9,13 +9,14 @@ import type { StreamView } from '../core/events.js';
 import type { SnapshotChange } from '../core/snapshot.js';
 import type { FaultEngine } from '../faults/engine.js';
 import type { StreamSelector } from '../faults/model.js';
-import type { JournalEntry, JournalFilter } from '../journal/journal.js';
+import type { JournalEntry, JournalFilter, JournalSinkStatus } from '../journal/journal.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import type { SentResources } from './sent-resources.js';
+import type { UiHub, UiTarget } from './ui-hub.js';
 
 /** Withhold and release (control-routes.ts). */
 export interface Controllable {
@@ -30,6 +31,8 @@ export interface Debuggable {
   streams(): StreamView[];
   readonly withheld: boolean;
   journal(filter?: JournalFilter): JournalEntry[];
+  /** The health of the journal's sinks (a `--journal` file). */
+  journalSinks(): JournalSinkStatus[];
   /** What each stream was last sent, per type. */
   readonly sentResources: SentResources;
 }
@@ -66,6 +69,19 @@ export interface HasMetrics {
   readonly metrics: XdsMetrics;
 }
 
+/** The live page's hub, which the assembly creates and closes (ui-routes.ts). */
+export interface HasUi {
+  readonly ui: UiHub;
+}
+
 /** Everything the control API serves from. */
 export interface ControlTarget
-  extends Controllable, Debuggable, FaultTarget, ResourceTarget, HasSecurity, HasMetrics {}
+  extends
+    Controllable,
+    Debuggable,
+    FaultTarget,
+    ResourceTarget,
+    HasSecurity,
+    HasMetrics,
+    UiTarget,
+    HasUi {}

@@ -14,6 +14,7 @@ import {
 } from '../bootstrap/sidecar.js';
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
 import { freePort } from '../util/ports.js';
+import { ADMIN_ADDRESS_KEY } from './admin-address.js';
 import { waitFor, type WaitOptions } from '../util/wait.js';
 import type { PodView } from './agent-pod-view.js';
 import { PodWatch, sidecarUrls } from './pod-watch.js';
@@ -94,6 +95,11 @@ export async function startAgent(
     envoy = await startEnvoy({
       bootstrap: makeSidecarBootstrap({
         ...options.bootstrap,
+        // Tells the mock (its live page, `status`) where this Envoy's admin API is.
+        metadata: {
+          [ADMIN_ADDRESS_KEY]: `127.0.0.1:${ports.admin}`,
+          ...options.bootstrap.metadata,
+        },
         adminPort: ports.admin,
         agentPort: ports.status,
         readinessPort: ports.readiness,

@@ -28,6 +28,9 @@ const FILES = [
 ];
 
 const blocks = FILES.flatMap((file) => extractBlocks(file, readFileSync(join(REPO, file), 'utf8')));
+/** The words that say why a block is not run, in English or (docs/*.ko.md) in Korean. */
+const NO_RUN_REASON =
+  /docs tests? (do|does) not run|not run by the docs tests?|문서 테스트는 (이 블록을 |이 명령을 |이 명령들을 )?실행하지 않/i;
 const runs = (lang: string) => (b: Block) => b.lang === lang && !isNoRun(b);
 const tsBlocks = blocks.filter(runs('ts'));
 const label = (b: Block) => `${b.file}:${b.line}`;
@@ -88,7 +91,7 @@ describe('every block is run or shown on purpose', () => {
           `(shown), found "${b.lang}" (docs/docs-tests.md)`,
       );
     for (const b of blocks.filter((b) => b.file === file && isNoRun(b))) {
-      if (!/docs tests? (do|does) not run|not run by the docs tests?/i.test(b.before)) {
+      if (!NO_RUN_REASON.test(b.before)) {
         wrong.push(
           `${label(b)}: the sentence before a \`no-run\` block says why the docs tests do not ` +
             'run it (docs/docs-tests.md)',

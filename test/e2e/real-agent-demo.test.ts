@@ -1,6 +1,6 @@
 /**
  * The classroom demo with the real pilot-agent (`npm run demo -- --real-agent --free-ports
- * --step`, Enter pressed at once): the same five steps and the same evidence as with the
+ * --step`, Enter pressed at once): the same six steps and the same evidence as with the
  * emulated agent, against the mock serving TLS with its CA.
  */
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { expectDemoEvidence } from '../support/demo-evidence.js';
 import { requireIstio } from '../support/real-agent.js';
 
 describe('npm run demo -- --real-agent', () => {
-  it('walks through (a)–(e) with the real pilot-agent and the same evidence', async () => {
+  it('walks through (a)–(f) with the real pilot-agent and the same evidence', async () => {
     requireIstio();
     const lines: string[] = [];
     const results = await runDemo({

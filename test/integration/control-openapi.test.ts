@@ -13,7 +13,7 @@ const mock = useMockIstiod();
 type Schema = Record<string, unknown>;
 interface Operation {
   requestBody?: { content: { 'application/json': { schema: Schema } } };
-  responses: Record<string, { content?: { 'application/json': { schema: Schema } } }>;
+  responses: Record<string, { content?: { 'application/json'?: { schema: Schema } } }>;
 }
 interface Document {
   openapi: string;
@@ -43,9 +43,11 @@ function operationFor(doc: Document, method: string, path: string): Operation | 
 }
 
 function answerSchemas(operation: Operation): Schema[] {
-  return Object.values(operation.responses).flatMap((r) =>
-    r.content ? [r.content['application/json'].schema] : [],
-  );
+  // Only JSON answers have a schema: the live page's event stream and files have none.
+  return Object.values(operation.responses).flatMap((r) => {
+    const json = r.content?.['application/json'];
+    return json ? [json.schema] : [];
+  });
 }
 
 /** docs/api.md cut at each `### ` heading, with the `METHOD /path` pairs it names. */
@@ -73,7 +75,7 @@ describe('GET /control/openapi.json', () => {
     expect(endpoints.length).toBeGreaterThan(20);
     for (const line of endpoints) {
       const [method = '', path = ''] = line.split(' ');
-      const documented = doc.paths[path.replace(/:([A-Za-z]+)/g, '{$1}')];
+      const documented = doc.paths[path.replace(/[:*]([A-Za-z]+)/g, '{$1}')];
       expect(documented?.[method.toLowerCase()], line).toBeDefined();
     }
     const operations = Object.values(doc.paths).flatMap((m) => Object.keys(m));
@@ -98,12 +100,15 @@ describe('GET /control/openapi.json', () => {
     const applied = await post(fault);
     expect(applied.status).toBe(201);
     expect(
-      checkJson(faults?.responses['201']?.content?.['application/json'].schema ?? {}, applied.body),
+      checkJson(
+        faults?.responses['201']?.content?.['application/json']?.schema ?? {},
+        applied.body,
+      ),
     ).toEqual([]);
     const bad = await post({ scenario: 'delay', params: { ms: 'soon' } });
     expect(bad.status).toBe(400);
     expect(
-      checkJson(faults?.responses['400']?.content?.['application/json'].schema ?? {}, bad.body),
+      checkJson(faults?.responses['400']?.content?.['application/json']?.schema ?? {}, bad.body),
     ).toEqual([]);
     // The request schema refuses what the server refuses.
     expect(

@@ -29,6 +29,20 @@ describe('resolveOptions', () => {
     ]);
   });
 
+  it('remembers the language asked for (English by default) and refuses any other', () => {
+    const lang = (partial: Parameters<typeof resolveOptions>[0]) => {
+      const resolved = resolveOptions(partial);
+      return resolved.ok ? resolved.value.lang : resolved.problems;
+    };
+    expect(lang({})).toBe('en');
+    expect(lang({ lang: 'ko' })).toBe('ko');
+    expect(lang({ lang: 'fr' as never })).toEqual([
+      { path: 'lang', message: 'expected en or ko, found "fr"' },
+    ]);
+    // The live page reads it from the mock.
+    expect(createMockIstiod({ lang: 'ko', control: false }).lang).toBe('ko');
+  });
+
   it('decides once whether `resources` holds resources (the default set) or sets', () => {
     const lab = makeLabResources();
     const asSets = (resources: unknown[]) => {

@@ -1,0 +1,221 @@
+/**
+ * The Envoy admin APIs and readiness probes the live page watches, polled only while a page
+ * is open. Addresses come from each proxy's node metadata (`ENVOY_ADMIN_ADDRESS`, else
+ * Istio's `PROXY_CONFIG.proxyAdminPort` for a proxy on this machine) and from the page
+ * (`POST /ui/admins`). The pod's READY comes from probing Envoy's readiness listener
+ * (`ENVOY_STATUS_PORT` in the metadata, which pilot-agent writes) as the kubelet does, for a
+ * proxy connected over loopback.
+ *
+ * Each poll has a deadline, and an address still being polled is skipped by the next tick,
+ * so an Envoy that hangs costs one pending request, never a pile of them.
+ */
+import type { StreamView } from '../core/events.js';
+import { adminFromMetadata, adminUrl } from '../envoy/admin-address.js';
+import { EnvoyAdminClient } from '../envoy/admin-client.js';
+import { httpProbe } from '../envoy/agent-pod-view.js';
+import type { Result } from '../util/problems.js';
+import type { UiAdmin, UiAdminSource, UiEnvoyState, UiReady, UiStatSample } from './ui-events.js';
+
+/** The stats the chart draws: the ADS connection, and every subscription's updates. */
+const STATS_FILTER = String.raw`^control_plane\.connected_state$|\.update_(success|rejected)$`;
+/** At most this many stat names per sample (a proxy with thousands of clusters has as many). */
+const MAX_STATS = 64;
+
+interface Polled {
+  admin: UiAdmin;
+  state: UiEnvoyState;
+  inFlight: boolean;
+}
+
+interface Probe {
+  url: string;
+  ready: UiReady;
+  detail?: string;
+  inFlight: boolean;
+}
+
+export interface UiAdminsOptions {
+  /** Per-request deadline (default 800 ms). */
+  timeoutMs?: number;
+  /** Called with each sample, and when what a proxy row shows changed. */
+  onSample(sample: UiStatSample): void;
+  onChange(): void;
+}
+
+/** The loopback host of a gRPC peer (`127.0.0.1:5000`, `ipv6:[::1]:5000`), or undefined. */
+export function loopbackPeer(peer: string): boolean {
+  const host = peer.replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
+  const bare = host.replace(/^\[|\]$/g, '');
+  return bare.startsWith('127.') || bare === '::1' || bare.startsWith('::ffff:127.');
+}
+
+/** Checks a user's admin address and turns it into a URL. */
+export function parseAdminAddress(input: unknown): Result<string> {
+  if (typeof input !== 'string' || input.trim() === '') {
+    const message = 'expected an admin address such as "127.0.0.1:15000" or "localhost:15000"';
+    return { ok: false, problems: [{ path: 'address', message }] };
+  }
+  const url = adminUrl(input);
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' || parsed.port === '' || parsed.pathname !== '/')
+      throw new Error('not host:port');
+    return { ok: true, value: `http://${parsed.host}` };
+  } catch {
+    const message = `expected host:port (an Envoy admin API, such as 127.0.0.1:15000), got ${JSON.stringify(input)}`;
+    return { ok: false, problems: [{ path: 'address', message }] };
+  }
+}
+
+function reasonOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  if (cause?.code) return cause.code;
+  if (err instanceof Error && err.name === 'TimeoutError') return 'no answer in time';
+  if (err instanceof SyntaxError) return 'not an Envoy admin API (no JSON)';
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class UiAdmins {
+  private readonly user = new Set<string>();
+  private readonly polled = new Map<string, Polled>();
+  private readonly probes = new Map<string, Probe>();
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: UiAdminsOptions) {
+    this.timeoutMs = options.timeoutMs ?? 800;
+  }
+
+  add(url: string): UiAdmin {
+    this.user.add(url);
+    return this.entry(url, 'user').admin;
+  }
+
+  remove(url: string): boolean {
+    const had = this.user.delete(url);
+    if (had && this.polled.get(url)?.admin.source === 'user') this.polled.delete(url);
+    return had;
+  }
+
+  list(): UiAdmin[] {
+    return [...this.polled.values()].map((p) => ({ ...p.admin }));
+  }
+
+  /** What a proxy's row shows of its Envoy and its readiness. */
+  extras(stream: StreamView): { ready: UiReady; readyDetail?: string; envoy: UiEnvoyState } {
+    const probe = this.probes.get(stream.connectionId);
+    const polled = this.forNode(stream.proxy.nodeId);
+    return {
+      ready: probe?.ready ?? 'unknown',
+      ...(probe?.detail !== undefined && { readyDetail: probe.detail }),
+      envoy: polled ? { ...polled.state } : {},
+    };
+  }
+
+  /** One round: every known admin API and readiness probe not still busy from the last. */
+  tick(streams: readonly StreamView[]): void {
+    const live = new Set<string>();
+    for (const stream of streams) {
+      live.add(stream.connectionId);
+      this.discover(stream);
+    }
+    for (const id of this.probes.keys()) if (!live.has(id)) this.probes.delete(id);
+    for (const polled of this.polled.values()) {
+      if (!polled.inFlight) void this.poll(polled);
+    }
+    for (const probe of this.probes.values()) {
+      if (!probe.inFlight) void this.probe(probe);
+    }
+  }
+
+  private forNode(nodeId: string): Polled | undefined {
+    for (const polled of this.polled.values()) if (polled.admin.nodeId === nodeId) return polled;
+    return undefined;
+  }
+
+  private entry(url: string, source: UiAdminSource, nodeId?: string): Polled {
+    let polled = this.polled.get(url);
+    if (!polled) {
+      polled = {
+        admin: { admin: url, source, reachable: false, ...(nodeId && { nodeId }) },
+        state: { admin: url, adminSource: source },
+        inFlight: false,
+      };
+      this.polled.set(url, polled);
+    }
+    return polled;
+  }
+
+  private discover(stream: StreamView): void {
+    const { metadata, nodeId } = stream.proxy;
+    const found = adminFromMetadata(metadata);
+    const local = loopbackPeer(stream.peer);
+    if (found && (found.source === 'metadata' || local)) {
+      this.entry(found.url, found.source === 'metadata' ? 'metadata' : 'proxy-config', nodeId);
+    }
+    const port = Number(metadata.ENVOY_STATUS_PORT);
+    if (local && Number.isInteger(port) && port > 0 && !this.probes.has(stream.connectionId)) {
+      const url = `http://127.0.0.1:${port}/healthz/ready`;
+      this.probes.set(stream.connectionId, { url, ready: 'unknown', inFlight: false });
+    }
+  }
+
+  private async poll(polled: Polled): Promise<void> {
+    polled.inFlight = true;
+    const url = polled.admin.admin;
+    const client = new EnvoyAdminClient(url, { requestTimeoutMs: this.timeoutMs });
+    const query = new URLSearchParams({ format: 'json', filter: STATS_FILTER }).toString();
+    try {
+      const [info, ready, stats] = await Promise.all([
+        client.get('/server_info'),
+        client.ready(),
+        client.get(`/stats?${query}`),
+      ]);
+      const server = JSON.parse(info.body) as { state?: string; node?: { id?: string } };
+      const values = statValues(JSON.parse(stats.body) as StatsJson);
+      const nodeId = server.node?.id ?? polled.admin.nodeId;
+      polled.admin = { ...polled.admin, reachable: true, ...(nodeId && { nodeId }) };
+      delete polled.admin.error;
+      polled.state = {
+        admin: url,
+        adminSource: polled.admin.source,
+        ...(server.state !== undefined && { state: server.state }),
+        ready,
+        polledAt: new Date().toISOString(),
+      };
+      this.options.onSample({ at: Date.now(), admin: url, ...(nodeId && { nodeId }), values });
+    } catch (err) {
+      const error = reasonOf(err);
+      polled.admin = { ...polled.admin, reachable: false, error };
+      polled.state = { admin: url, adminSource: polled.admin.source, error };
+    } finally {
+      polled.inFlight = false;
+    }
+    this.options.onChange();
+  }
+
+  private async probe(probe: Probe): Promise<void> {
+    probe.inFlight = true;
+    const outcome = await httpProbe(probe.url, this.timeoutMs);
+    probe.inFlight = false;
+    const ready: UiReady = outcome.ok ? '2/2' : '1/2';
+    if (ready === probe.ready && outcome.detail === probe.detail) return;
+    probe.ready = ready;
+    probe.detail = outcome.detail;
+    this.options.onChange();
+  }
+}
+
+interface StatsJson {
+  stats?: { name?: string; value?: unknown }[];
+}
+
+function statValues(json: StatsJson): Record<string, number> {
+  const values: Record<string, number> = {};
+  let count = 0;
+  for (const { name, value } of json.stats ?? []) {
+    if (typeof name !== 'string' || typeof value !== 'number') continue;
+    if (++count > MAX_STATS) break;
+    values[name] = value;
+  }
+  return values;
+}

@@ -1,0 +1,345 @@
+/**
+ * The live page's side of the server: every open page (`GET /ui/events`) gets a snapshot,
+ * then what changed, batched every `flushMs`. It listens to the server only while a page is
+ * open: with none, no journal sink, no fault or state listener, no timer and no polling
+ * exist, so the xDS path pays nothing. While pages are open, the xDS path pays one array push
+ * per journal entry; rows, JSON and writes happen in the batch, once for all pages.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerEventEmitter, StreamView } from '../core/events.js';
+import type { FaultEngine } from '../faults/engine.js';
+import type { FaultInfo } from '../faults/model.js';
+import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
+import { UiAdmins } from './ui-admins.js';
+import { sseFrame, UiClient, type UiClientInfo, type UiClientOptions } from './ui-client.js';
+import {
+  UI_EVENTS_VERSION,
+  UI_SNAPSHOT_JOURNAL,
+  UI_SNAPSHOT_SAMPLES,
+  type UiFaultMarker,
+  type UiServerState,
+  type UiSnapshot,
+  type UiStatSample,
+} from './ui-events.js';
+import {
+  catalogue,
+  faultRow,
+  holdingFaults,
+  isWaiting,
+  journalRow,
+  openRequests,
+  proxyRow,
+  UI_COLUMNS,
+} from './ui-views.js';
+
+/** The live page's events : what the server does, read only while a page is open. */
+export interface UiTarget {
+  readonly events: ServerEventEmitter;
+  readonly faults: FaultEngine;
+  readonly journalStore: Pick<Journal, 'addSink'>;
+  journal(filter?: JournalFilter): JournalEntry[];
+  streams(): StreamView[];
+  readonly withheld: boolean;
+  readonly serving: boolean;
+}
+
+export interface UiHubOptions {
+  /** How often changes go out (default 200 ms). */
+  flushMs?: number;
+  /** How often admin APIs and readiness probes are polled (default 1 s). */
+  pollMs?: number;
+  /** Per-request deadline of a poll (default 800 ms). */
+  pollTimeoutMs?: number;
+  /** Journal entries per batch at most; the rest are counted as dropped (default 200). */
+  maxBatch?: number;
+  client?: UiClientOptions;
+  /** The mock's language, the page's default (`en`, `ko`). */
+  lang?: string;
+  /** The addresses to show (known once the server listens). */
+  addresses?: () => UiSnapshot['addresses'];
+}
+
+const FAULT_ACTIONS = ['applied', 'activated', 'done', 'removed'] as const;
+
+/** The share of the event loop's time the batches may take (see `flush`). */
+const FLUSH_BUDGET = 0.02;
+/** …but a page hears from the mock at least this often. */
+const MAX_DELAY_MS = 5_000;
+
+export class UiHub {
+  readonly admins: UiAdmins;
+  private readonly clients = new Set<UiClient>();
+  private nextId = 0;
+  private detach: (() => void) | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private batch: JournalEntry[] = [];
+  private readonly waiting = new Set<number>();
+  private droppedEntries = 0;
+  private readonly dirty = new Set<string>();
+  private extrasChanged = false;
+  private readonly rowJson = new Map<string, string>();
+  private markers: UiFaultMarker[] = [];
+  private faultsChanged = false;
+  private stateChanged = false;
+  private holding: FaultInfo[] = [];
+  private samples: UiStatSample[] = [];
+  private readonly history = new Map<string, UiStatSample[]>();
+  private adminsJson = '[]';
+  private readonly flushMs: number;
+  /** When the next batch may go out: later after an expensive one (see `flush`). */
+  private nextDelayMs: number;
+  private readonly pollMs: number;
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly target: UiTarget,
+    private readonly options: UiHubOptions = {},
+  ) {
+    this.flushMs = options.flushMs ?? 200;
+    this.nextDelayMs = this.flushMs;
+    this.pollMs = options.pollMs ?? 1_000;
+    this.maxBatch = options.maxBatch ?? 200;
+    this.admins = new UiAdmins({
+      timeoutMs: options.pollTimeoutMs,
+      onSample: (sample) => this.addSample(sample),
+      onChange: () => {
+        this.extrasChanged = true;
+        this.schedule();
+      },
+    });
+  }
+
+  /** Whether any page is open (and so whether the hub listens to the server). */
+  get listening(): boolean {
+    return this.detach !== undefined;
+  }
+
+  /** Serves one page's event stream until it goes away. */
+  connect(_req: IncomingMessage, res: ServerResponse): void {
+    // Whatever is pending goes to the pages already open, so that the snapshot below is the
+    // newcomer's whole starting point.
+    this.flush();
+    const client = new UiClient(
+      ++this.nextId,
+      res,
+      () => this.snapshotFrame(),
+      this.options.client,
+    );
+    if (this.clients.size === 0) this.attach();
+    this.clients.add(client);
+    res.on('close', () => {
+      this.clients.delete(client);
+      if (this.clients.size === 0) this.stop();
+    });
+    client.offer(this.snapshotFrame());
+  }
+
+  clientInfo(): UiClientInfo[] {
+    return [...this.clients].map((c) => c.info());
+  }
+
+  snapshot(): UiSnapshot {
+    const streams = this.target.streams();
+    const views = new Map(streams.map((s) => [s.connectionId, s]));
+    const entries = this.target.journal({ limit: UI_SNAPSHOT_JOURNAL });
+    const open = openRequests(entries, this.target.withheld, this.holding);
+    return {
+      version: UI_EVENTS_VERSION,
+      at: new Date().toISOString(),
+      ...(this.options.lang !== undefined && { lang: this.options.lang }),
+      addresses: this.options.addresses?.() ?? {},
+      state: this.state(),
+      columns: UI_COLUMNS,
+      proxies: streams.map((s) => proxyRow(s, this.admins.extras(s))),
+      faults: this.target.faults.list().map(faultRow),
+      journal: entries.map((e) => journalRow(e, views.get(e.connectionId ?? ''), open.has(e.seq))),
+      stats: [...this.history.values()].flat().sort((a, b) => a.at - b.at),
+      admins: this.admins.list(),
+      catalogue: catalogue(),
+    };
+  }
+
+  /** Something a page should see at once (an admin address added or removed). */
+  adminsChanged(): void {
+    this.extrasChanged = true;
+    if (this.listening) {
+      this.admins.tick(this.target.streams());
+      this.schedule();
+    }
+  }
+
+  close(): void {
+    for (const client of this.clients) client.close();
+    this.clients.clear();
+    this.stop();
+  }
+
+  private state(): UiServerState {
+    return { withheld: this.target.withheld, serving: this.target.serving };
+  }
+
+  private snapshotFrame(): string {
+    return sseFrame('snapshot', this.snapshot());
+  }
+
+  private attach(): void {
+    const { target } = this;
+    const offJournal = target.journalStore.addSink((entry) => this.onEntry(entry));
+    const onFault = FAULT_ACTIONS.map((action) => {
+      const listener = (fault: FaultInfo) => this.onFault(action, fault);
+      target.faults.events.on(action, listener);
+      return () => target.faults.events.off(action, listener);
+    });
+    const onState = () => {
+      this.stateChanged = true;
+      this.schedule();
+    };
+    target.events.on('state', onState);
+    this.holding = holdingFaults(target.faults.list());
+    const poll = setInterval(() => this.admins.tick(target.streams()), this.pollMs);
+    poll.unref();
+    this.admins.tick(target.streams());
+    this.detach = () => {
+      clearInterval(poll);
+      offJournal();
+      for (const off of onFault) off();
+      target.events.off('state', onState);
+    };
+  }
+
+  private stop(): void {
+    this.detach?.();
+    this.detach = undefined;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.batch = [];
+    this.waiting.clear();
+    this.dirty.clear();
+    this.rowJson.clear();
+    this.markers = [];
+    this.samples = [];
+    this.droppedEntries = 0;
+  }
+
+  /**
+   * On the xDS path: keep it to a push and a set insertion. A batch keeps the newest
+   * `maxBatch` entries (so the diagram ends where the exchange is); older ones are counted
+   * as dropped, trimmed in chunks so that the batch stays under twice that.
+   */
+  private onEntry(entry: JournalEntry): void {
+    if (entry.connectionId !== undefined) this.dirty.add(entry.connectionId);
+    this.batch.push(entry);
+    if (isWaiting(entry, this.target.withheld, this.holding)) this.waiting.add(entry.seq);
+    if (this.batch.length >= 2 * this.maxBatch) this.trimBatch();
+    this.schedule();
+  }
+
+  private trimBatch(): void {
+    const extra = this.batch.length - this.maxBatch;
+    if (extra <= 0) return;
+    for (const entry of this.batch.splice(0, extra)) this.waiting.delete(entry.seq);
+    this.droppedEntries += extra;
+  }
+
+  private onFault(action: UiFaultMarker['action'], fault: FaultInfo): void {
+    this.markers.push({ action, time: new Date().toISOString(), fault: faultRow(fault) });
+    this.faultsChanged = true;
+    this.holding = holdingFaults(this.target.faults.list());
+    this.schedule();
+  }
+
+  private addSample(sample: UiStatSample): void {
+    const list = this.history.get(sample.admin) ?? [];
+    list.push(sample);
+    if (list.length > UI_SNAPSHOT_SAMPLES) list.shift();
+    this.history.set(sample.admin, list);
+    this.samples.push(sample);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.flushTimer || this.clients.size === 0) return;
+    this.flushTimer = setTimeout(() => this.flush(), this.nextDelayMs);
+  }
+
+  /**
+   * Sends what changed to every page. It shares the event loop with the xDS streams, so its
+   * cost is budgeted: after a batch that took `c` ms the next waits at least `c / BUDGET` ms
+   * (a push to 1,000 streams changes 1,000 rows; building them every 200 ms would take a
+   * visible share of the push's time). Pages see large changes less often, never late by more
+   * than a few batches' worth.
+   */
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.clients.size === 0) return;
+    const started = performance.now();
+    this.send();
+    const cost = performance.now() - started;
+    this.nextDelayMs = Math.min(MAX_DELAY_MS, Math.max(this.flushMs, cost / FLUSH_BUDGET));
+  }
+
+  private send(): void {
+    const frames = [...this.controlFrames(), ...this.journalFrames(), ...this.rowFrames()];
+    if (this.samples.length > 0) frames.push(sseFrame('stats', this.samples.splice(0)));
+    const admins = JSON.stringify(this.admins.list());
+    if (admins !== this.adminsJson) {
+      this.adminsJson = admins;
+      frames.push(`event: admins\ndata: ${admins}\n\n`);
+    }
+    for (const client of this.clients) for (const frame of frames) client.offer(frame);
+  }
+
+  private controlFrames(): string[] {
+    const frames: string[] = [];
+    if (this.stateChanged) frames.push(sseFrame('state', this.state()));
+    this.stateChanged = false;
+    for (const marker of this.markers.splice(0)) frames.push(sseFrame('fault', marker));
+    if (this.faultsChanged) {
+      frames.push(sseFrame('faults', this.target.faults.list().map(faultRow)));
+    }
+    this.faultsChanged = false;
+    return frames;
+  }
+
+  private journalFrames(): string[] {
+    if (this.batch.length === 0 && this.droppedEntries === 0) return [];
+    this.trimBatch();
+    const views = this.views();
+    const entries = this.batch.map((e) =>
+      journalRow(e, views.get(e.connectionId ?? ''), this.waiting.has(e.seq)),
+    );
+    const frame = sseFrame('journal', { entries, dropped: this.droppedEntries });
+    this.batch = [];
+    this.waiting.clear();
+    this.droppedEntries = 0;
+    return [frame];
+  }
+
+  private rowFrames(): string[] {
+    if (this.dirty.size === 0 && !this.extrasChanged) return [];
+    const streams = this.target.streams();
+    const live = new Set<string>();
+    const changed: string[] = [];
+    for (const stream of streams) {
+      live.add(stream.connectionId);
+      if (!this.extrasChanged && !this.dirty.has(stream.connectionId)) continue;
+      const json = JSON.stringify(proxyRow(stream, this.admins.extras(stream)));
+      if (this.rowJson.get(stream.connectionId) === json) continue;
+      this.rowJson.set(stream.connectionId, json);
+      changed.push(json);
+    }
+    const gone = [...this.dirty].filter((id) => !live.has(id));
+    for (const id of gone) this.rowJson.delete(id);
+    this.dirty.clear();
+    this.extrasChanged = false;
+    const frames: string[] = [];
+    if (changed.length > 0) frames.push(`event: proxies\ndata: [${changed.join(',')}]\n\n`);
+    if (gone.length > 0) frames.push(sseFrame('proxy-gone', { connectionIds: gone }));
+    return frames;
+  }
+
+  private views(): Map<string, StreamView> {
+    return new Map(this.target.streams().map((s) => [s.connectionId, s]));
+  }
+}

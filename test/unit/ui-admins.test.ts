@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { loopbackPeer, parseAdminAddress } from '../../src/control/ui-admins.js';
+import { matchRoute, type Route } from '../../src/control/router.js';
+import { redactedUrl } from '../../src/control/auth.js';
+
+describe('admin addresses the page adds', () => {
+  it('takes host:port, a bare port or an http URL, as a URL', () => {
+    expect(parseAdminAddress('127.0.0.1:15000')).toEqual({
+      ok: true,
+      value: 'http://127.0.0.1:15000',
+    });
+    expect(parseAdminAddress(' 15000 ')).toEqual({ ok: true, value: 'http://127.0.0.1:15000' });
+    expect(parseAdminAddress('[::1]:15000')).toEqual({ ok: true, value: 'http://[::1]:15000' });
+    expect(parseAdminAddress('http://localhost:9901/')).toEqual({
+      ok: true,
+      value: 'http://localhost:9901',
+    });
+  });
+
+  it('refuses anything else, naming the field', () => {
+    for (const bad of ['', 'localhost', 'http://x:1/stats', 'https://x:1', 42, null]) {
+      const result = parseAdminAddress(bad);
+      expect(result.ok, JSON.stringify(bad)).toBe(false);
+      if (!result.ok) expect(result.problems[0]?.path).toBe('address');
+    }
+  });
+});
+
+describe('loopbackPeer', () => {
+  it('tells a proxy on this machine from one elsewhere, in the forms gRPC gives', () => {
+    for (const peer of ['127.0.0.1:5000', 'ipv4:127.0.0.1:5000', '[::1]:5000', 'ipv6:[::1]:5000'])
+      expect(loopbackPeer(peer), peer).toBe(true);
+    for (const peer of ['10.0.0.1:5000', 'ipv4:192.168.1.2:5000', '[fe80::1]:5000'])
+      expect(loopbackPeer(peer), peer).toBe(false);
+  });
+});
+
+describe('routes with the rest of the path (/ui/*path)', () => {
+  const route = (path: string): Route => ({
+    method: 'GET',
+    path,
+    summary: path,
+    handle: () => ({ status: 200, body: null }),
+  });
+  const routes = [route('/ui/events'), route('/ui/*path')];
+
+  it('prefers an exact route, and hands the rest over decoded', () => {
+    expect(matchRoute(routes, 'GET', '/ui/events')).toMatchObject({
+      route: { path: '/ui/events' },
+    });
+    expect(matchRoute(routes, 'GET', '/ui/assets/a%20b.js')).toMatchObject({
+      params: { path: 'assets/a b.js' },
+    });
+    expect(matchRoute(routes, 'GET', '/ui/')).toMatchObject({ params: { path: '' } });
+    expect(matchRoute(routes, 'GET', '/ui')).toBeUndefined();
+    expect(matchRoute(routes, 'POST', '/ui/x')).toEqual({ allowed: ['GET'] });
+  });
+
+  it('keeps a bad escape as it is instead of failing', () => {
+    expect(matchRoute(routes, 'GET', '/ui/%E0%A4%A')).toMatchObject({
+      params: { path: '%E0%A4%A' },
+    });
+  });
+});
+
+describe('redactedUrl', () => {
+  it('hides a ?token= in the logs', () => {
+    expect(redactedUrl('/ui/events?token=s3cret&x=1')).toBe('/ui/events?token=<hidden>&x=1');
+    expect(redactedUrl('/ui/events?a=1&token=s3cret')).toBe('/ui/events?a=1&token=<hidden>');
+  });
+});

@@ -39,14 +39,14 @@ export function createXdsMetrics(events: ServerEventEmitter, sources: MetricsSou
   const mock = createMockMetrics(registry, sources);
   const convergence = new ConvergenceTracker((seconds) => istiod.converged(seconds));
   const handlers = listeners(istiod, mock, convergence, sources);
-  for (const [event, handler] of handlers) events.on(event, handler as never);
+  for (const [event, handler] of handlers) events.on(event, handler);
   return {
     registry,
     contentType: registry.contentType,
     text: () => registry.metrics(),
     faultApplied: (scenario) => mock.faultApplied(scenario),
     detach() {
-      for (const [event, handler] of handlers) events.off(event, handler as never);
+      for (const [event, handler] of handlers) events.off(event, handler);
     },
   };
 }

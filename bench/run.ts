@@ -4,7 +4,7 @@
  * and the go-control-plane peer, writes `bench/results/<profile>.json` and refreshes that
  * profile's table in docs/BENCHMARKS.md. See docs/BENCHMARKS.md for what each figure means.
  *
- *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,ui] [--servers mock,peer] [--no-pin]
+ *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui] [--servers mock,peer] [--no-pin]
  *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { envoyLiveScenario } from './scenarios/envoy-live.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { setSizeScenario } from './scenarios/set-size.js';
 import { slowConsumerScenario } from './scenarios/slow-consumer.js';
+import { startUpScenario } from './scenarios/start-up.js';
 import { uiPageScenario } from './scenarios/ui-page.js';
 
 const SCENARIOS = {
@@ -31,6 +32,7 @@ const SCENARIOS = {
   slow: slowConsumerScenario,
   sizes: setSizeScenario,
   envoy: envoyLiveScenario,
+  start: startUpScenario,
   ui: uiPageScenario,
 } as const;
 type ScenarioName = keyof typeof SCENARIOS;

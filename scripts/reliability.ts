@@ -1,8 +1,12 @@
 /**
  * The reliability figures of docs/RELIABILITY.md, at full size: a seeded fuzz of both ADS
- * methods and 10,000 connect/disconnect cycles with the heap measured before and after.
+ * methods and 10,000 connect/disconnect cycles with the heap measured before and after, and
+ * the parts in scripts/reliability/ (`--only <part>[,<part>…]` runs some of them).
  *
  *   npx tsx scripts/reliability.ts [--cases 5000] [--cycles 10000] [--seed 20261130]
+ *   npx tsx scripts/reliability.ts --only ads-fuzz,ca-fuzz,control-fuzz,ca-attacks \
+ *     [--ads-cases 20000] [--ca-cases 30000] [--control-cases 60000] [--attack-rounds 20]
+ *   npx tsx scripts/reliability.ts --only concurrent,files,own-faults
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -11,12 +15,23 @@ import { waitFor } from '../src/util/wait.js';
 import { churn, settledHeap } from '../test/support/churn.js';
 import { fuzzCase } from '../test/support/fuzz-inputs.js';
 import { RawAdsClient, seededRandom } from '../test/support/raw-ads.js';
+import { fuzzAdsPart, fuzzCaPart, fuzzControlPart, type PartResult } from './reliability/fuzz.js';
+import { caAttacksPart } from './reliability/ca-attacks.js';
+import { concurrentRun } from './reliability/concurrent.js';
+import { ownFaultsRun } from './reliability/own-faults.js';
+import { filesRun } from './reliability/files.js';
 
 const { values } = parseArgs({
   options: {
     cases: { type: 'string', default: '5000' },
     cycles: { type: 'string', default: '10000' },
     seed: { type: 'string', default: '20261130' },
+    only: { type: 'string' },
+    // rel-fuzz: fuzz at scale, the CA under attack (scripts/reliability/fuzz.ts, ca-attacks.ts)
+    'ads-cases': { type: 'string', default: '20000' },
+    'ca-cases': { type: 'string', default: '30000' },
+    'control-cases': { type: 'string', default: '60000' },
+    'attack-rounds': { type: 'string', default: '20' },
   },
 });
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -60,5 +75,29 @@ async function churnRun(cycles: number): Promise<void> {
   await server.close();
 }
 
-await fuzz(Number(values.cases), Number(values.seed));
-await churnRun(Number(values.cycles));
+const seed = Number(values.seed);
+const problemIf = (bad: boolean) => ({ problems: bad ? 1 : 0 });
+const parts: Record<string, () => Promise<Pick<PartResult, 'problems'> | void>> = {
+  fuzz: () => fuzz(Number(values.cases), seed),
+  churn: () => churnRun(Number(values.cycles)),
+  'ads-fuzz': () => fuzzAdsPart(Number(values['ads-cases']), seed),
+  'ca-fuzz': () => fuzzCaPart(Number(values['ca-cases']), seed),
+  'control-fuzz': () => fuzzControlPart(Number(values['control-cases']), seed),
+  'ca-attacks': () => caAttacksPart(Number(values['attack-rounds'])),
+  // Issue 16, items 3-5: each run returns false when it found a problem.
+  concurrent: async () => problemIf(!(await concurrentRun(50, 100, 20261201))),
+  files: async () => problemIf(!(await filesRun(200, 20261201))),
+  'own-faults': async () => problemIf(!(await ownFaultsRun(10, 1000))),
+};
+const chosen = values.only?.split(',') ?? ['fuzz', 'churn'];
+const unknown = chosen.filter((name) => !(name in parts));
+if (unknown.length > 0) {
+  console.error(`unknown part ${unknown.join(', ')}; parts: ${Object.keys(parts).join(', ')}`);
+  process.exit(2);
+}
+let failed = 0;
+for (const name of chosen) {
+  const result = await parts[name]?.();
+  if (result) failed += result.problems;
+}
+process.exitCode = failed > 0 ? 1 : 0;

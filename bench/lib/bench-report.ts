@@ -3,6 +3,7 @@ import type { EnvoyLiveResult } from '../scenarios/envoy-live.js';
 import type { FleetResults } from '../scenarios/fleet.js';
 import type { SetSizeRun } from '../scenarios/set-size.js';
 import type { SlowConsumerRun } from '../scenarios/slow-consumer.js';
+import type { StartUpResult } from '../scenarios/start-up.js';
 import type { MachineInfo } from './proc.js';
 import type { Profile } from './profile.js';
 
@@ -18,5 +19,6 @@ export interface BenchReport {
     slow?: SlowConsumerRun[] | { error: string };
     sizes?: SetSizeRun[] | { error: string };
     envoy?: EnvoyLiveResult | { error: string };
+    start?: StartUpResult | { error: string };
   };
 }

@@ -11,6 +11,7 @@ import type { SlowConsumerRun } from '../scenarios/slow-consumer.js';
 import { writeFormatted } from './format.js';
 import type { BenchReport } from './bench-report.js';
 import { checkTargets } from './targets.js';
+import { startUpLines } from './start-up-report.js';
 
 export type { BenchReport } from './bench-report.js';
 
@@ -230,6 +231,7 @@ export function renderReport(report: BenchReport): string {
   section('slow consumer', results.slow, slowRows);
   section('set size', results.sizes, sizeRows);
   section('envoy', results.envoy, envoyRows);
+  section('start-up', results.start, () => []); // its own table, below
   const minutes = (Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 60_000;
   const shared =
     machine.loadAverage > 0.5 ? ' — the machine was shared with other work during the run' : '';
@@ -245,6 +247,7 @@ export function renderReport(report: BenchReport): string {
     ...checkTargets(report).map(
       (t) => `- ${t.met === undefined ? '➖' : t.met ? '✅' : '❌'} ${t.target}: ${t.detail}`,
     ),
+    ...(results.start && !isError(results.start) ? ['', ...startUpLines(results.start)] : []),
     ...(errors.length > 0 ? ['', ...errors] : []),
   ];
   return lines.join('\n');

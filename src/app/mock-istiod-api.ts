@@ -10,7 +10,12 @@ import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { Snapshot, SnapshotChange } from '../core/snapshot.js';
 import type { FaultEngine } from '../faults/engine.js';
 import type { StreamSelector } from '../faults/model.js';
-import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
+import type {
+  Journal,
+  JournalEntry,
+  JournalFilter,
+  JournalSinkStatus,
+} from '../journal/journal.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
@@ -54,6 +59,8 @@ export interface MockIstiod {
   streams(): StreamView[];
   /** Every request and response so far (bounded: the oldest entries drop first). */
   journal(filter?: JournalFilter): JournalEntry[];
+  /** The health of the journal's sinks that report it (`GET /debug/journal/sinks`). */
+  journalSinks(): JournalSinkStatus[];
   /** The journal itself, to add sinks (e.g. a JSONL file) or clear it. */
   readonly journalStore: Journal;
   /** This server's Prometheus metrics (its own registry; served on `/metrics`). */

@@ -18,6 +18,7 @@ import {
   Journal,
   type JournalEntry,
   type JournalFilter,
+  type JournalSinkStatus,
 } from '../journal/journal.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
@@ -176,9 +177,10 @@ class MockIstiodImpl implements MockIstiod {
       throw new MockIstiodError('CLOSED', `cannot start: mock istiod is ${this.state}`);
     this.state = 'starting';
     try {
-      const security = await prepareSecurity(this.options.security, this.options.logger, (r) =>
-        this.events.emit('auth-refused', r),
-      );
+      const security = await prepareSecurity(this.options.security, this.options.logger, {
+        onRefused: (r) => this.events.emit('auth-refused', r),
+        onCsr: (outcome) => this.events.emit('csr', outcome),
+      });
       this.prepared = security;
       const xdsPort = await this.ads.listen(this.options.xds, {
         credentials: security.credentials,
@@ -196,7 +198,7 @@ class MockIstiodImpl implements MockIstiod {
       }
       this.started = { xds: { host: this.options.xds.host, port: xdsPort }, control };
       this.state = 'running';
-      if (this.options.watchResources) this.resources.watch();
+      if (this.options.watchResources) this.resources.watch(this.options.resourcesQuietMs);
       this.options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
       if (security.tls) {
         this.options.logger.info(
@@ -280,6 +282,10 @@ class MockIstiodImpl implements MockIstiod {
 
   journal(filter?: JournalFilter): JournalEntry[] {
     return this.journalStore.query(filter);
+  }
+
+  journalSinks(): JournalSinkStatus[] {
+    return this.journalStore.sinkStatus();
   }
 
   streams(): StreamView[] {

@@ -35,6 +35,11 @@ export interface MockIstiodOptions {
   resourcesPath: string | undefined;
   /** Reload `resourcesPath` when its files change. */
   watchResources: boolean;
+  /**
+   * How long the files must be left alone before a change is reloaded, in milliseconds
+   * (default 200). Raise it for writers that pause in the middle of a file.
+   */
+  resourcesQuietMs: number;
   /** Accept streams but send nothing until `release()`. */
   withholdFirst: boolean;
   /** A pino logger; silent by default. */
@@ -87,6 +92,7 @@ export function defaultOptions(): MockIstiodOptions {
     resources: makeLabResources(),
     resourcesPath: undefined,
     watchResources: true,
+    resourcesQuietMs: 200,
     withholdFirst: false,
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
@@ -137,6 +143,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'journalSize',
       message: `expected a positive integer, found ${String(options.journalSize)}`,
+    });
+  }
+  if (!Number.isInteger(options.resourcesQuietMs) || options.resourcesQuietMs < 1) {
+    problems.push({
+      path: 'resourcesQuietMs',
+      message: `expected a positive integer (milliseconds), found ${String(options.resourcesQuietMs)}`,
     });
   }
   if (!isLang(options.lang)) {

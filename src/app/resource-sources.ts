@@ -70,8 +70,8 @@ export class ResourceSources {
     this.apiStatus = apiStatus(referenceWarnings(this.from.startup));
   }
 
-  watch(): void {
-    this.files?.watch();
+  watch(quietMs?: number): void {
+    this.files?.watch(quietMs);
   }
 
   close(): void {

@@ -1,7 +1,11 @@
 /**
  * Renders a bootstrap (or any Envoy config object) as YAML or JSON text for Envoy's `-c`.
  */
-import { Document, visit } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** Loaded on first use: start-up does not pay for the YAML writer when nothing is rendered. */
+const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 
 export type BootstrapFormat = 'yaml' | 'json';
 
@@ -23,6 +27,7 @@ export function renderBootstrap(
   options: RenderOptions = {},
 ): string {
   if (format === 'json') return `${JSON.stringify(config, null, 2)}\n`;
+  const { Document, visit } = yaml();
   const doc = new Document(config);
   visit(doc, {
     Scalar(_key, node) {

@@ -1,17 +1,13 @@
 /**
- * `istio.v1.auth.IstioCertificateService` from this project's `proto/istio-ca.proto`, loaded
- * with @grpc/proto-loader (once, on first use): the service definition the server adds beside
- * ADS, and a client constructor for tests and tools.
+ * `istio.v1.auth.IstioCertificateService` from this project's `proto/istio-ca.proto` (loaded
+ * with Envoy's types, src/xds/protos.ts): the service definition the server adds beside ADS,
+ * and a client for tests and tools. Messages convert as @grpc/proto-loader would convert them
+ * with these options: snake_case fields, int64 as a number, defaults filled in.
  */
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { packageRoot } from '../util/package-root.js';
+import type protobuf from 'protobufjs';
+import { envoyRoot } from '../xds/protos.js';
 
-const require = createRequire(import.meta.url);
-
-export const CA_PROTO_FILE = 'istio-ca.proto';
 export const CREATE_CERTIFICATE_PATH = '/istio.v1.auth.IstioCertificateService/CreateCertificate';
 
 /** The request as proto-loader hands it over (snake_case fields, int64 as a number). */
@@ -34,38 +30,42 @@ export type CaClient = grpc.Client & {
   ): grpc.ClientUnaryCall;
 };
 
-interface CaClientConstructor {
-  new (
-    address: string,
-    credentials: grpc.ChannelCredentials,
-    options?: grpc.ClientOptions,
-  ): CaClient;
-  service: grpc.ServiceDefinition;
+const TO_OBJECT: protobuf.IConversionOptions = {
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+function serialize(type: protobuf.Type) {
+  return (value: object) => Buffer.from(type.encode(type.fromObject(value)).finish());
 }
 
-let loaded: CaClientConstructor | undefined;
-
-function load(): CaClientConstructor {
-  if (loaded) return loaded;
-  const xds = dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
-  const definition = protoLoader.loadSync(CA_PROTO_FILE, {
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-    includeDirs: [join(packageRoot(), 'proto'), join(xds, 'deps', 'googleapis')],
-  });
-  const root = grpc.loadPackageDefinition(definition) as unknown as {
-    istio: { v1: { auth: { IstioCertificateService: CaClientConstructor } } };
-  };
-  loaded = root.istio.v1.auth.IstioCertificateService;
-  return loaded;
+function deserialize<T>(type: protobuf.Type) {
+  return (bytes: Buffer) => type.toObject(type.decode(bytes), TO_OBJECT) as T;
 }
+
+let definition: grpc.ServiceDefinition | undefined;
 
 /** The service definition to add to a gRPC server. */
 export function caServiceDefinition(): grpc.ServiceDefinition {
-  return load().service;
+  if (definition) return definition;
+  const root = envoyRoot();
+  const request = root.lookupType('istio.v1.auth.IstioCertificateRequest');
+  const response = root.lookupType('istio.v1.auth.IstioCertificateResponse');
+  definition = {
+    CreateCertificate: {
+      path: CREATE_CERTIFICATE_PATH,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: serialize(request),
+      requestDeserialize: deserialize<IstioCertificateRequest>(request),
+      responseSerialize: serialize(response),
+      responseDeserialize: deserialize<IstioCertificateResponse>(response),
+      originalName: 'createCertificate',
+    },
+  };
+  return definition;
 }
 
 /** A client of the CA service at `address` (`host:port`). */
@@ -74,6 +74,9 @@ export function createCaClient(
   credentials: grpc.ChannelCredentials,
   options?: grpc.ClientOptions,
 ): CaClient {
-  const Client = load();
-  return new Client(address, credentials, options);
+  const Client = grpc.makeGenericClientConstructor(
+    caServiceDefinition(),
+    'IstioCertificateService',
+  );
+  return new Client(address, credentials, options) as unknown as CaClient;
 }

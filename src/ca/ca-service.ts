@@ -1,15 +1,22 @@
 /**
  * `CreateCertificate`, answered as istiod answers it (security/pkg/server/ca/server.go): the
  * bearer token is reviewed (a wrong audience, a bad signature or an expired token all become
- * `UNAUTHENTICATED "request authenticate failure"`, with istiod's log line); then the CSR is
- * signed for the token's identity, `spiffe://<trust domain>/ns/<ns>/sa/<sa>`, and the chain
- * goes back leaf first, root last. The exact reason a token was refused, which istiod only
+ * `UNAUTHENTICATED "request authenticate failure"`, with istiod's log line); a request asking
+ * for another identity (`ImpersonatedIdentity`) is refused, as istiod refuses it when no node
+ * agent is trusted; then the CSR is parsed, its signature checked, and it is signed for the
+ * token's identity, `spiffe://<trust domain>/ns/<ns>/sa/<sa>`, and the chain goes back leaf
+ * first, root last. The exact reason a token was refused, which istiod only
  * logs, also travels in the `x-mock-istiod-reason` trailer, for tests and learners.
  */
 import * as grpc from '@grpc/grpc-js';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import { parseCsr, signWorkloadCertificate, type CertificateAuthority } from '../tls/pki.js';
+import {
+  checkCsrSignature,
+  parseCsr,
+  signWorkloadCertificate,
+  type CertificateAuthority,
+} from '../tls/pki.js';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { CaOptions } from './security-options.js';
 import {
@@ -19,10 +26,17 @@ import {
 } from './ca-proto.js';
 import { reviewToken, type ServiceAccountIdentity } from './service-account-token.js';
 import { bearerToken } from './bearer-token.js';
-import type { AuthRefusal } from '../core/stream-auth.js';
+import type { AuthRefusal, CsrOutcome } from '../core/stream-auth.js';
 
 /** istiod's status message for every authentication failure. */
 export const AUTHENTICATE_FAILURE = 'request authenticate failure';
+/** istiod's status message when a CSR asks for another identity and may not. */
+export const IMPERSONATION_FAILURE = 'request impersonation authentication failure';
+/** The request metadata key that asks for another identity (Istio's `ImpersonatedIdentity`). */
+export const IMPERSONATED_IDENTITY = 'ImpersonatedIdentity';
+/** istiod's log line for it when no node may impersonate (CA_TRUSTED_NODE_ACCOUNTS unset). */
+export const IMPERSONATION_NOT_ALLOWED =
+  'impersonation not allowed, as node authorizer (CA_TRUSTED_NODE_ACCOUNTS) is not configured';
 /**
  * What a client sees asking istiod's plaintext 15010 for a certificate: the CA is not served
  * there, so gRPC answers UNIMPLEMENTED with this text.
@@ -46,6 +60,8 @@ export interface CaServiceDeps {
   refusePlaintext?: boolean;
   /** Told of every refused caller (metrics). */
   onRefused?: (refusal: AuthRefusal) => void;
+  /** Told what became of every call the service took (istiod's `citadel_server_*` counters). */
+  onCsr?: (outcome: CsrOutcome) => void;
 }
 
 export interface GrpcServiceEntry {
@@ -69,8 +85,26 @@ export function goDuration(seconds: number): string {
 }
 
 /** A refusal (code `CA_REFUSED`): the gRPC status to answer with and the precise reason. */
-function caRefused(grpcStatus: grpc.status, message: string, reason?: string) {
-  return new MockIstiodError('CA_REFUSED', message, { details: { grpcStatus, reason } });
+function caRefused(grpcStatus: grpc.status, message: string, outcome: CsrOutcome, reason?: string) {
+  return new MockIstiodError('CA_REFUSED', message, {
+    details: { grpcStatus, reason, outcome },
+  });
+}
+
+/** The longest reason sent in the trailer; the log has it whole. */
+const MAX_REASON_CHARS = 1024;
+
+/**
+ * `reason` as a metadata value: gRPC allows printable ASCII only, and a reason may quote what
+ * the caller sent (a token header's `alg`), so anything else is escaped as `\uXXXX`, and a
+ * long reason is cut.
+ */
+export function trailerValue(reason: string): string {
+  const escaped = reason.replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return escaped.length > MAX_REASON_CHARS ? `${escaped.slice(0, MAX_REASON_CHARS)}...` : escaped;
 }
 
 function toServiceError(
@@ -79,7 +113,7 @@ function toServiceError(
   reason?: string,
 ): Partial<grpc.ServiceError> {
   const metadata = new grpc.Metadata();
-  if (reason) metadata.set(REASON_TRAILER, reason);
+  if (reason) metadata.set(REASON_TRAILER, trailerValue(reason));
   return { code: grpcStatus, details: message, metadata };
 }
 
@@ -108,7 +142,33 @@ function authenticate(call: UnaryCall, deps: CaServiceDeps, now: Date): ServiceA
     { peer: call.getPeer(), reason: review.reason },
     `Failed to authenticate client from ${call.getPeer()}: Authenticator KubeJWTAuthenticator: ${detail}`,
   );
-  throw caRefused(grpc.status.UNAUTHENTICATED, AUTHENTICATE_FAILURE, review.reason);
+  throw caRefused(
+    grpc.status.UNAUTHENTICATED,
+    AUTHENTICATE_FAILURE,
+    'unauthenticated',
+    review.reason,
+  );
+}
+
+/** The `ImpersonatedIdentity` a request's metadata asks for, or '' (a `google.protobuf.Struct`). */
+function impersonatedIdentity(request: IstioCertificateRequest): string {
+  const fields = (request.metadata as { fields?: Record<string, unknown> } | undefined)?.fields;
+  const value = fields?.[IMPERSONATED_IDENTITY] as { stringValue?: unknown } | undefined;
+  return typeof value?.stringValue === 'string' ? value.stringValue : '';
+}
+
+/**
+ * istiod lets only trusted node agents (CA_TRUSTED_NODE_ACCOUNTS, ztunnel's) ask for another
+ * identity; the mock has none, so every such request is refused as istiod refuses it then.
+ */
+function refuseImpersonation(call: UnaryCall, deps: CaServiceDeps): void {
+  const asked = impersonatedIdentity(call.request);
+  if (asked === '') return;
+  const peer = call.getPeer();
+  const detail = `${IMPERSONATION_NOT_ALLOWED} (asked for ${asked})`;
+  deps.onRefused?.({ service: 'ca', reason: 'impersonation', peer, detail });
+  deps.log.warn({ peer, impersonatedIdentity: asked }, IMPERSONATION_NOT_ALLOWED);
+  throw caRefused(grpc.status.UNAUTHENTICATED, IMPERSONATION_FAILURE, 'unauthenticated', detail);
 }
 
 /** Signs the CSR for `identity`, with istiod's checks and messages (security/pkg/pki/ca). */
@@ -119,17 +179,20 @@ async function sign(
   now: Date,
 ): Promise<IstioCertificateResponse> {
   const { options } = deps;
-  const signError = (code: grpc.status, message: string) =>
-    caRefused(code, `CSR signing error (${message})`, message);
-  if (!deps.ca) throw signError(grpc.status.INTERNAL, 'Istio CA is not ready');
+  const signError = (code: grpc.status, outcome: CsrOutcome, message: string) =>
+    caRefused(code, `CSR signing error (${message})`, outcome, message);
+  if (!deps.ca) throw signError(grpc.status.INTERNAL, 'CA_NOT_READY', 'Istio CA is not ready');
+  // istiod's order: the CSR is parsed and its signature checked, then the lifetime.
+  const parsed = parseCsr(request.csr);
+  if (!parsed.ok) throw signError(grpc.status.INVALID_ARGUMENT, 'CSR_ERROR', parsed.message);
+  const badSignature = await checkCsrSignature(parsed.csr);
+  if (badSignature) throw signError(grpc.status.INVALID_ARGUMENT, 'CSR_ERROR', badSignature);
   const requested = Number(request.validity_duration) || 0;
   if (requested > options.maxCertTtlSeconds) {
     const max = goDuration(options.maxCertTtlSeconds);
     const message = `requested TTL ${goDuration(requested)} is greater than the max allowed TTL ${max}`;
-    throw signError(grpc.status.INVALID_ARGUMENT, message);
+    throw signError(grpc.status.INVALID_ARGUMENT, 'TTL_ERROR', message);
   }
-  const parsed = parseCsr(request.csr);
-  if (!parsed.ok) throw signError(grpc.status.INVALID_ARGUMENT, parsed.message);
   const lifetime = requested > 0 ? requested : options.defaultCertTtlSeconds;
   const san = spiffeId(options.trustDomain, identity);
   const leaf = await signWorkloadCertificate(deps.ca, parsed.csr, [san], lifetime * 1000, now);
@@ -154,14 +217,24 @@ export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
       return;
     }
     Promise.resolve()
-      .then(() => sign(call.request, authenticate(call, deps, now()), deps, now()))
+      .then(() => {
+        const identity = authenticate(call, deps, now());
+        refuseImpersonation(call, deps);
+        return sign(call.request, identity, deps, now());
+      })
       .then(
-        (response) => callback(null, response),
+        (response) => {
+          deps.onCsr?.('signed');
+          callback(null, response);
+        },
         (err: unknown) => {
           if (isMockIstiodError(err, 'CA_REFUSED')) {
-            const { grpcStatus, reason } = err.details;
+            const { grpcStatus, reason, outcome } = err.details;
+            deps.onCsr?.(outcome as CsrOutcome);
             return callback(toServiceError(grpcStatus, err.message, reason));
           }
+          // The key or the certificate could not be made (istiod's CertGenError).
+          deps.onCsr?.('CERT_GEN_ERROR');
           deps.log.error({ err }, 'CSR signing failed');
           const message = err instanceof Error ? err.message : String(err);
           callback(toServiceError(grpc.status.INTERNAL, `CSR signing error (${message})`));

@@ -25,7 +25,7 @@ import {
   type TlsMaterial,
 } from '../tls/tls-material.js';
 import { TLS_FILES } from '../tls/tls-files.js';
-import type { AuthRefusal, StreamAuthenticator } from '../core/stream-auth.js';
+import type { AuthRefusal, CsrOutcome, StreamAuthenticator } from '../core/stream-auth.js';
 import { createXdsAuthenticator } from './xds-auth.js';
 
 /** What a started mock tells about its TLS and CA, and the token minting it offers. */
@@ -63,11 +63,19 @@ export interface PreparedSecurity extends MockSecurity {
   dispose(): void;
 }
 
+/** What the security side reports, for metrics and the journal. */
+export interface SecurityHooks {
+  /** A caller refused (an xDS stream without credentials, a CA request). */
+  onRefused?: (refusal: AuthRefusal) => void;
+  /** What became of a `CreateCertificate` call the CA service took. */
+  onCsr?: (outcome: CsrOutcome) => void;
+}
+
 /** Takes the options `resolveSecurityOptions` resolved (once, with the other options). */
 export async function prepareSecurity(
   options: SecurityOptions,
   log: Logger,
-  onRefused?: (refusal: AuthRefusal) => void,
+  hooks: SecurityHooks = {},
 ): Promise<PreparedSecurity> {
   const { tls, ca: caOptions } = options;
   // `tls: true` without a directory: one of its own, removed again at close.
@@ -102,7 +110,8 @@ export async function prepareSecurity(
       options: caOptions,
       log,
       refusePlaintext: tls === false && !caOptions.plaintext,
-      onRefused,
+      onRefused: hooks.onRefused,
+      onCsr: hooks.onCsr,
     }),
     xdsAuth,
     authenticate: xdsAuth

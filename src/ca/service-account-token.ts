@@ -2,7 +2,7 @@
  * Kubernetes-style service account tokens: what a pod's projected token volume holds (an
  * audience narrowed to `istio-ca`, `sub: system:serviceaccount:<ns>:<sa>`, an expiry), minted
  * with the mock's key and checked the way the Kubernetes API server's TokenReview checks them
- * for istiod: signature, expiry, audience, subject.
+ * for istiod: signature, expiry, start, issuer, audience, subject.
  */
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { Problem, Result } from '../util/problems.js';
@@ -126,6 +126,13 @@ export function reviewToken(
     return {
       ok: false,
       reason: `the token is not valid before ${new Date(claims['nbf'] * 1000).toISOString()}`,
+    };
+  }
+  // The API server reviews only tokens of its own issuer (--service-account-issuer).
+  if (claims['iss'] !== TOKEN_ISSUER) {
+    return {
+      ok: false,
+      reason: `the token's issuer ${JSON.stringify(claims['iss'])} is not ${TOKEN_ISSUER}`,
     };
   }
   const aud = claims['aud'];

@@ -1,48 +1,87 @@
 /**
- * The subcommands of `mock-istiod`, in one table: a command adds one line here.
+ * The subcommands of `mock-istiod`, in one table: a command adds one line here. Each command's
+ * module is imported when that command runs, so that `serve` does not load what `agent`,
+ * `import` or `certs` need (start-up pays only for the command given).
  */
-import { serve } from './serve.js';
-import { proxyStatus } from './proxy-status.js';
-import { status } from './status.js';
-import { bootstrap } from './bootstrap.js';
-import { agent } from './agent.js';
-import { pilotAgent } from './pilot-agent.js';
-import { token } from './token.js';
-import { installEnvoy } from './install-envoy.js';
-import { importCommand } from './import.js';
-import { capture } from './capture.js';
-import { certs } from './certs.js';
 import { CONTROL_VERBS } from './control-verbs.js';
-import { fault } from './fault.js';
-import { journal } from './journal.js';
 
 export interface Command {
   summary: string;
   run(argv: string[], env: NodeJS.ProcessEnv): Promise<number>;
 }
 
+type Run = Command['run'];
+
+/** A command whose module `load` imports on first run; `name` is the function it exports. */
+function lazy<K extends string>(
+  summary: string,
+  load: () => Promise<Record<K, Run>>,
+  name: K,
+): Command {
+  return { summary, run: async (argv, env) => (await load())[name](argv, env) };
+}
+
 export const COMMANDS: Record<string, Command> = {
-  serve: { summary: "serve xDS like istiod, with the sidecar lab's resources", run: serve },
-  'proxy-status': {
-    summary: "each proxy's sync status per type, like istioctl proxy-status",
-    run: proxyStatus,
-  },
-  status: { summary: "the mock's view of each proxy beside its Envoy's own", run: status },
-  bootstrap: { summary: 'write the Envoy bootstrap pilot-agent would write', run: bootstrap },
-  agent: { summary: 'play pilot-agent: Envoy, readiness, the pod view', run: agent },
-  'pilot-agent': {
-    summary: 'run the real pilot-agent (npm run install-istio) against the mock',
-    run: pilotAgent,
-  },
-  token: { summary: "mint a service account token for the mock's CA service", run: token },
-  'install-envoy': {
-    summary: 'install the pinned Envoy where the library looks for it (needs Python 3)',
-    run: installEnvoy,
-  },
-  import: { summary: 'write a captured Envoy config_dump as a resource file', run: importCommand },
-  capture: { summary: "save a running Envoy's config_dump (with endpoints)", run: capture },
-  certs: { summary: 'make the TLS directory serve --tls-dir uses, and exit', run: certs },
+  serve: lazy(
+    "serve xDS like istiod, with the sidecar lab's resources",
+    () => import('./serve.js'),
+    'serve',
+  ),
+  'proxy-status': lazy(
+    "each proxy's sync status per type, like istioctl proxy-status",
+    () => import('./proxy-status.js'),
+    'proxyStatus',
+  ),
+  status: lazy(
+    "the mock's view of each proxy beside its Envoy's own",
+    () => import('./status.js'),
+    'status',
+  ),
+  bootstrap: lazy(
+    'write the Envoy bootstrap pilot-agent would write',
+    () => import('./bootstrap.js'),
+    'bootstrap',
+  ),
+  agent: lazy(
+    'play pilot-agent: Envoy, readiness, the pod view',
+    () => import('./agent.js'),
+    'agent',
+  ),
+  'pilot-agent': lazy(
+    'run the real pilot-agent (npm run install-istio) against the mock',
+    () => import('./pilot-agent.js'),
+    'pilotAgent',
+  ),
+  token: lazy(
+    "mint a service account token for the mock's CA service",
+    () => import('./token.js'),
+    'token',
+  ),
+  'install-envoy': lazy(
+    'install the pinned Envoy where the library looks for it (needs Python 3)',
+    () => import('./install-envoy.js'),
+    'installEnvoy',
+  ),
+  import: lazy(
+    'write a captured Envoy config_dump as a resource file',
+    () => import('./import.js'),
+    'importCommand',
+  ),
+  capture: lazy(
+    "save a running Envoy's config_dump (with endpoints)",
+    () => import('./capture.js'),
+    'capture',
+  ),
+  certs: lazy(
+    'make the TLS directory serve --tls-dir uses, and exit',
+    () => import('./certs.js'),
+    'certs',
+  ),
   ...CONTROL_VERBS,
-  fault: { summary: 'fault add|ls|rm on a running mock', run: fault },
-  journal: { summary: "a running mock's journal; --follow keeps printing", run: journal },
+  fault: lazy('fault add|ls|rm on a running mock', () => import('./fault.js'), 'fault'),
+  journal: lazy(
+    "a running mock's journal; --follow keeps printing",
+    () => import('./journal.js'),
+    'journal',
+  ),
 };

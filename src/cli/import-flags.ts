@@ -5,7 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
+const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import {
   importConfigDump,
   readDumpFile,
@@ -73,7 +77,7 @@ function hostPort(flag: string, text: string): HostPort {
 function readUpstreamMap(path: string): Map<string, HostPort> {
   let value: unknown;
   try {
-    value = parse(readFileSync(path, 'utf8'));
+    value = yaml().parse(readFileSync(path, 'utf8'));
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? String(err);
     throw new MockIstiodError('USAGE', `--upstream-map: cannot read ${path}: ${reason}`);

@@ -34,7 +34,11 @@ export async function attachJournalFile(
   let file: JournalFile;
   try {
     file = await openJournalFile(path, {
-      onError: (err) => log.error({ err: err.message }, 'journal file: writing stopped'),
+      onError: (err) =>
+        log.error(
+          { err: err.message, path },
+          'journal file: writing stopped, xDS keeps serving (GET /debug/journal/sinks)',
+        ),
     });
   } catch (err) {
     if (isMockIstiodError(err, 'JOURNAL_FILE_FAILED')) {
@@ -42,7 +46,7 @@ export async function attachJournalFile(
     }
     throw err;
   }
-  server.journalStore.addSink(file.sink);
+  server.journalStore.addSink(file.sink, () => file.status());
   log.info({ path }, 'journal: writing every request and response');
   return file;
 }

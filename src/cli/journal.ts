@@ -2,19 +2,26 @@
  * `mock-istiod journal [--follow]`: the journal of a running mock (`GET /debug/journal`),
  * one line per entry, or with `-o json` one JSON object per line. With `--follow` it keeps
  * asking for entries after the last one seen until interrupted (Ctrl-C ends it with 0).
+ * With `--file` it reads a journal file `serve --journal` wrote instead, saying on stderr
+ * when its last line was cut short (the writer was killed) and skipping it.
  */
-import { MockIstiodError } from '../util/errors.js';
+import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
+import { filterEntries } from '../journal/journal.js';
+import { readJournalFile } from '../journal/read-file.js';
+import { parseJournalQuery } from '../control/journal-query.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from './control-command.js';
 import { callControl, controlApiError, reportControlErrors } from './control-client.js';
 
-const USAGE = `Usage: mock-istiod journal [--follow] [options]
+const USAGE = `Usage: mock-istiod journal [--follow | --file <file>] [options]
 
 Prints what a running mock journaled: streams opened and closed, requests, responses, ACKs
 and NACKs, oldest first. With -o json, one JSON object per line (the API's entries).
 
 Options (environment variable in brackets):
   -f, --follow             keep printing new entries until interrupted
+  --file <file>            read a file written by serve --journal instead of asking a mock
+                           (a last line cut short, by a kill, is skipped and reported)
   --node <text>            only entries whose node id contains it
   --type <LDS>             only entries of this type
   --kind <ack,nack>        only these kinds
@@ -24,6 +31,7 @@ ${CLIENT_HELP}
 
 const FLAGS = {
   follow: { type: 'boolean', short: 'f', default: false },
+  file: { type: 'string' },
   node: { type: 'string' },
   type: { type: 'string' },
   kind: { type: 'string' },
@@ -61,18 +69,57 @@ async function fetchEntries(args: ClientArgs, since: number | undefined): Promis
   return answer.body as JournalEntry[];
 }
 
+/** The entries of a journal file, filtered by the same flags as the API's. */
+function fromFile(path: string, args: ClientArgs): JournalEntry[] {
+  const query = new URLSearchParams();
+  for (const key of ['node', 'type', 'kind', 'limit']) {
+    const value = stringFlag(args.values, key);
+    if (value !== undefined) query.set(key, value);
+  }
+  const filter = parseJournalQuery(query);
+  if (!filter.ok) {
+    const list = filter.problems.map((p) => `--${p.path}: ${p.message}`).join('; ');
+    throw new MockIstiodError('USAGE', list);
+  }
+  let contents;
+  try {
+    contents = readJournalFile(path);
+  } catch (err) {
+    if (isMockIstiodError(err, 'JOURNAL_FILE_FAILED'))
+      throw new MockIstiodError('USAGE', `--file: ${err.message}`);
+    throw err;
+  }
+  if (contents.partial) {
+    const { line, bytes } = contents.partial;
+    process.stderr.write(
+      `journal: ${path}:${line}: the last line is cut short (${bytes} bytes, no newline; the writer stopped mid-line): skipped\n`,
+    );
+  }
+  return filterEntries(contents.entries, filter.value);
+}
+
 export async function journal(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const args = parseClientArgs(argv, FLAGS, USAGE, env);
   if (!args) return 0;
   if (args.positionals.length > 0) throw new MockIstiodError('USAGE', 'journal takes no arguments');
+  // Resolves once the text is handed to the OS: the command ends with process.exit, which
+  // would cut a long output short on a pipe.
   const print = (entries: JournalEntry[]) => {
-    for (const e of entries) {
-      process.stdout.write(`${args.output === 'json' ? JSON.stringify(e) : journalLine(e)}\n`);
-    }
+    const text = entries
+      .map((e) => `${args.output === 'json' ? JSON.stringify(e) : journalLine(e)}\n`)
+      .join('');
+    return new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
   };
+  const file = stringFlag(args.values, 'file');
+  if (file !== undefined) {
+    if (args.values.follow === true)
+      throw new MockIstiodError('USAGE', '--file and --follow: choose one');
+    await print(fromFile(file, args));
+    return 0;
+  }
   return reportControlErrors(async () => {
     const first = await fetchEntries(args, undefined);
-    print(first);
+    await print(first);
     if (args.values.follow !== true) return 0;
     let since = first.at(-1)?.seq ?? 0;
     const stop = new AbortController();
@@ -83,7 +130,7 @@ export async function journal(argv: string[], env: NodeJS.ProcessEnv): Promise<n
         await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
         if (stop.signal.aborted) break;
         const entries = await fetchEntries(args, since);
-        print(entries);
+        await print(entries);
         since = entries.at(-1)?.seq ?? since;
       }
     } finally {

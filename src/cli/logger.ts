@@ -3,7 +3,11 @@
  * files and log collectors). Libraries never create one; they are handed this.
  */
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type pinoPretty from 'pino-pretty';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** Loaded only for a terminal (or --log-format pretty): JSON logging does not pay for it. */
+const pretty = lazyRequire<typeof pinoPretty>(import.meta.url, 'pino-pretty');
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -14,7 +18,7 @@ export function createCliLogger(
 ): Logger {
   const usePretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   if (!usePretty) return pino({ level });
-  const stream = pretty({
+  const stream = pretty()({
     colorize: process.stdout.isTTY === true,
     sync: true,
     translateTime: 'HH:MM:ss.l',

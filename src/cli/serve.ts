@@ -19,6 +19,7 @@ import {
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
 import { MockIstiodError } from '../util/errors.js';
+import { DURATION_HINT, parseDuration } from '../faults/duration.js';
 import { resolveLang } from '../util/lang.js';
 import { SERVE_TEXT } from './serve-messages.js';
 import { formatEndpoint } from '../core/endpoint.js';
@@ -37,6 +38,8 @@ Options (environment variable in brackets):
   --withhold-first         accept streams but send nothing until POST /control/release
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
+  --resources-quiet <d>    how long the files must be left alone before a change is reloaded
+                           (default 200ms; raise it for writers that pause mid-file)
   --from-config-dump <file>
                            serve what a captured Envoy config_dump holds (docs/import.md),
                            rewritten by these flags:
@@ -64,6 +67,7 @@ const OPTIONS = {
   'control-token': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
   resources: { type: 'string' },
+  'resources-quiet': { type: 'string' },
   'from-config-dump': { type: 'string' },
   ...IMPORT_FLAGS,
   fault: { type: 'string', multiple: true },
@@ -140,6 +144,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     controlToken: token,
     withholdFirst: values['withhold-first'],
     resourcesPath: values.resources,
+    resourcesQuietMs: parseQuiet(values['resources-quiet']),
     journalSize: parseJournalSize(values['journal-size']),
     logger: log,
     lang,
@@ -166,6 +171,18 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   );
 }
 
+function parseQuiet(value: string | undefined): number {
+  if (value === undefined) return 200;
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < 1)
+    throw new MockIstiodError(
+      'USAGE',
+      `--resources-quiet: expected ${DURATION_HINT}, got "${value}"`,
+    );
+  return ms;
+}
+
+/** The documented bound on a graceful shutdown (docs/RELIABILITY.md#stopping). */
 const SHUTDOWN_BOUND_MS = 10_000;
 
 function waitForSignal(

@@ -2,6 +2,11 @@
  * The HTTP control API on istiod's monitoring port (15014): JSON in, JSON out. Unknown
  * paths answer 404 with the list of endpoints; a known path with the wrong method answers
  * 405 naming the allowed ones; a bad body answers 400 saying what is wrong.
+ *
+ * Requests that change something (every method but GET) run one at a time, in the order
+ * their bodies arrived, so that one never interleaves with another (a reset half done when a
+ * fault is added). Each answer carries `x-mock-istiod-revision`: for a change, its place in
+ * that order (from 1); for a read, the number of changes done before it was answered.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +28,15 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, response: ControlResponse, pretty: boolean): void {
+/** The answer header naming the change order (see the comment at the top). */
+export const REVISION_HEADER = 'x-mock-istiod-revision';
+
+function send(
+  res: ServerResponse,
+  response: ControlResponse,
+  pretty: boolean,
+  revision?: number,
+): void {
   const { body, contentType } = response;
   const text =
     contentType && (typeof body === 'string' || Buffer.isBuffer(body))
@@ -33,6 +46,7 @@ function send(res: ServerResponse, response: ControlResponse, pretty: boolean): 
     ...response.headers,
     'content-type': contentType ?? 'application/json',
     'content-length': Buffer.byteLength(text),
+    ...(revision === undefined ? {} : { [REVISION_HEADER]: String(revision) }),
   });
   res.end(text);
 }
@@ -43,10 +57,31 @@ function accessOf(routes: readonly Route[], method: string, path: string): Route
   return match && 'route' in match ? (match.route.access ?? 'token') : 'token';
 }
 
+/** Runs changes one at a time and numbers them; reads run at once. */
+export class ChangeQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  /** Changes done so far. */
+  revision = 0;
+
+  run<T>(change: () => Promise<T>): Promise<{ value: T; revision: number }> {
+    const done = this.tail.then(async () => {
+      try {
+        return { value: await change(), revision: ++this.revision };
+      } catch (err) {
+        this.revision += 1;
+        throw err;
+      }
+    });
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+}
+
 export async function handle(
   routes: readonly Route[],
   req: IncomingMessage,
-): Promise<ControlResponse> {
+  queue?: ChangeQueue,
+): Promise<ControlResponse & { revision?: number }> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
   const match = matchRoute(routes, method, url.pathname);
@@ -68,13 +103,18 @@ export async function handle(
   }
   try {
     const body = await readJsonBody(req);
-    return await match.route.handle({
+    const request = {
       method: method as Method,
       path: url.pathname,
       query: url.searchParams,
       params: match.params,
       body,
-    });
+    };
+    if (!queue) return await match.route.handle(request);
+    if (method === 'GET')
+      return { ...(await match.route.handle(request)), revision: queue.revision };
+    const { value, revision } = await queue.run(async () => match.route.handle(request));
+    return { ...value, revision };
   } catch (err) {
     if (isMockIstiodError(err, 'INVALID_REQUEST')) {
       const details = err.problems.length > 0 ? err.problems : undefined;
@@ -94,6 +134,7 @@ export function createControlServer(
   log: Logger,
   options: ControlServerOptions = {},
 ): ControlServer {
+  const queue = new ChangeQueue();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const pretty = url.searchParams.has('pretty');
@@ -114,11 +155,11 @@ export function createControlServer(
       send(res, { status: 401, body: { error: `this control API needs ${how}` } }, pretty);
       return;
     }
-    handle(routes, req).then(
+    handle(routes, req, queue).then(
       (response) => {
         log.debug({ method: req.method, url: logUrl, status: response.status }, 'control API');
         if (response.takeOver) response.takeOver(req, res);
-        else send(res, response, pretty);
+        else send(res, response, pretty, response.revision);
       },
       (err: unknown) => {
         log.error({ err, method: req.method, url: logUrl }, 'control API: unexpected error');

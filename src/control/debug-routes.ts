@@ -119,6 +119,13 @@ export function debugRoutes(target: Debuggable): Route[] {
       summary: 'Requests and responses, oldest first (?node=&type=&kind=ack,nack&since=&limit=)',
       handle: (request) => journal(target, request),
     },
+    {
+      method: 'GET',
+      path: '/debug/journal/sinks',
+      summary:
+        "Where the journal is written (a --journal file): lines written, dropped, and why writing stopped (mock-istiod's own)",
+      handle: () => json(target.journalSinks()),
+    },
   ];
   const names = routes.map((r) => r.path.slice('/debug/'.length)).sort();
   routes.push({

@@ -9,7 +9,7 @@ import type { StreamView } from '../core/events.js';
 import type { SnapshotChange } from '../core/snapshot.js';
 import type { FaultEngine } from '../faults/engine.js';
 import type { StreamSelector } from '../faults/model.js';
-import type { JournalEntry, JournalFilter } from '../journal/journal.js';
+import type { JournalEntry, JournalFilter, JournalSinkStatus } from '../journal/journal.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
@@ -31,6 +31,8 @@ export interface Debuggable {
   streams(): StreamView[];
   readonly withheld: boolean;
   journal(filter?: JournalFilter): JournalEntry[];
+  /** The health of the journal's sinks (a `--journal` file). */
+  journalSinks(): JournalSinkStatus[];
   /** What each stream was last sent, per type. */
   readonly sentResources: SentResources;
 }

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ProxyIdentity } from './identity.js';
-import type { AuthRefusal } from './stream-auth.js';
+import type { AuthRefusal, CsrOutcome } from './stream-auth.js';
 import type { RequestOutcome } from './stream-state.js';
 import type { TypeState } from './stream-state.js';
 import type { TypeSnapshot } from './snapshot.js';
@@ -64,6 +64,8 @@ export interface ServerEvents {
   'auth-refused': [refusal: AuthRefusal];
   /** Responses were withheld or released, or the xDS port went down or up: read the server. */
   state: [];
+  /** What became of a `CreateCertificate` call the CA service took. */
+  csr: [outcome: CsrOutcome];
 }
 
 export interface NodeCollision {
@@ -72,4 +74,15 @@ export interface NodeCollision {
   streams: StreamView[];
 }
 
-export class ServerEventEmitter extends EventEmitter<ServerEvents> {}
+/**
+ * The server's events. Every armed fault listens here until it is removed (a trigger waits for
+ * a request, a timeline for responses), so the number of listeners follows what the user
+ * arms: Node's warning at 11 of a kind would be noise, not a leak (the reliability fuzz checks
+ * that removing the faults brings the count back).
+ */
+export class ServerEventEmitter extends EventEmitter<ServerEvents> {
+  constructor() {
+    super();
+    this.setMaxListeners(0);
+  }
+}

@@ -34,12 +34,23 @@ export type StreamAuthenticator = (credentials: StreamCredentials) => StreamAuth
 export interface AuthRefusal {
   /** `xds`: a stream on the xDS port; `ca`: a `CreateCertificate` call. */
   service: 'xds' | 'ca';
-  /** `token`: no valid credential; `plaintext`: the CA asked on a plaintext port. */
-  reason: 'token' | 'plaintext';
+  /**
+   * `token`: no valid credential; `plaintext`: the CA asked on a plaintext port;
+   * `impersonation`: a CSR asking for another identity (`ImpersonatedIdentity`).
+   */
+  reason: 'token' | 'plaintext' | 'impersonation';
   peer: string;
   /** The precise cause, as logged. */
   detail: string;
 }
+
+/**
+ * What became of a `CreateCertificate` call the CA service took, as istiod's
+ * `citadel_server_*` counters tell it: signed, refused before signing (`unauthenticated`),
+ * or refused by the signer with istiod's error type.
+ */
+export type CsrOutcome =
+  'signed' | 'unauthenticated' | 'CA_NOT_READY' | 'CSR_ERROR' | 'TTL_ERROR' | 'CERT_GEN_ERROR';
 
 /** The namespace istiod takes a proxy's configuration from: `NAMESPACE`, else its DNS domain. */
 function configNamespace(proxy: ProxyIdentity): string {

@@ -16,7 +16,11 @@
  * Steps run in time order (file order for equal times), each after the previous one has
  * finished, so the order of effects never depends on timing.
  */
-import YAML from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
+const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import { checkStatus } from './params.js';
@@ -54,7 +58,7 @@ const TOP_KEYS = ['name', 'description', 'start', 'steps'];
 export function parseTimeline(text: string): Result<Timeline> {
   let doc: unknown;
   try {
-    doc = YAML.parse(text);
+    doc = yaml().parse(text);
   } catch (err) {
     const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
     return { ok: false, problems: [{ path: '', message: `not valid YAML: ${message}` }] };

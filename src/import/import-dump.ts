@@ -6,7 +6,11 @@
  * Envoy would reject refuse the import, as they refuse a resource file.
  */
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
+const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import { shortTypeName } from '../core/types/registry.js';
 import {
   DEFAULT_SET,
@@ -68,7 +72,7 @@ export interface ImportedDump {
 /** Reads a dump file: JSON, or YAML (`istioctl proxy-config all -o yaml`). */
 export function readDumpFile(path: string): Result<unknown> {
   try {
-    return { ok: true, value: parse(readFileSync(path, 'utf8')) as unknown };
+    return { ok: true, value: yaml().parse(readFileSync(path, 'utf8')) as unknown };
   } catch (err) {
     const reason =
       (err as NodeJS.ErrnoException).code ??

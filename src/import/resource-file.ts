@@ -4,7 +4,11 @@
  * is then edited and served like any other: `mock-istiod serve --resources <file>`.
  */
 import { extname } from 'node:path';
-import { stringify } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
+const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import type { ImportedDump } from './import-dump.js';
 import { formatReport } from './report.js';
 
@@ -27,5 +31,5 @@ export function formatResourceFile(
     ...formatReport(imported.report),
   ];
   const comments = header.map((line) => `# ${line}`.trimEnd()).join('\n');
-  return `${comments}\n${stringify(doc, { lineWidth: 0 })}`;
+  return `${comments}\n${yaml().stringify(doc, { lineWidth: 0 })}`;
 }

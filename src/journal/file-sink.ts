@@ -9,7 +9,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { MockIstiodError } from '../util/errors.js';
-import type { JournalEntry, JournalSink } from './journal.js';
+import type { JournalEntry, JournalSink, JournalSinkStatus } from './journal.js';
 
 export interface JournalFileOptions {
   /** Called once if writing fails later (the sink then stops writing). */
@@ -26,6 +26,8 @@ export interface JournalFile {
   readonly written: number;
   /** Lines dropped because the disk could not keep up, or after a write error. */
   readonly dropped: number;
+  /** For `journal.addSink(sink, status)`: what it wrote, dropped, and why it stopped. */
+  status(): JournalSinkStatus;
   /** Flushes and closes the file; idempotent. */
   close(): Promise<void>;
 }
@@ -56,13 +58,13 @@ export async function openJournalFile(
   }
   const stream: WriteStream = createWriteStream(path, { fd: handle, flush: true });
   const maxBuffered = options.maxBufferedBytes ?? 64 * 1024 * 1024;
-  let failed = false;
+  let failed: MockIstiodError | undefined;
   let written = 0;
   let dropped = 0;
   stream.on('error', (err) => {
     if (failed) return;
-    failed = true;
-    options.onError?.(journalFileError(path, err));
+    failed = journalFileError(path, err);
+    options.onError?.(failed);
   });
   let closing: Promise<void> | undefined;
   return {
@@ -81,6 +83,12 @@ export async function openJournalFile(
     get dropped() {
       return dropped;
     },
+    status: () => ({
+      name: `file:${path}`,
+      written,
+      dropped,
+      ...(failed ? { error: failed.message } : {}),
+    }),
     close() {
       closing ??= (async () => {
         if (!stream.closed) {

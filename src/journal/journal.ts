@@ -47,7 +47,37 @@ export interface JournalFilter {
 
 export type JournalSink = (entry: JournalEntry) => void;
 
+/** How a sink that can fail is doing (`GET /debug/journal/sinks`, the journal metrics). */
+export interface JournalSinkStatus {
+  /** What it writes to, e.g. `file:/tmp/journal.jsonl`. */
+  name: string;
+  /** Lines it took (handed to the file: the last of them may not have reached the disk). */
+  written: number;
+  /** Lines it could not write (the disk too slow, or after a failure). */
+  dropped: number;
+  /** Why it stopped writing, once it has (e.g. `ENOSPC`); absent while it works. */
+  error?: string;
+}
+
 export const DEFAULT_JOURNAL_SIZE = 10_000;
+
+/** Entries oldest first, filtered (the journal's own query, and a journal file's reader). */
+export function filterEntries(
+  entries: Iterable<JournalEntry | undefined>,
+  filter: JournalFilter = {},
+): JournalEntry[] {
+  const kinds = filter.kind === undefined ? undefined : new Set([filter.kind].flat());
+  const out: JournalEntry[] = [];
+  for (const entry of entries) {
+    if (!entry) continue;
+    if (filter.since !== undefined && entry.seq <= filter.since) continue;
+    if (filter.node !== undefined && !entry.nodeId?.includes(filter.node)) continue;
+    if (filter.typeUrl !== undefined && entry.typeUrl !== filter.typeUrl) continue;
+    if (kinds && !kinds.has(entry.kind)) continue;
+    out.push(entry);
+  }
+  return filter.limit === undefined ? out : out.slice(-filter.limit);
+}
 
 let lastMs = Number.NaN;
 let lastIso = '';
@@ -70,6 +100,7 @@ export class Journal {
   private next = 0;
   private seq = 0;
   private readonly sinks = new Set<JournalSink>();
+  private readonly statuses = new Map<JournalSink, () => JournalSinkStatus>();
 
   constructor(readonly size = DEFAULT_JOURNAL_SIZE) {
     if (!Number.isInteger(size) || size < 1)
@@ -92,23 +123,23 @@ export class Journal {
 
   /** Entries oldest first, filtered. */
   query(filter: JournalFilter = {}): JournalEntry[] {
-    const kinds = filter.kind === undefined ? undefined : new Set([filter.kind].flat());
-    const out: JournalEntry[] = [];
-    for (let i = 0; i < this.size; i++) {
-      const entry = this.ring[(this.next + i) % this.size];
-      if (!entry) continue;
-      if (filter.since !== undefined && entry.seq <= filter.since) continue;
-      if (filter.node !== undefined && !entry.nodeId?.includes(filter.node)) continue;
-      if (filter.typeUrl !== undefined && entry.typeUrl !== filter.typeUrl) continue;
-      if (kinds && !kinds.has(entry.kind)) continue;
-      out.push(entry);
-    }
-    return filter.limit === undefined ? out : out.slice(-filter.limit);
+    const ordered = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+    return filterEntries(ordered, filter);
   }
 
-  addSink(sink: JournalSink): () => void {
+  /** Adds a sink; `status`, if given, is how it reports its health (see `sinkStatus()`). */
+  addSink(sink: JournalSink, status?: () => JournalSinkStatus): () => void {
     this.sinks.add(sink);
-    return () => this.sinks.delete(sink);
+    if (status) this.statuses.set(sink, status);
+    return () => {
+      this.sinks.delete(sink);
+      this.statuses.delete(sink);
+    };
+  }
+
+  /** The health of every sink that reports it. */
+  sinkStatus(): JournalSinkStatus[] {
+    return [...this.statuses.values()].map((status) => status());
   }
 
   clear(): void {

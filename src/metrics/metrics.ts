@@ -3,7 +3,7 @@
  * default one, so several mocks in one process keep separate counts), fed by the server's
  * events. `text()` is the Prometheus exposition served on `/metrics`.
  */
-import type { AuthRefusal } from '../core/stream-auth.js';
+import type { AuthRefusal, CsrOutcome } from '../core/stream-auth.js';
 import { Registry } from 'prom-client';
 import type { RequestOutcome } from '../core/stream-state.js';
 import type {
@@ -70,6 +70,7 @@ function listeners(
     ],
     ['stream-rejected', () => mock.streamRejected()],
     ['auth-refused', (refusal: AuthRefusal) => mock.authRefused(refusal)],
+    ['csr', (outcome: CsrOutcome) => mock.csr(outcome)],
     [
       'request',
       (stream: StreamView, outcome: RequestOutcome) => onRequest(istiod, mock, stream, outcome),

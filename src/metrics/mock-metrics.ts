@@ -3,7 +3,7 @@
  * `_total`). Gauges about the streams are computed when scraped, from the same stream views
  * the debug endpoints show, so they can never drift from them.
  */
-import type { AuthRefusal } from '../core/stream-auth.js';
+import type { AuthRefusal, CsrOutcome } from '../core/stream-auth.js';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { SYNC_STATES, syncState } from '../core/sync-status.js';
 import type { StreamView } from '../core/events.js';
@@ -14,6 +14,8 @@ export interface MetricsSources {
   streams(): readonly StreamView[];
   /** Whether every response is being withheld (`--withhold-first`, `/control/withhold`). */
   readonly withheld: boolean;
+  /** The journal's sinks that report their health (a `--journal` file). */
+  journalSinks?(): readonly { name: string; dropped: number; error?: string }[];
 }
 
 export interface MockMetrics {
@@ -21,6 +23,8 @@ export interface MockMetrics {
   streamRejected(): void;
   /** The security side refused a caller (see `AuthRefusal`). */
   authRefused(refusal: AuthRefusal): void;
+  /** What became of a `CreateCertificate` call (istiod's `citadel_server_*` counters). */
+  csr(outcome: CsrOutcome): void;
   faultApplied(scenario: string): void;
 }
 
@@ -39,14 +43,30 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
   });
   const refusals = new Counter({
     name: 'mock_istiod_auth_refusals_total',
-    help: 'Callers refused by the security side, by service (xds: a stream without a valid token or client certificate on the TLS port; ca: a CSR) and reason (token, plaintext).',
+    help: 'Callers refused by the security side, by service (xds: a stream without a valid token or client certificate on the TLS port; ca: a CSR) and reason (token, plaintext, impersonation).',
     labelNames: ['service', 'reason'],
     registers,
   });
-  // istiod's CA counter (security/pkg/server/ca/monitoring.go), no `_total` like istiod's.
+  // istiod's CA counters (security/pkg/server/ca/monitoring.go), no `_total` like istiod's.
   const caAuthFailures = new Counter({
     name: 'citadel_server_authentication_failure_count',
     help: 'The number of authentication failures.',
+    registers,
+  });
+  const csrs = new Counter({
+    name: 'citadel_server_csr_count',
+    help: 'The number of CSRs received by the CA server.',
+    registers,
+  });
+  const signErrors = new Counter({
+    name: 'citadel_server_csr_sign_err_count',
+    help: 'The number of errors occurred when signing the CSR.',
+    labelNames: ['error'],
+    registers,
+  });
+  const issued = new Counter({
+    name: 'citadel_server_success_cert_issuance_count',
+    help: 'The number of certificates issuances that have succeeded.',
     registers,
   });
   const faults = new Counter({
@@ -64,6 +84,26 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
       this.reset();
       for (const protocol of ['sotw', 'delta'] as const) this.set({ protocol }, 0);
       for (const stream of sources.streams()) this.inc({ protocol: stream.protocol });
+    },
+  });
+  new Gauge({
+    name: 'mock_istiod_journal_sink_failed',
+    help: 'Whether a journal sink (a --journal file) stopped writing after an error such as a full disk (1) or not (0), by sink.',
+    labelNames: ['sink'],
+    registers,
+    collect() {
+      this.reset();
+      for (const s of sources.journalSinks?.() ?? []) this.set({ sink: s.name }, s.error ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'mock_istiod_journal_lines_dropped',
+    help: 'Journal lines a sink could not write (the disk too slow, or after it failed), by sink.',
+    labelNames: ['sink'],
+    registers,
+    collect() {
+      this.reset();
+      for (const s of sources.journalSinks?.() ?? []) this.set({ sink: s.name }, s.dropped);
     },
   });
   new Gauge({
@@ -95,7 +135,12 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
     streamRejected: () => rejected.inc(),
     authRefused: ({ service, reason }) => {
       refusals.inc({ service, reason });
-      if (service === 'ca' && reason === 'token') caAuthFailures.inc();
+    },
+    csr: (outcome) => {
+      csrs.inc();
+      if (outcome === 'signed') issued.inc();
+      else if (outcome === 'unauthenticated') caAuthFailures.inc();
+      else signErrors.inc({ error: outcome });
     },
     faultApplied: (scenario) => faults.inc({ scenario }),
   };

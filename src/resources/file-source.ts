@@ -67,24 +67,75 @@ export interface WatchOptions {
   onChange(): void;
 }
 
+/** What the file `path` (followed through symlinks) is now: its inode, size and time. */
+function stamp(path: string): string {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'missing';
+}
+
+/** The inode of the directory `dir`, or undefined when there is none. */
+function dirInode(dir: string): number | undefined {
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  return stat?.isDirectory() ? stat.ino : undefined;
+}
+
 /**
  * Calls `onChange` (debounced) when the file, or any file of the directory, changes. A
- * file is watched through its directory, so editors that save by renaming are seen too.
+ * file is watched through its directory, so editors that save by renaming are seen too;
+ * so is a file reached through a symlink that is swapped (a Kubernetes ConfigMap volume
+ * swaps its `..data` link, and the event names that link, not the file): an event naming
+ * another entry counts when the file it leads to is not the one last seen. When the
+ * watched directory itself goes (deleted, or replaced by another), the watch is on nothing:
+ * the directory is then looked for every quiet period, and watched again once it is back.
  */
 export function watchResources(path: string, options: WatchOptions): () => void {
   const absolute = resolve(path);
   const isDir = statSync(absolute, { throwIfNoEntry: false })?.isDirectory() === true;
   const dir = isDir ? absolute : dirname(absolute);
   const only = isDir ? undefined : basename(absolute);
+  const quietMs = options.debounceMs ?? 200;
+  let seen = only ? stamp(absolute) : '';
   let timer: NodeJS.Timeout | undefined;
-  const watcher: FSWatcher = watch(dir, (_event, name) => {
-    if (only && name !== only) return;
+  let poll: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher | undefined;
+  let watched: number | undefined;
+
+  const changed = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => options.onChange(), options.debounceMs ?? 200);
-  });
-  watcher.on('error', () => undefined);
+    timer = setTimeout(() => {
+      if (only) seen = stamp(absolute);
+      options.onChange();
+    }, quietMs);
+  };
+  const lost = () => {
+    watcher?.close();
+    watcher = undefined;
+    changed();
+    poll ??= setInterval(() => {
+      if (dirInode(dir) === undefined) return;
+      clearInterval(poll);
+      poll = undefined;
+      attach();
+      changed();
+    }, quietMs);
+  };
+  const attach = () => {
+    watched = dirInode(dir);
+    try {
+      watcher = watch(dir, (_event, name) => {
+        if (dirInode(dir) !== watched) return lost();
+        if (only && name !== only && stamp(absolute) === seen) return;
+        changed();
+      });
+    } catch {
+      return lost();
+    }
+    watcher.on('error', lost);
+  };
+  attach();
   return () => {
     clearTimeout(timer);
-    watcher.close();
+    clearInterval(poll);
+    watcher?.close();
   };
 }

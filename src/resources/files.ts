@@ -13,7 +13,11 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
+const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import { parseNodeMatch, type NodeMatch } from '../snapshot/node-match.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
@@ -77,7 +81,7 @@ function readDocuments(file: string, problems: Problem[]): { value: unknown; whe
     });
     return [];
   }
-  const docs = parseAllDocuments(text, { prettyErrors: true });
+  const docs = yaml().parseAllDocuments(text, { prettyErrors: true });
   const out: { value: unknown; where: string }[] = [];
   const many = Array.isArray(docs) && docs.length > 1;
   for (const [i, doc] of (Array.isArray(docs) ? docs : [docs]).entries()) {

@@ -4,7 +4,7 @@
  * standard way. It plays the proxy's part by hand: each request is explicit.
  */
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as ProtoLoader from '@grpc/proto-loader';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -61,6 +61,8 @@ let constructorCache: AdsClientConstructor | undefined;
 function adsClientConstructor(): AdsClientConstructor {
   if (constructorCache) return constructorCache;
   const deps = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
+  // Loaded here, on first use, rather than at import (it costs about 25 ms).
+  const protoLoader = require('@grpc/proto-loader') as typeof ProtoLoader;
   const definition = protoLoader.loadSync('envoy/service/discovery/v3/ads.proto', {
     keepCase: true,
     longs: String,

@@ -4,16 +4,32 @@
  * `istiod.istio-system.svc` (and, so that a local Envoy can connect, `localhost`, 127.0.0.1
  * and ::1), and workload certificates signed from a CSR with the caller's SPIFFE identity as
  * the only subject alternative name. Built with @peculiar/x509 over node's WebCrypto
- * (node:crypto makes keys but not certificates).
+ * (node:crypto makes keys but not certificates), except the root, which root-cert.ts writes
+ * itself so that a mock without TLS never loads that library unless a workload asks.
  */
-// The X.509 library resolves its parts through tsyringe, which needs the Reflect metadata API.
-import 'reflect-metadata';
 import { isIP } from 'node:net';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
-import { generateSigningKey, privateKeyToPem, type SigningKey } from './keys.js';
+import { createRequire } from 'node:module';
+import type * as x509 from '@peculiar/x509';
+import { generateSigningKey, privateKeyToPem, toPem, type SigningKey } from './keys.js';
+import { selfSignedRoot } from './root-cert.js';
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+const require = createRequire(import.meta.url);
+let loaded: typeof x509 | undefined;
+
+/**
+ * The X.509 library, loaded on first use: it is some 170 modules and 75 ms, and only TLS and
+ * the CA need it. It resolves its parts through tsyringe, which needs the Reflect metadata API.
+ */
+function X509(): typeof x509 {
+  if (!loaded) {
+    require('reflect-metadata');
+    const lib = require('@peculiar/x509') as typeof x509;
+    lib.cryptoProvider.set(webcrypto as unknown as Parameters<typeof lib.cryptoProvider.set>[0]);
+    loaded = lib;
+  }
+  return loaded;
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Certificates start a minute in the past, so that a peer whose clock lags accepts them. */
@@ -24,7 +40,6 @@ export const SERVING_VALIDITY_MS = 365 * DAY_MS;
 
 /** A certificate authority able to sign: its certificate and key. */
 export interface CertificateAuthority {
-  cert: x509.X509Certificate;
   certPem: string;
   key: SigningKey;
 }
@@ -34,30 +49,24 @@ export interface IssuedCertificate {
   keyPem: string;
 }
 
+/**
+ * A new root CA with its own key. The certificate is written by root-cert.ts, not by the X.509
+ * library, so that making it (every mock does, at start) does not load the library.
+ */
 export async function createRootCa(
   trustDomain: string,
   now = new Date(),
 ): Promise<CertificateAuthority & { keyPem: string }> {
   const key = await generateSigningKey();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name: [{ O: [trustDomain] }],
-    keys: { privateKey: key.privateKey, publicKey: key.publicKey },
-    serialNumber: serialNumber(),
+  const der = await selfSignedRoot({
+    organization: trustDomain,
+    serial: serialNumber(),
     notBefore: new Date(now.getTime() - BACKDATE_MS),
     notAfter: new Date(now.getTime() + ROOT_VALIDITY_MS),
-    signingAlgorithm: key.algorithm,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
-        true,
-      ),
-      await x509.SubjectKeyIdentifierExtension.create(key.publicKey),
-    ],
+    key,
   });
   return {
-    cert,
-    certPem: cert.toString('pem'),
+    certPem: toPem(der, 'CERTIFICATE'),
     key,
     keyPem: await privateKeyToPem(key.privateKey),
   };
@@ -69,13 +78,14 @@ export async function issueServingCertificate(
   hosts: readonly string[],
   now = new Date(),
 ): Promise<IssuedCertificate> {
+  const lib = X509();
   const key = await generateSigningKey();
   const names = hosts.map((host): x509.JsonGeneralName =>
     isIP(host) !== 0 ? { type: 'ip', value: host } : { type: 'dns', value: host },
   );
   const spki = await webcrypto.subtle.exportKey('spki', key.publicKey);
   const cert = await signLeaf(ca, {
-    publicKey: new x509.PublicKey(spki),
+    publicKey: new lib.PublicKey(spki),
     names,
     notAfter: new Date(now.getTime() + SERVING_VALIDITY_MS),
     now,
@@ -94,11 +104,40 @@ export function parseCsr(
     return { ok: false, message: 'certificate signing request is not properly encoded' };
   }
   try {
-    return { ok: true, csr: new x509.Pkcs10CertificateRequest(pem) };
+    return { ok: true, csr: new (X509().Pkcs10CertificateRequest)(pem) };
   } catch {
     return { ok: false, message: 'failed to parse X.509 certificate signing request' };
   }
 }
+
+/**
+ * Why the CSR's self-signature does not prove its key, in the words of Go's crypto/x509
+ * (`CheckSignature`, which istiod calls before signing), or undefined when it does. As in Go,
+ * RSA (PKCS #1 v1.5 and PSS), ECDSA and Ed25519 are understood; any other algorithm is not.
+ */
+export async function checkCsrSignature(csr: ParsedCsr): Promise<string | undefined> {
+  let name: string;
+  try {
+    name = String((csr.signatureAlgorithm as { name?: unknown }).name);
+  } catch {
+    return GO_UNSUPPORTED_ALGORITHM;
+  }
+  const failure = GO_VERIFICATION_FAILURES[name];
+  if (!failure) return GO_UNSUPPORTED_ALGORITHM;
+  try {
+    return (await csr.verify()) ? undefined : failure;
+  } catch {
+    return failure;
+  }
+}
+
+const GO_UNSUPPORTED_ALGORITHM = 'x509: cannot verify signature: algorithm unimplemented';
+const GO_VERIFICATION_FAILURES: Record<string, string> = {
+  'RSASSA-PKCS1-v1_5': 'crypto/rsa: verification error',
+  'RSA-PSS': 'crypto/rsa: verification error',
+  ECDSA: 'x509: ECDSA verification failure',
+  Ed25519: 'x509: Ed25519 verification failure',
+};
 
 /**
  * A workload certificate for the CSR's public key. As istiod does, the identity comes from
@@ -128,40 +167,36 @@ interface LeafParams {
 }
 
 async function signLeaf(ca: CertificateAuthority, params: LeafParams) {
-  return x509.X509CertificateGenerator.create({
+  const lib = X509();
+  return lib.X509CertificateGenerator.create({
     // An empty subject makes the SAN extension the only name, so it must be critical (RFC 5280).
     subject: [],
-    issuer: ca.cert.subjectName,
+    issuer: new lib.X509Certificate(ca.certPem).subjectName,
     publicKey: params.publicKey,
     signingKey: ca.key.privateKey,
     signingAlgorithm: ca.key.algorithm,
-    serialNumber: serialNumber(),
+    serialNumber: serialNumber().toString('hex'),
     notBefore: new Date(params.now.getTime() - BACKDATE_MS),
     notAfter: params.notAfter,
     extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+      new lib.BasicConstraintsExtension(false, undefined, true),
+      new lib.KeyUsagesExtension(
+        lib.KeyUsageFlags.digitalSignature | lib.KeyUsageFlags.keyEncipherment,
         true,
       ),
-      new x509.ExtendedKeyUsageExtension([
-        x509.ExtendedKeyUsage.serverAuth,
-        x509.ExtendedKeyUsage.clientAuth,
+      new lib.ExtendedKeyUsageExtension([
+        lib.ExtendedKeyUsage.serverAuth,
+        lib.ExtendedKeyUsage.clientAuth,
       ]),
-      await x509.AuthorityKeyIdentifierExtension.create(ca.key.publicKey),
-      new x509.SubjectAlternativeNameExtension(params.names, true),
+      await lib.AuthorityKeyIdentifierExtension.create(ca.key.publicKey),
+      new lib.SubjectAlternativeNameExtension(params.names, true),
     ],
   });
 }
 
 /** 16 random bytes with the top bit clear: a positive serial, unique in practice. */
-function serialNumber(): string {
+function serialNumber(): Buffer {
   const bytes = webcrypto.getRandomValues(new Uint8Array(16));
   bytes[0] = (bytes[0] ?? 0) & 0x7f;
-  return Buffer.from(bytes).toString('hex');
-}
-
-/** Reads a PEM certificate (the first in the text). */
-export function parseCertificate(pem: string): x509.X509Certificate {
-  return new x509.X509Certificate(pem);
+  return Buffer.from(bytes);
 }

@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import type { Problem } from '../util/problems.js';
 import { signingKeyFromPem } from './keys.js';
 import { chainProblem, readCertificates, samePublicKey, validityWarning } from './pem-checks.js';
-import { parseCertificate, type CertificateAuthority } from './pki.js';
+import type { CertificateAuthority } from './pki.js';
 
 /** The files of a TLS directory. The first three are named as Istio names them. */
 export const TLS_FILES = Object.freeze({
@@ -59,7 +59,7 @@ export async function loadCa(
       problems.push({ path: path('caKey'), message: 'is not the key of root-cert.pem' });
       return undefined;
     }
-    return { cert: parseCertificate(root.toString()), certPem: root.toString(), key };
+    return { certPem: root.toString(), key };
   } catch (err) {
     problems.push({ path: path('caKey'), message: reason(err) });
     return undefined;

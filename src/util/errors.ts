@@ -41,8 +41,11 @@ export interface MockIstiodErrorDetails {
   JOURNAL_FILE_FAILED: { path: string };
   /** The HTTP status the control API answers with (400, 413). */
   INVALID_REQUEST: { status: number };
-  /** The gRPC status the CA answers with, and the reason sent in `x-mock-istiod-reason`. */
-  CA_REFUSED: { grpcStatus: number; reason: string | undefined };
+  /**
+   * The gRPC status the CA answers with, the reason sent in `x-mock-istiod-reason`, and what
+   * istiod's counters call the failure (`unauthenticated`, or its error type, `CSR_ERROR`, …).
+   */
+  CA_REFUSED: { grpcStatus: number; reason: string | undefined; outcome: string };
   /** Where Envoy was looked for. */
   ENVOY_NOT_FOUND: { path: string };
   /**

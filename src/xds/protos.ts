@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import { packageRoot } from '../util/package-root.js';
+import { loadPreparedTypes } from './prepared-types.js';
 
 const require = createRequire(import.meta.url);
 
@@ -72,13 +73,19 @@ export const ENVOY_PROTO_FILES = [
   'envoy/config/trace/v3/zipkin.proto',
   'udpa/type/v1/typed_struct.proto',
   'xds/type/v3/typed_struct.proto',
+  // Istio's CA service (this project's proto/), served beside ADS (src/ca/ca-proto.ts).
+  'istio-ca.proto',
 ];
 
 let cached: protobuf.Root | undefined;
 
-/** The shared, fully resolved protobufjs root (loaded once per process, about a second). */
+/**
+ * The shared, fully resolved protobufjs root, loaded once per process: from the types prepared
+ * at build time when they are there and fresh (src/xds/prepared-types.ts), else by parsing the
+ * .proto files (about twice as long).
+ */
 export function envoyRoot(): protobuf.Root {
-  cached ??= loadRoot(ENVOY_PROTO_FILES);
+  cached ??= loadPreparedTypes(ENVOY_PROTO_FILES) ?? loadRoot(ENVOY_PROTO_FILES);
   return cached;
 }
 

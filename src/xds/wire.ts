@@ -7,8 +7,15 @@
  * nonce field is appended per response. Protobuf decoders accept fields in any order.
  */
 import protobuf from 'protobufjs';
-import structPb from 'google-protobuf/google/protobuf/struct_pb.js';
+import type structPb from 'google-protobuf/google/protobuf/struct_pb.js';
 import { envoyRoot } from './protos.js';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** google-protobuf's Struct, for the test-side encoder only: loaded on first use. */
+const structPbPackage = lazyRequire<typeof structPb>(
+  import.meta.url,
+  'google-protobuf/google/protobuf/struct_pb.js',
+);
 
 /** The fields of a `DiscoveryRequest` the server uses, decoded. */
 export interface DiscoveryRequest {
@@ -144,9 +151,11 @@ export function encodeDiscoveryRequest(request: Partial<DiscoveryRequest>): Uint
     ? {
         ...request.node,
         metadata: struct.decode(
-          structPb.Struct.fromJavaScript(
-            request.node.metadata as Record<string, structPb.JavaScriptValue>,
-          ).serializeBinary(),
+          structPbPackage()
+            .Struct.fromJavaScript(
+              request.node.metadata as Record<string, structPb.JavaScriptValue>,
+            )
+            .serializeBinary(),
         ),
       }
     : undefined;

@@ -274,6 +274,7 @@ describe('/debug/list', () => {
       'config_dump',
       'connections',
       'journal',
+      'journal/sinks',
       'streamz',
       'syncz',
     ]);

@@ -88,7 +88,8 @@ export function useCli() {
   };
 }
 
-function spawnCli(args: string[], options: CliOptions): CliRun {
+/** Starts a command without `useCli` (for scripts): the caller must kill it. */
+export function spawnCli(args: string[], options: CliOptions): CliRun {
   const env = options.podEnv && {
     PATH: process.env['PATH'] ?? '',
     HOME: process.env['HOME'] ?? '',

@@ -1,7 +1,8 @@
 /**
  * Inputs for the ADS fuzz test: random bytes, valid requests of both protocols with random
- * field values (odd node ids, unknown type URLs, many names, stale nonces, error details),
- * and those requests mutated (bytes flipped, truncated, spliced).
+ * field values (odd node ids, node metadata the mock reads given values of every protobuf
+ * kind, unknown type URLs, many names, stale nonces, error details), and those requests
+ * mutated (bytes flipped, truncated, spliced).
  */
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
@@ -34,8 +35,66 @@ function names(rand: Rand): string[] {
   return Array.from({ length: n }, (_, i) => `name-${i}-${Math.floor(rand() * 1e6)}`);
 }
 
+/** The node metadata keys the mock reads (protocol/node.ts and its readers). */
+const METADATA_KEYS = [
+  'NAMESPACE',
+  'SERVICE_ACCOUNT',
+  'LABELS',
+  'CLUSTER_ID',
+  'ISTIO_VERSION',
+  'PROXY_CONFIG',
+  'INSTANCE_IPS',
+  'ENVOY_ADMIN_ADDRESS',
+  'WORKLOAD_NAME',
+  'ENVOY_STATUS_PORT',
+  'ENVOY_PROMETHEUS_PORT',
+  'GENERATOR',
+];
+
+/** A `google.protobuf.Value` of a random kind, odd values included. */
+function metadataValue(rand: Rand, depth = 0): Record<string, unknown> {
+  const r = depth > 3 ? rand() * 0.7 : rand();
+  if (r < 0.35) {
+    return {
+      stringValue: pick(rand, [
+        '',
+        'default',
+        '1.29.0',
+        '::1',
+        'x'.repeat(5000),
+        '\u0000',
+        '{"a":',
+      ]),
+    };
+  }
+  if (r < 0.5) return { numberValue: pick(rand, [0, -1, 1.5, 1e308, Number.NaN, 15000]) };
+  if (r < 0.6) return { boolValue: rand() < 0.5 };
+  if (r < 0.7) return { nullValue: 0 };
+  if (r < 0.85) {
+    const n = pick(rand, [0, 1, 3, 2000]);
+    return {
+      listValue: { values: Array.from({ length: n }, () => metadataValue(rand, depth + 4)) },
+    };
+  }
+  const fields = Object.fromEntries(
+    Array.from({ length: 1 + Math.floor(rand() * 3) }, () => [
+      pick(rand, [...METADATA_KEYS, 'app', '']),
+      metadataValue(rand, depth + 1),
+    ]),
+  );
+  return { structValue: { fields } };
+}
+
+function metadata(rand: Rand) {
+  if (rand() < 0.5) return undefined;
+  const keys = METADATA_KEYS.filter(() => rand() < 0.3);
+  return { fields: Object.fromEntries(keys.map((k) => [k, metadataValue(rand)])) };
+}
+
 function node(rand: Rand) {
-  return rand() < 0.2 ? undefined : { id: pick(rand, NODE_IDS), cluster: 'c', metadata: undefined };
+  return rand() < 0.2
+    ? undefined
+    : { id: pick(rand, NODE_IDS), cluster: 'c', metadata: metadata(rand) };
 }
 
 export function sotwRequest(rand: Rand): Buffer {

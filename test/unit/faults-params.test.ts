@@ -14,10 +14,14 @@ describe('durations', () => {
     ['2m', 120_000],
     ['1m30s', 90_000],
     ['1h', 3_600_000],
+    ['596h', 2_145_600_000],
+    [2 ** 31 - 1, 2 ** 31 - 1],
   ])('%j is %d ms', (input, ms) => expect(parseDuration(input)).toBe(ms));
 
-  it.each([-1, 'soon', '5 s', '1x', '', '1s2', Number.NaN, null])('%j is not a duration', (input) =>
-    expect(parseDuration(input)).toBeUndefined(),
+  // Over 2³¹ − 1 ms a timer fires at once: such durations are refused.
+  it.each([-1, 'soon', '5 s', '1x', '', '1s2', Number.NaN, null, '597h', '99999999999h', 2 ** 31])(
+    '%j is not a duration',
+    (input) => expect(parseDuration(input)).toBeUndefined(),
   );
 
   it('shows durations back the short way', () => {

@@ -63,8 +63,16 @@ describe('service account tokens', () => {
         'the token has no exp claim',
       ],
       [
-        signJwt({ exp: 2e9, aud: 'istio-ca', sub: 'alice' }, key),
+        signJwt({ exp: 2e9, aud: 'istio-ca', iss: TOKEN_ISSUER, sub: 'alice' }, key),
         'the token\'s subject "alice" is not system:serviceaccount:<namespace>:<name>',
+      ],
+      [
+        signJwt({ exp: 2e9, aud: 'istio-ca', sub: 'system:serviceaccount:a:b' }, key),
+        "the token's issuer undefined is not https://kubernetes.default.svc.cluster.local",
+      ],
+      [
+        signJwt({ exp: 2e9, iss: 'https://evil.example', sub: 'system:serviceaccount:a:b' }, key),
+        'the token\'s issuer "https://evil.example" is not https://kubernetes.default.svc.cluster.local',
       ],
     ];
     for (const [token, reason] of cases) {
@@ -77,7 +85,13 @@ describe('service account tokens', () => {
   });
 
   it('accept an audience given as a string, as Kubernetes may write it', () => {
-    const token = signJwt({ exp: 2e9, aud: 'istio-ca', sub: 'system:serviceaccount:a:b' }, key);
+    const claims = {
+      exp: 2e9,
+      aud: 'istio-ca',
+      iss: TOKEN_ISSUER,
+      sub: 'system:serviceaccount:a:b',
+    };
+    const token = signJwt(claims, key);
     expect(reviewToken(token, key, ['istio-ca'], now)).toMatchObject({ ok: true });
   });
 

@@ -65,6 +65,10 @@ const FAULT_ACTIONS = ['applied', 'activated', 'done', 'removed'] as const;
 const FLUSH_BUDGET = 0.02;
 /** …but a page hears from the mock at least this often. */
 const MAX_DELAY_MS = 5_000;
+/** More changed rows than this in a batch… */
+const BULK_ROWS = 100;
+/** …go out at most this often. */
+const BULK_ROWS_MS = 2_000;
 
 export class UiHub {
   readonly admins: UiAdmins;
@@ -88,6 +92,7 @@ export class UiHub {
   private readonly flushMs: number;
   /** When the next batch may go out: later after an expensive one (see `flush`). */
   private nextDelayMs: number;
+  private lastBulkRows = -Infinity;
   private readonly pollMs: number;
   private readonly maxBatch: number;
 
@@ -318,6 +323,14 @@ export class UiHub {
 
   private rowFrames(): string[] {
     if (this.dirty.size === 0 && !this.extrasChanged) return [];
+    // Many rows changing at once (a push to a fleet): rows go out at most every
+    // BULK_ROWS_MS, the newest state then; a page cannot show 1,000 rows changing faster.
+    const now = performance.now();
+    if (this.dirty.size > BULK_ROWS && now - this.lastBulkRows < BULK_ROWS_MS) {
+      this.schedule();
+      return [];
+    }
+    if (this.dirty.size > BULK_ROWS) this.lastBulkRows = now;
     const streams = this.target.streams();
     const live = new Set<string>();
     const changed: string[] = [];

@@ -4,7 +4,11 @@
  * and the go-control-plane peer, writes `bench/results/<profile>.json` and refreshes that
  * profile's table in docs/BENCHMARKS.md. See docs/BENCHMARKS.md for what each figure means.
  *
+<<<<<<< HEAD
  *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui] [--servers mock,peer] [--no-pin]
+=======
+ *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui] [--servers mock,peer,h2,grpcjs] [--no-pin]
+>>>>>>> main
  *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +23,7 @@ import { buildBenchPrograms } from './lib/build.js';
 import { machineInfo } from './lib/proc.js';
 import { PROFILES } from './lib/profile.js';
 import { refreshBenchmarksDoc, type BenchReport } from './lib/report.js';
-import type { ServerKind } from './lib/server-process.js';
+import { SERVER_KINDS, type ServerKind } from './lib/server-process.js';
 import { envoyLiveScenario } from './scenarios/envoy-live.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { setSizeScenario } from './scenarios/set-size.js';
@@ -85,8 +89,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const scenarios = list('--only', values.only, Object.keys(SCENARIOS) as ScenarioName[]);
-  const servers = list<ServerKind>('--servers', values.servers, ['mock', 'peer']);
-  const complete = scenarios.length === Object.keys(SCENARIOS).length && servers.length === 2;
+  const servers = list<ServerKind>('--servers', values.servers, SERVER_KINDS);
+  const complete =
+    scenarios.length === Object.keys(SCENARIOS).length && servers.length === SERVER_KINDS.length;
   const machine = machineInfo(envoyBinary());
   const pin = !values['no-pin'] && machine.cpus >= 2 ? { server: '0', loadgen: '1' } : undefined;
   const log = (message: string) => process.stdout.write(`${message}\n`);

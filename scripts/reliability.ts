@@ -7,6 +7,8 @@
  *   npx tsx scripts/reliability.ts --only ads-fuzz,ca-fuzz,control-fuzz,ca-attacks \
  *     [--ads-cases 20000] [--ca-cases 30000] [--control-cases 60000] [--attack-rounds 20]
  *   npx tsx scripts/reliability.ts --only concurrent,files,own-faults
+ *   npx tsx scripts/reliability.ts --only soak,storm [--soak-minutes 10] [--soak-tls]
+ *     [--storm 20000] [--storm-workers 4] [--storm-timeout-ms 120000]
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -20,6 +22,8 @@ import { caAttacksPart } from './reliability/ca-attacks.js';
 import { concurrentRun } from './reliability/concurrent.js';
 import { ownFaultsRun } from './reliability/own-faults.js';
 import { filesRun } from './reliability/files.js';
+import { soakRun } from './reliability/soak.js';
+import { stormRun } from './reliability/storm.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +36,12 @@ const { values } = parseArgs({
     'ca-cases': { type: 'string', default: '30000' },
     'control-cases': { type: 'string', default: '60000' },
     'attack-rounds': { type: 'string', default: '20' },
+    // rel-soak: the soak and connection storms (scripts/reliability/soak.ts, storm.ts)
+    'soak-minutes': { type: 'string', default: '10' },
+    'soak-tls': { type: 'boolean', default: false },
+    storm: { type: 'string', default: '20000' },
+    'storm-workers': { type: 'string', default: '4' },
+    'storm-timeout-ms': { type: 'string', default: '120000' },
   },
 });
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -88,6 +98,14 @@ const parts: Record<string, () => Promise<Pick<PartResult, 'problems'> | void>> 
   concurrent: async () => problemIf(!(await concurrentRun(50, 100, 20261201))),
   files: async () => problemIf(!(await filesRun(200, 20261201))),
   'own-faults': async () => problemIf(!(await ownFaultsRun(10, 1000))),
+  // Issue 16, items 6-7.
+  soak: () => soakRun(Number(values['soak-minutes']), values['soak-tls']),
+  storm: () =>
+    stormRun(
+      Number(values.storm),
+      Number(values['storm-workers']),
+      Number(values['storm-timeout-ms']),
+    ),
 };
 const chosen = values.only?.split(',') ?? ['fuzz', 'churn'];
 const unknown = chosen.filter((name) => !(name in parts));

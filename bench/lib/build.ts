@@ -14,6 +14,9 @@ export interface BenchPrograms {
   loadgen: string;
   /** The compiled bench entry of the mock (bench/servers/mock-server.ts). */
   mockServer: string;
+  /** The compiled floor servers (bench/servers/floor-h2.ts, floor-grpcjs.ts). */
+  floorH2: string;
+  floorGrpcjs: string;
 }
 
 function run(file: string, args: string[], cwd: string, what: string): void {
@@ -38,11 +41,13 @@ export function buildBenchPrograms(benchDir: string): BenchPrograms {
     process.execPath,
     [tsc, '-p', join(benchDir, 'tsconfig.mock-server.json')],
     benchDir,
-    'compiling bench/servers/mock-server.ts',
+    "compiling bench/servers/ (the mock's entry and the floors)",
   );
   return {
     peer: go('peers/go-control-plane', join(bin, 'go-control-plane-peer')),
     loadgen: go('loadgen', join(bin, 'loadgen')),
     mockServer: join(bin, 'dist/bench/servers/mock-server.js'),
+    floorH2: join(bin, 'dist/bench/servers/floor-h2.js'),
+    floorGrpcjs: join(bin, 'dist/bench/servers/floor-grpcjs.js'),
   };
 }

@@ -3,7 +3,7 @@ import type { BenchPrograms } from './build.js';
 import { Loadgen, type LoadgenOptions } from './loadgen-process.js';
 import type { Profile } from './profile.js';
 import { cpuSeconds } from './proc.js';
-import { ServerProcess, type ServerKind } from './server-process.js';
+import { isFloor, ServerProcess, type ServerKind } from './server-process.js';
 
 export interface BenchContext {
   rootDir: string;
@@ -15,6 +15,11 @@ export interface BenchContext {
   /** CPU lists for `taskset` (undefined: no pinning). */
   pin: { server: string; loadgen: string } | undefined;
   log(message: string): void;
+}
+
+/** The servers that do everything (pushes too): the mock and the peer, not the floors. */
+export function pushingServers(ctx: BenchContext): ServerKind[] {
+  return ctx.servers.filter((kind) => !isFloor(kind));
 }
 
 export function startServer(ctx: BenchContext, kind: ServerKind, resourcesPath: string) {

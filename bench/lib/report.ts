@@ -11,6 +11,7 @@ import type { SlowConsumerRun } from '../scenarios/slow-consumer.js';
 import { writeFormatted } from './format.js';
 import type { BenchReport } from './bench-report.js';
 import { checkTargets } from './targets.js';
+import { isFloor, SERVER_LABELS } from './server-process.js';
 import { startUpLines } from './start-up-report.js';
 
 export type { BenchReport } from './bench-report.js';
@@ -134,6 +135,62 @@ function fleetRows(fleet: FleetResults): Row[] {
   return rows;
 }
 
+/** The floors' table: each ramp of the mock against Node's floors and the peer, side by side. */
+const FLOOR_COLUMNS = ['mock', 'h2', 'grpcjs', 'peer'] as const;
+
+function floorTable(fleet: FleetResults): string[] {
+  if (!fleet.runs.some((r) => isFloor(r.server))) return [];
+  const rows: string[][] = [];
+  const keys = [...new Set(fleet.runs.map((r) => `${r.mode}:${r.streams}`))];
+  const line = (
+    label: string,
+    figure: string,
+    pick: (run: FleetRun) => number | null,
+    digits: number,
+  ) => {
+    const [mode, n] = label.split(':') as [string, string];
+    const values = FLOOR_COLUMNS.map((kind) => {
+      const run = fleet.runs.find(
+        (r) => r.server === kind && r.mode === mode && r.streams === Number(n),
+      );
+      return run ? (pick(run) ?? NaN) : NaN;
+    });
+    const [mock] = values;
+    return [
+      figure,
+      ...values.map((v) => fmt(v, digits)),
+      ...values.slice(1).map((v) => ratio(mock, v)),
+    ];
+  };
+  for (const key of keys) {
+    const [mode, n] = key.split(':') as [string, string];
+    const label = `connect ramp, ${thousands(Number(n))} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+    rows.push(
+      [label, ...line(key, 'first response p50 (ms)', (r) => r.ramp.firstResponseP50, 1)],
+      ['', ...line(key, 'all initial configs ACKed (ms)', (r) => r.ramp.allAckedMs, 0)],
+      ['', ...line(key, 'server CPU for the ramp (s)', (r) => r.ramp.serverCpu, 2)],
+    );
+  }
+  const memory = (field: 'rss' | 'heapUsed') => {
+    const values = FLOOR_COLUMNS.map((kind) => fleet.memoryPerStream[kind]?.[field]);
+    return [...values.map(kb), ...values.slice(1).map((v) => ratio(values[0], v))];
+  };
+  rows.push(
+    ['memory per idle stream (slope over N, after GC)', 'RSS (KB)', ...memory('rss')],
+    ['', 'heap (KB)', ...memory('heapUsed')],
+  );
+  const header = ['fleet', 'figure', ...FLOOR_COLUMNS.map((k) => SERVER_LABELS[k])];
+  header.push(...FLOOR_COLUMNS.slice(1).map((k) => `ours / ${SERVER_LABELS[k]}`));
+  return [
+    '',
+    "Node's floors, in the same run: a bare `node:http2` and a bare grpc-js ADS server that only answer each type once (`bench/servers/floor-*.ts`).",
+    '',
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
+}
+
 function slowRows(runs: SlowConsumerRun[]): Row[] {
   const [mock, peer] = [
     runs.find((r) => r.server === 'mock'),
@@ -192,7 +249,8 @@ function sizeRows(runs: SetSizeRun[]): Row[] {
     row(label, 'encode the CDS response once (ms)', (r) => r.encodeMs, 2),
     row('', 'CDS response (KB)', (r) => r.cdsBytes / 1000),
     row('', 'all initial configs ACKed (ms)', (r) => r.allAckedMs, 0),
-    row('', 'push: all streams ACKed (ms)', (r) => r.push.allAckedMs, 0),
+    row('', 'push: all streams ACKed (ms)', (r) => r.push.allAckedMs, 1),
+    row('', 'first push after connecting: all ACKed (ms)', (r) => r.push.firstPushAllAckedMs, 1),
     row('', 'server CPU per push (s)', (r) => r.push.serverCpuPerPush, 3),
   ];
 }
@@ -231,6 +289,7 @@ export function renderReport(report: BenchReport): string {
   section('slow consumer', results.slow, slowRows);
   section('set size', results.sizes, sizeRows);
   section('envoy', results.envoy, envoyRows);
+  const floors = results.fleet && !isError(results.fleet) ? floorTable(results.fleet) : [];
   section('start-up', results.start, () => []); // its own table, below
   const minutes = (Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 60_000;
   const shared =
@@ -243,6 +302,7 @@ export function renderReport(report: BenchReport): string {
     '| scenario | figure | mock-istiod | go-control-plane | ours / peer |',
     '| --- | --- | --- | --- | --- |',
     ...rows.map((r) => `| ${r.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`),
+    ...floors,
     '',
     ...checkTargets(report).map(
       (t) => `- ${t.met === undefined ? '➖' : t.met ? '✅' : '❌'} ${t.target}: ${t.detail}`,

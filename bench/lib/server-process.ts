@@ -6,12 +6,23 @@
 import { JsonLineChild } from './child.js';
 import { cpuSeconds, rssBytes } from './proc.js';
 
-export type ServerKind = 'mock' | 'peer';
+/**
+ * The mock, the go-control-plane peer, and two floors (bench/servers/floor-*.ts): a bare
+ * `node:http2` and a bare grpc-js ADS server, which only answer each type once. Floors take
+ * part in the connect ramp and the memory figure only (they have no pushes).
+ */
+export type ServerKind = 'mock' | 'peer' | 'h2' | 'grpcjs';
+
+export const SERVER_KINDS: readonly ServerKind[] = ['mock', 'peer', 'h2', 'grpcjs'];
 
 export const SERVER_LABELS: Record<ServerKind, string> = {
   mock: 'mock-istiod',
   peer: 'go-control-plane',
+  h2: 'bare node:http2',
+  grpcjs: 'bare grpc-js',
 };
+
+export const isFloor = (kind: ServerKind): boolean => kind === 'h2' || kind === 'grpcjs';
 
 export interface ServerStats {
   heapUsed: number;
@@ -24,7 +35,7 @@ export interface StartServerOptions {
   kind: ServerKind;
   resourcesPath: string;
   rootDir: string;
-  bins: { peer: string; mockServer: string };
+  bins: { peer: string; mockServer: string; floorH2: string; floorGrpcjs: string };
   cpus?: string | undefined;
 }
 
@@ -39,22 +50,28 @@ export class ServerProcess {
   ) {}
 
   static async start(options: StartServerOptions): Promise<ServerProcess> {
+    const node = (entry: string) =>
+      new JsonLineChild(
+        SERVER_LABELS[options.kind],
+        process.execPath,
+        ['--expose-gc', entry, '--resources', options.resourcesPath],
+        { cwd: options.rootDir, cpus: options.cpus },
+      );
     const child =
       options.kind === 'mock'
-        ? new JsonLineChild(
-            'mock-istiod',
-            process.execPath,
-            ['--expose-gc', options.bins.mockServer, '--resources', options.resourcesPath],
-            { cwd: options.rootDir, cpus: options.cpus },
-          )
-        : new JsonLineChild(
-            'go-control-plane peer',
-            options.bins.peer,
-            ['-resources', options.resourcesPath],
-            {
-              cpus: options.cpus,
-            },
-          );
+        ? node(options.bins.mockServer)
+        : options.kind === 'h2'
+          ? node(options.bins.floorH2)
+          : options.kind === 'grpcjs'
+            ? node(options.bins.floorGrpcjs)
+            : new JsonLineChild(
+                'go-control-plane peer',
+                options.bins.peer,
+                ['-resources', options.resourcesPath],
+                {
+                  cpus: options.cpus,
+                },
+              );
     try {
       const ready = await child.next<{ xdsPort: number; benchPort: number; controlPort?: number }>(
         60_000,

@@ -8,7 +8,7 @@ import { makeSidecarBootstrap, type JsonObject } from '../../src/bootstrap/sidec
 import { startEnvoy } from '../../src/envoy/envoy-process.js';
 import { freePorts } from '../../src/util/ports.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import type { BenchContext } from '../lib/context.js';
+import { pushingServers, type BenchContext } from '../lib/context.js';
 import { round } from '../lib/proc.js';
 import { makeBenchResources, writeBenchResources } from '../lib/resource-set.js';
 import { ServerProcess, type ServerKind } from '../lib/server-process.js';
@@ -57,7 +57,7 @@ export async function envoyLiveScenario(ctx: BenchContext): Promise<EnvoyLiveRes
   const servers = new Map<ServerKind, ServerProcess>();
   const samples: Partial<Record<EnvoyVariant, number[]>> = { static: [] };
   try {
-    for (const kind of ctx.servers) {
+    for (const kind of pushingServers(ctx)) {
       servers.set(
         kind,
         await ServerProcess.start({ kind, resourcesPath, rootDir: ctx.rootDir, bins: ctx.bins }),

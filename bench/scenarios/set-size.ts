@@ -6,13 +6,14 @@
  */
 import {
   connectTimeoutMs,
+  pushingServers,
   settle,
   withLoadgen,
   withServer,
   type BenchContext,
 } from '../lib/context.js';
 import { round } from '../lib/proc.js';
-import { runPushes, type PushSeries } from '../lib/pushes.js';
+import { runPushes, warmupsFor, type PushSeries } from '../lib/pushes.js';
 import { writeBenchResources } from '../lib/resource-set.js';
 import type { ServerKind } from '../lib/server-process.js';
 
@@ -35,7 +36,7 @@ export async function setSizeScenario(ctx: BenchContext): Promise<SetSizeRun[]> 
   const runs: SetSizeRun[] = [];
   for (const clusters of ctx.profile.sizes.clusters) {
     const resourcesPath = writeBenchResources(ctx.workDir, { clusters });
-    for (const kind of ctx.servers) {
+    for (const kind of pushingServers(ctx)) {
       ctx.log(`set size: ${kind}, ${clusters} clusters, ${streams} streams`);
       const run = await withServer(ctx, kind, resourcesPath, async (server) => {
         await settle(server.pid);
@@ -45,7 +46,11 @@ export async function setSizeScenario(ctx: BenchContext): Promise<SetSizeRun[]> 
           const ramp = await loadgen.connect(streams, connectTimeoutMs(streams) * 4);
           const rampServerCpu = server.cpuSeconds() - s0;
           await settle(server.pid);
-          const push = await runPushes(server, loadgen, pushes, { warmups: 2 });
+          // A small set's push runs too little code to get V8's optimizing tiers going in two
+          // pushes: it gets the fleet scenario's warm-ups (the first push is reported apart).
+          // A large set's push runs long enough on its own, and its pushes take seconds.
+          const warmups = clusters <= 100 ? warmupsFor(streams) : 2;
+          const push = await runPushes(server, loadgen, pushes, { warmups });
           const stats = await server.stats({ gc: true });
           return {
             server: kind,

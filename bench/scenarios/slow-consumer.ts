@@ -9,6 +9,7 @@
  */
 import {
   connectTimeoutMs,
+  pushingServers,
   settle,
   withLoadgen,
   withServer,
@@ -40,7 +41,7 @@ export async function slowConsumerScenario(ctx: BenchContext): Promise<SlowConsu
   const { streams, clusters, pushesBefore, pushesAfter } = ctx.profile.slow;
   const resourcesPath = writeBenchResources(ctx.workDir, { clusters });
   const runs: SlowConsumerRun[] = [];
-  for (const kind of ctx.servers) {
+  for (const kind of pushingServers(ctx)) {
     ctx.log(`slow consumer: ${kind}, ${streams} streams, ${clusters} clusters`);
     const run = await withServer(ctx, kind, resourcesPath, (server) =>
       withLoadgen(ctx, server, { window: WINDOW }, async (loadgen) => {

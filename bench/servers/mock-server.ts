@@ -46,7 +46,10 @@ const server = createMockIstiod({
   logger: pino({ level: values['log-level'] }, pino.destination(2)),
 });
 
-// The event loop's delay, sampled every 2 ms; reset by `GET /bench/stats?reset=1`.
+// The event loop's delay, sampled every 2 ms; reset by `GET /bench/stats?reset=1`. Sampling
+// wakes the loop 500 times a second (12 ms of CPU a second, counted in the CPU figures),
+// and keeps the process awake between pushes: on a loaded machine a mock that sleeps
+// between pushes answers the next one up to three times slower (docs/BENCHMARKS.md).
 const loopDelay = monitorEventLoopDelay({ resolution: 2 });
 loopDelay.enable();
 let pushes = 0;

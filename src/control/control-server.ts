@@ -51,12 +51,6 @@ function send(
   res.end(text);
 }
 
-/** Who may call what the request names (an unknown path needs the token, as before). */
-function accessOf(routes: readonly Route[], method: string, path: string): RouteAccess {
-  const match = matchRoute(routes, method, path);
-  return match && 'route' in match ? (match.route.access ?? 'token') : 'token';
-}
-
 /** Runs changes one at a time and numbers them; reads run at once. */
 export class ChangeQueue {
   private tail: Promise<unknown> = Promise.resolve();
@@ -75,6 +69,12 @@ export class ChangeQueue {
     this.tail = done.catch(() => undefined);
     return done;
   }
+}
+
+/** Who may call what the request names (an unknown path needs the token, as before). */
+function accessOf(routes: readonly Route[], method: string, path: string): RouteAccess {
+  const match = matchRoute(routes, method, path);
+  return match && 'route' in match ? (match.route.access ?? 'token') : 'token';
 }
 
 export async function handle(

@@ -62,10 +62,10 @@ export interface ServerEvents {
   collision: [collision: NodeCollision];
   /** The security side refused a caller: an unauthenticated xDS stream or CA request. */
   'auth-refused': [refusal: AuthRefusal];
-  /** Responses were withheld or released, or the xDS port went down or up: read the server. */
-  state: [];
   /** What became of a `CreateCertificate` call the CA service took. */
   csr: [outcome: CsrOutcome];
+  /** Responses were withheld or released, or the xDS port went down or up: read the server. */
+  state: [];
 }
 
 export interface NodeCollision {

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { packAnyJson } from '../xds/json.js';
+import { cachedPack, packKey, rememberPack, type CachedPack } from './pack-cache.js';
 import type { Problem, Result } from '../util/problems.js';
 import { resourceType } from '../core/types/registry.js';
 import type { NamedResource, PackedSet } from '../core/snapshot.js';
@@ -35,20 +36,32 @@ export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
   return packed.ok ? { ok: true, value: packed.value.set } : packed;
 }
 
+/** One input packed, with its content version; remembered by content (pack-cache.ts). */
+function pack(input: unknown): Result<CachedPack> {
+  const key = packKey(input);
+  const cached = key === undefined ? undefined : cachedPack(key);
+  if (cached) return { ok: true, value: cached };
+  const packed = packAnyJson(input);
+  if (!packed.ok) return packed;
+  const value = { ...packed.value, version: contentVersion(packed.value.bytes) };
+  if (key !== undefined) rememberPack(key, value);
+  return { ok: true, value };
+}
+
 export function packResources(inputs: readonly unknown[]): Result<PackedResources> {
   const problems: Problem[] = [];
   const set: PackedSet = new Map();
   const indexes = new Map<string, number>();
   inputs.forEach((input, index) => {
     const path = `resources[${index}]`;
-    const packed = packAnyJson(input);
+    const packed = pack(input);
     if (!packed.ok) {
       for (const p of packed.problems) {
         problems.push({ path: p.path ? `${path}.${p.path}` : path, message: p.message });
       }
       return;
     }
-    const { typeUrl, bytes } = packed.value;
+    const { typeUrl, bytes, version } = packed.value;
     const name = resourceName(typeUrl, input as Record<string, unknown>);
     if (typeof name !== 'string' || name === '') {
       problems.push({
@@ -63,7 +76,7 @@ export function packResources(inputs: readonly unknown[]): Result<PackedResource
       problems.push({ path: `${path}.name`, message: `duplicate ${typeUrl} named "${name}"` });
       return;
     }
-    byName.set(name, { name, typeUrl, value: bytes, version: contentVersion(bytes) });
+    byName.set(name, { name, typeUrl, value: bytes, version });
     indexes.set(`${typeUrl}\0${name}`, index);
   });
   if (problems.length > 0) return { ok: false, problems };
@@ -81,7 +94,11 @@ export function sameResources(
   if (left.size !== right.size) return false;
   for (const [name, resource] of left) {
     const other = right.get(name);
-    if (!other || !Buffer.from(other.value).equals(resource.value)) return false;
+    if (!other) return false;
+    // Packed again from the same JSON, a resource keeps its very bytes (pack-cache.ts).
+    if (other.value !== resource.value && Buffer.compare(other.value, resource.value) !== 0) {
+      return false;
+    }
   }
   return true;
 }

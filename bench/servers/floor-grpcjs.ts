@@ -1,0 +1,43 @@
+/**
+ * grpc-js's floor for ADS: a bare `@grpc/grpc-js` server with the mock's service definition
+ * (raw bytes in and out) and its server options, and nothing else: the first request of
+ * each type is answered with the pre-encoded response, everything else is dropped.
+ * Benchmark-only.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { ADS_SERVICE, type AdsCall } from '../../src/server/ads-service.js';
+import { announce, floorArgs, floorResponses, requestTypeUrl } from './floor.js';
+
+const args = floorArgs('floor-grpcjs');
+const responses = floorResponses(args.resources);
+
+function serve(call: AdsCall, delta: boolean): void {
+  const answers = delta ? responses.delta : responses.sotw;
+  const answered = new Set<string>();
+  call.on('data', (bytes: Buffer) => {
+    const typeUrl = requestTypeUrl(bytes, delta ? 2 : 4);
+    const answer = answers.get(typeUrl);
+    if (answer && !answered.has(typeUrl)) {
+      answered.add(typeUrl);
+      call.write(answer);
+    }
+  });
+  call.on('end', () => call.end());
+  call.on('error', () => undefined);
+}
+
+grpc.setLogVerbosity(grpc.logVerbosity.NONE);
+const server = new grpc.Server({
+  'grpc.max_receive_message_length': 4 * 1024 * 1024,
+  'grpc.enable_channelz': 0,
+});
+server.addService(ADS_SERVICE, {
+  StreamAggregatedResources: (call: AdsCall) => serve(call, false),
+  DeltaAggregatedResources: (call: AdsCall) => serve(call, true),
+});
+const port = await new Promise<number>((resolve, reject) =>
+  server.bindAsync(`${args.host}:0`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+    err ? reject(err) : resolve(bound),
+  ),
+);
+await announce(args.host, port);

@@ -1,0 +1,60 @@
+/**
+ * Node's floor for ADS: a bare `node:http2` server, no gRPC library. Each stream's gRPC
+ * messages are split from the DATA frames by hand; the first request of each type is
+ * answered with the pre-encoded response, everything else is read and dropped. Benchmark-only.
+ */
+import { createServer, constants, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { announce, floorArgs, floorResponses, requestTypeUrl } from './floor.js';
+
+const args = floorArgs('floor-h2');
+const responses = floorResponses(args.resources);
+
+function frame(message: Buffer): Buffer {
+  const framed = Buffer.allocUnsafe(5 + message.length);
+  framed[0] = 0;
+  framed.writeUInt32BE(message.length, 1);
+  message.copy(framed, 5);
+  return framed;
+}
+const framed = {
+  sotw: new Map([...responses.sotw].map(([type, bytes]) => [type, frame(bytes)])),
+  delta: new Map([...responses.delta].map(([type, bytes]) => [type, frame(bytes)])),
+};
+
+function serve(stream: ServerHttp2Stream, delta: boolean): void {
+  const answers = delta ? framed.delta : framed.sotw;
+  const answered = new Set<string>();
+  let pending: Buffer = Buffer.alloc(0);
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+  stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+  stream.on('data', (chunk: Buffer) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    while (pending.length >= 5 && pending.length >= 5 + pending.readUInt32BE(1)) {
+      const length = pending.readUInt32BE(1);
+      const typeUrl = requestTypeUrl(pending.subarray(5, 5 + length), delta ? 2 : 4);
+      pending = pending.subarray(5 + length);
+      const answer = answers.get(typeUrl);
+      if (answer && !answered.has(typeUrl)) {
+        answered.add(typeUrl);
+        stream.write(answer);
+      }
+    }
+  });
+  stream.on('end', () => stream.end());
+  stream.on('error', () => undefined);
+}
+
+const server = createServer();
+server.on('stream', (stream, headers) => {
+  const path = String(headers[constants.HTTP2_HEADER_PATH] ?? '');
+  if (path.endsWith('/StreamAggregatedResources')) serve(stream, false);
+  else if (path.endsWith('/DeltaAggregatedResources')) serve(stream, true);
+  else
+    stream.respond(
+      { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '12' },
+      { endStream: true },
+    );
+});
+await new Promise<void>((resolve) => server.listen(0, args.host, resolve));
+await announce(args.host, (server.address() as AddressInfo).port);

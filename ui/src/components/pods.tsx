@@ -1,0 +1,114 @@
+/**
+ * Each connected proxy as a pod: READY as kubectl shows it, Envoy's `server.state` and
+ * `/ready`, and per resource type the proxy-status cell and the version Envoy ACKed. Two or
+ * more proxies sit side by side.
+ */
+import type { UiProxy, UiSyncStatus, UiTypeStatus } from '../../../src/control/ui-events.js';
+import type { ProxyRow } from '../model/state.js';
+import { useT } from '../i18n.js';
+
+const SYNC_VARIANT: Record<UiSyncStatus, 'success' | 'warning' | 'danger' | 'neutral'> = {
+  SYNCED: 'success',
+  STALE: 'warning',
+  'NOT SENT': 'neutral',
+  ERROR: 'danger',
+  IGNORED: 'neutral',
+};
+
+export function Pods({ proxies, columns }: { proxies: ProxyRow[]; columns: string[] }) {
+  const t = useT();
+  return (
+    <section class="panel" aria-labelledby="pods-title">
+      <h2 id="pods-title">{t('pods.title')}</h2>
+      {proxies.length === 0 ? (
+        <p data-testid="pods-empty">{t('pods.none')}</p>
+      ) : (
+        <div class="pods">
+          {proxies.map((proxy) => (
+            <Pod key={proxy.connectionId} proxy={proxy} columns={columns} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The types to show: istioctl's columns the proxy subscribed to, then any others. */
+function rows(proxy: UiProxy, columns: string[]): UiTypeStatus[] {
+  const byType = new Map(proxy.types.map((s) => [s.type, s]));
+  const inColumns = columns.flatMap((c) => byType.get(c) ?? []);
+  return [...inColumns, ...proxy.types.filter((s) => !columns.includes(s.type))].filter(
+    (s) => s.status !== 'IGNORED',
+  );
+}
+
+function Pod({ proxy, columns }: { proxy: ProxyRow; columns: string[] }) {
+  const t = useT();
+  const { envoy } = proxy;
+  const readyVariant =
+    proxy.ready === '2/2' ? 'success' : proxy.ready === '1/2' ? 'warning' : 'neutral';
+  return (
+    <article
+      class={proxy.gone ? 'pod gone' : 'pod'}
+      data-testid="pod"
+      data-node-id={proxy.nodeId}
+      data-gone={proxy.gone ? 'true' : undefined}
+      aria-label={proxy.proxy}
+    >
+      <header class="pod-head">
+        <h3 data-testid="pod-name">{proxy.name}</h3>
+        <span class="muted">{proxy.namespace}</span>
+        {proxy.gone && (
+          <wa-tag size="s" variant="danger" data-testid="pod-gone" title={t('pod.goneHint')}>
+            {t('pod.gone')}
+          </wa-tag>
+        )}
+        <span class="pod-ready">
+          <span class="muted">{t('pod.ready')}</span>{' '}
+          <wa-badge
+            variant={readyVariant}
+            data-testid="pod-ready"
+            title={proxy.ready === 'unknown' ? t('pod.readyUnknownHint') : proxy.readyDetail}
+          >
+            {proxy.ready === 'unknown' ? t('pod.readyUnknown') : proxy.ready}
+          </wa-badge>
+        </span>
+      </header>
+      <dl class="pod-facts">
+        <dt>{t('pod.serverState')}</dt>
+        <dd data-testid="server-state" class="mono">
+          {envoy.state ?? (envoy.admin ? '…' : t('pod.adminUnknown'))}
+        </dd>
+        <dt>{t('pod.envoyReady')}</dt>
+        <dd data-testid="envoy-ready" class="mono">
+          {envoy.ready ? `${envoy.ready.status} ${envoy.ready.body.trim()}` : '—'}
+        </dd>
+        <dt>{t('pod.node')}</dt>
+        <dd class="mono small">{proxy.nodeId}</dd>
+      </dl>
+      <table class="types">
+        <thead>
+          <tr>
+            <th scope="col">{t('pod.type')}</th>
+            <th scope="col">{t('pod.sync')}</th>
+            <th scope="col">{t('pod.acked')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows(proxy, columns).map((s) => (
+            <tr key={s.typeUrl} data-testid={`type-${s.type}`}>
+              <th scope="row">{s.type}</th>
+              <td>
+                <wa-badge variant={SYNC_VARIANT[s.status]} data-testid="sync-status">
+                  {s.status}
+                </wa-badge>
+                {s.nack && <div class="nack-text">{s.nack.message}</div>}
+              </td>
+              <td class="mono">{s.ackedVersion ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
+  );
+}

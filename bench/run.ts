@@ -4,11 +4,7 @@
  * and the go-control-plane peer, writes `bench/results/<profile>.json` and refreshes that
  * profile's table in docs/BENCHMARKS.md. See docs/BENCHMARKS.md for what each figure means.
  *
-<<<<<<< HEAD
- *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui] [--servers mock,peer] [--no-pin]
-=======
  *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui] [--servers mock,peer,h2,grpcjs] [--no-pin]
->>>>>>> main
  *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -65,6 +65,14 @@ const FAULT_ACTIONS = ['applied', 'activated', 'done', 'removed'] as const;
 const FLUSH_BUDGET = 0.02;
 /** …but a page hears from the mock at least this often. */
 const MAX_DELAY_MS = 5_000;
+/** A pause in journal entries this long means the streams are not busy. */
+const QUIET_MS = 50;
+/** …but a batch waits for one at most this long. */
+const MAX_QUIET_WAIT_MS = 1_000;
+/** More changed rows than this in a batch… */
+const BULK_ROWS = 100;
+/** …go out at most this often. */
+const BULK_ROWS_MS = 2_000;
 
 export class UiHub {
   readonly admins: UiAdmins;
@@ -88,6 +96,10 @@ export class UiHub {
   private readonly flushMs: number;
   /** When the next batch may go out: later after an expensive one (see `flush`). */
   private nextDelayMs: number;
+  private lastBulkRows = -Infinity;
+  /** When the newest journal entry came, and since when changes wait to go out. */
+  private lastEntryAt = -Infinity;
+  private pendingSince = Number.POSITIVE_INFINITY;
   private readonly pollMs: number;
   private readonly maxBatch: number;
 
@@ -118,7 +130,7 @@ export class UiHub {
   connect(_req: IncomingMessage, res: ServerResponse): void {
     // Whatever is pending goes to the pages already open, so that the snapshot below is the
     // newcomer's whole starting point.
-    this.flush();
+    this.flush(true);
     const client = new UiClient(
       ++this.nextId,
       res,
@@ -222,12 +234,13 @@ export class UiHub {
   }
 
   /**
-   * On the xDS path: keep it to a push and a set insertion. A batch keeps the newest
+   * On the xDS path: keep it to a push, a set insertion and a clock read. A batch keeps the newest
    * `maxBatch` entries (so the diagram ends where the exchange is); older ones are counted
    * as dropped, trimmed in chunks so that the batch stays under twice that.
    */
   private onEntry(entry: JournalEntry): void {
     if (entry.connectionId !== undefined) this.dirty.add(entry.connectionId);
+    this.lastEntryAt = performance.now();
     this.batch.push(entry);
     if (isWaiting(entry, this.target.withheld, this.holding)) this.waiting.add(entry.seq);
     if (this.batch.length >= 2 * this.maxBatch) this.trimBatch();
@@ -259,6 +272,7 @@ export class UiHub {
 
   private schedule(): void {
     if (this.flushTimer || this.clients.size === 0) return;
+    this.pendingSince = Math.min(this.pendingSince, performance.now());
     this.flushTimer = setTimeout(() => this.flush(), this.nextDelayMs);
   }
 
@@ -269,11 +283,19 @@ export class UiHub {
    * visible share of the push's time). Pages see large changes less often, never late by more
    * than a few batches' worth.
    */
-  private flush(): void {
+  private flush(force = false): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.clients.size === 0) return;
     const started = performance.now();
+    // While the streams are busy (a push in flight: entries less than QUIET_MS apart), wait
+    // for a pause, up to MAX_QUIET_WAIT_MS, so that the batch does not lengthen the push.
+    const busy = started - this.lastEntryAt < QUIET_MS;
+    if (!force && busy && started - this.pendingSince < MAX_QUIET_WAIT_MS) {
+      this.flushTimer = setTimeout(() => this.flush(), QUIET_MS);
+      return;
+    }
+    this.pendingSince = Number.POSITIVE_INFINITY;
     this.send();
     const cost = performance.now() - started;
     this.nextDelayMs = Math.min(MAX_DELAY_MS, Math.max(this.flushMs, cost / FLUSH_BUDGET));
@@ -318,6 +340,14 @@ export class UiHub {
 
   private rowFrames(): string[] {
     if (this.dirty.size === 0 && !this.extrasChanged) return [];
+    // Many rows changing at once (a push to a fleet): rows go out at most every
+    // BULK_ROWS_MS, the newest state then; a page cannot show 1,000 rows changing faster.
+    const now = performance.now();
+    if (this.dirty.size > BULK_ROWS && now - this.lastBulkRows < BULK_ROWS_MS) {
+      this.schedule();
+      return [];
+    }
+    if (this.dirty.size > BULK_ROWS) this.lastBulkRows = now;
     const streams = this.target.streams();
     const live = new Set<string>();
     const changed: string[] = [];

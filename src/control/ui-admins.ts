@@ -42,11 +42,34 @@ export interface UiAdminsOptions {
   onChange(): void;
 }
 
-/** The loopback host of a gRPC peer (`127.0.0.1:5000`, `ipv6:[::1]:5000`), or undefined. */
-export function loopbackPeer(peer: string): boolean {
+/** The host of a gRPC peer (`127.0.0.1:5000`, `ipv6:[::1]:5000`, `[::ffff:10.0.0.7]:5000`). */
+function peerHost(peer: string): string {
   const host = peer.replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
-  const bare = host.replace(/^\[|\]$/g, '');
-  return bare.startsWith('127.') || bare === '::1' || bare.startsWith('::ffff:127.');
+  return unmapped(host.replace(/^\[|\]$/g, ''));
+}
+
+/** An IPv4 address written as IPv6 (`::ffff:10.0.0.7`) → the IPv4 form. */
+function unmapped(host: string): string {
+  return host.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host.startsWith('127.') || host === '::1' || host === 'localhost';
+}
+
+/** Whether a gRPC peer is on this machine. */
+export function loopbackPeer(peer: string): boolean {
+  return isLoopbackHost(peerHost(peer));
+}
+
+/**
+ * Whether an admin address a proxy names in its own metadata may be polled: only on loopback
+ * or on the host its stream came from. Otherwise any client of the xDS port could have the mock
+ * send requests to a host of its choosing; an address a user adds on the page has no such limit.
+ */
+export function trustedMetadataAdmin(adminUrlText: string, peer: string): boolean {
+  const host = unmapped(new URL(adminUrlText).hostname.replace(/^\[|\]$/g, ''));
+  return isLoopbackHost(host) || host === peerHost(peer);
 }
 
 /** Checks a user's admin address and turns it into a URL. */
@@ -149,7 +172,9 @@ export class UiAdmins {
     const { metadata, nodeId } = stream.proxy;
     const found = adminFromMetadata(metadata);
     const local = loopbackPeer(stream.peer);
-    if (found && (found.source === 'metadata' || local)) {
+    const allowed =
+      found?.source === 'metadata' ? trustedMetadataAdmin(found.url, stream.peer) : local;
+    if (found && allowed) {
       this.entry(found.url, found.source === 'metadata' ? 'metadata' : 'proxy-config', nodeId);
     }
     const port = Number(metadata.ENVOY_STATUS_PORT);

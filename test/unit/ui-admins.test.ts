@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { loopbackPeer, parseAdminAddress } from '../../src/control/ui-admins.js';
+import {
+  loopbackPeer,
+  parseAdminAddress,
+  trustedMetadataAdmin,
+} from '../../src/control/ui-admins.js';
 import { matchRoute, type Route } from '../../src/control/router.js';
 import { redactedUrl } from '../../src/control/auth.js';
 
@@ -32,6 +36,19 @@ describe('loopbackPeer', () => {
       expect(loopbackPeer(peer), peer).toBe(true);
     for (const peer of ['10.0.0.1:5000', 'ipv4:192.168.1.2:5000', '[fe80::1]:5000'])
       expect(loopbackPeer(peer), peer).toBe(false);
+  });
+});
+
+describe('trustedMetadataAdmin', () => {
+  it('polls an address from metadata only on loopback or on the host the stream came from', () => {
+    expect(trustedMetadataAdmin('http://127.0.0.1:15000', '10.0.0.7:5000')).toBe(true);
+    expect(trustedMetadataAdmin('http://localhost:15000', '10.0.0.7:5000')).toBe(true);
+    expect(trustedMetadataAdmin('http://10.0.0.7:15000', 'ipv4:10.0.0.7:5000')).toBe(true);
+    expect(trustedMetadataAdmin('http://10.0.0.7:15000', '[::ffff:10.0.0.7]:5000')).toBe(true);
+    expect(trustedMetadataAdmin('http://[::1]:15000', '[fe80::1]:5000')).toBe(true);
+    expect(trustedMetadataAdmin('http://10.0.0.8:15000', '10.0.0.7:5000')).toBe(false);
+    expect(trustedMetadataAdmin('http://169.254.169.254:80', '127.0.0.1:5000')).toBe(false);
+    expect(trustedMetadataAdmin('http://example.internal:15000', '10.0.0.7:5000')).toBe(false);
   });
 });
 

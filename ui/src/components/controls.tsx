@@ -9,6 +9,18 @@ import { useT } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
 import type { UiServerState } from '../../../src/control/ui-events.js';
 
+/** The four buttons that change the mock's state: their control route, look and label. */
+const STATE_BUTTONS: {
+  action: string;
+  variant?: 'brand' | 'danger' | 'success';
+  label: MessageKey;
+}[] = [
+  { action: 'withhold', label: 'controls.withhold' },
+  { action: 'release', variant: 'brand', label: 'controls.release' },
+  { action: 'down', variant: 'danger', label: 'controls.down' },
+  { action: 'up', variant: 'success', label: 'controls.up' },
+];
+
 interface Outcome {
   ok: boolean;
   text: string;
@@ -49,37 +61,17 @@ export function Controls({ state, nackConfigs }: { state: UiServerState; nackCon
         </wa-badge>
       </p>
       <div class="button-row">
-        <wa-button
-          data-testid="withhold-button"
-          disabled={busy}
-          onClick={run('controls.withhold', post('/control/withhold'))}
-        >
-          {t('controls.withhold')}
-        </wa-button>
-        <wa-button
-          variant="brand"
-          data-testid="release-button"
-          disabled={busy}
-          onClick={run('controls.release', post('/control/release'))}
-        >
-          {t('controls.release')}
-        </wa-button>
-        <wa-button
-          variant="danger"
-          data-testid="down-button"
-          disabled={busy}
-          onClick={run('controls.down', post('/control/down'))}
-        >
-          {t('controls.down')}
-        </wa-button>
-        <wa-button
-          variant="success"
-          data-testid="up-button"
-          disabled={busy}
-          onClick={run('controls.up', post('/control/up'))}
-        >
-          {t('controls.up')}
-        </wa-button>
+        {STATE_BUTTONS.map((b) => (
+          <wa-button
+            key={b.action}
+            variant={b.variant}
+            data-testid={`${b.action}-button`}
+            disabled={busy}
+            onClick={run(b.label, post(`/control/${b.action}`))}
+          >
+            {t(b.label)}
+          </wa-button>
+        ))}
       </div>
       <div class="field-row">
         <wa-select

@@ -10,7 +10,11 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const OUTPUTS = ['dist/src/cli/main.js', 'dist/descriptors/envoy-types.json'];
+const OUTPUTS = [
+  'dist/src/cli/main.js',
+  'dist/src/cli/main.bundle.js',
+  'dist/descriptors/envoy-types.json',
+];
 const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'proto'];
 const lock = join(root, 'dist', '.building');
 

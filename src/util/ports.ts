@@ -1,20 +1,56 @@
 /**
- * Free ports for tests. Binding port 0 and releasing it leaves a small window in which
- * another process could take the port; acceptable on a test machine, and needed where a
- * port must be written into config before the listener exists (Envoy's listeners).
+ * Free ports for tests, where a port must be written into config before its listener exists
+ * (Envoy's listeners come over LDS seconds later). Between the check and the bind, another
+ * process could take the port. The likeliest taker is any process binding port 0 (every
+ * Envoy admin API and upstream in a parallel test run), to which the OS hands out ports from
+ * its ephemeral range; so a port is chosen below that range, at random, and checked free.
+ * Where the range cannot be read (not Linux), the OS chooses, as before.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-export function freePort(host = '127.0.0.1'): Promise<number> {
+/** The lowest port chosen: above the well-known ones and istiod's and Envoy's 150xx. */
+const LOWEST = 20_000;
+const TRIES = 50;
+
+/** The range Linux hands port-0 binds from (`ip_local_port_range`), if it can be read. */
+function ephemeralLow(): number | undefined {
+  try {
+    const text = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8');
+    const low = Number(text.trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const below = ephemeralLow();
+
+/** Binds `port` (0: any) on `host` and lets it go: the port bound, or undefined if taken. */
+function probe(port: number, host: string): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err),
+    );
+    server.listen(port, host, () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  if (below !== undefined && below - LOWEST >= 1_000) {
+    for (let i = 0; i < TRIES; i++) {
+      const port = await probe(LOWEST + Math.floor(Math.random() * (below - LOWEST)), host);
+      if (port !== undefined) return port;
+    }
+  }
+  const port = await probe(0, host);
+  if (port === undefined) throw new Error(`no free port on ${host}`);
+  return port;
 }
 
 /** Several distinct free ports at once. */

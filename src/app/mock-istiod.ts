@@ -289,7 +289,12 @@ class MockIstiodImpl implements MockIstiod {
   }
 
   streams(): StreamView[] {
-    return [...this.streamsById.values()].flatMap((s) => s.view() ?? []);
+    const views: StreamView[] = [];
+    for (const stream of this.streamsById.values()) {
+      const view = stream.view();
+      if (view) views.push(view);
+    }
+    return views;
   }
 
   async close(): Promise<void> {

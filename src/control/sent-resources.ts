@@ -17,6 +17,22 @@ export interface SentType {
   names: readonly string[] | undefined;
 }
 
+/** One type's last response; its time kept as a number, made a `Date` when read. */
+class Sent implements SentType {
+  constructor(
+    readonly typeUrl: string,
+    readonly version: string,
+    readonly nonce: string,
+    private readonly atMs: number,
+    readonly snapshot: TypeSnapshot,
+    readonly names: readonly string[] | undefined,
+  ) {}
+
+  get at(): Date {
+    return new Date(this.atMs);
+  }
+}
+
 export class SentResources {
   private readonly byStream = new Map<string, Map<string, SentType>>();
 
@@ -24,14 +40,8 @@ export class SentResources {
     const onResponse = (stream: StreamView, response: ResponseEvent) => {
       let types = this.byStream.get(stream.connectionId);
       if (!types) this.byStream.set(stream.connectionId, (types = new Map<string, SentType>()));
-      types.set(response.typeUrl, {
-        typeUrl: response.typeUrl,
-        version: response.version,
-        nonce: response.nonce,
-        at: new Date(),
-        snapshot: response.snapshot,
-        names: response.names,
-      });
+      const { typeUrl, version, nonce, snapshot, names } = response;
+      types.set(typeUrl, new Sent(typeUrl, version, nonce, Date.now(), snapshot, names));
     };
     const onClose = (stream: StreamView) => this.byStream.delete(stream.connectionId);
     events.on('response', onResponse);

@@ -16,11 +16,17 @@ export class SnapshotHistory {
   record(connectionId: string, snapshot: TypeSnapshot): void {
     let byType = this.byStream.get(connectionId);
     if (!byType) this.byStream.set(connectionId, (byType = new Map<string, TypeSnapshot[]>()));
-    const list = byType.get(snapshot.typeUrl) ?? [];
-    if (list.at(-1) === snapshot) return;
-    const kept = list.filter((s) => s.version !== snapshot.version);
-    kept.push(snapshot);
-    byType.set(snapshot.typeUrl, kept.slice(-KEEP_PER_TYPE));
+    const list = byType.get(snapshot.typeUrl);
+    if (!list) {
+      byType.set(snapshot.typeUrl, [snapshot]);
+      return;
+    }
+    if (list[list.length - 1] === snapshot) return;
+    // In place: this runs for every response of every push.
+    const index = list.findIndex((s) => s.version === snapshot.version);
+    if (index >= 0) list.splice(index, 1);
+    list.push(snapshot);
+    if (list.length > KEEP_PER_TYPE) list.shift();
   }
 
   /** The snapshot of `typeUrl` at `version` this stream was sent, if any. */

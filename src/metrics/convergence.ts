@@ -22,19 +22,24 @@ export class ConvergenceTracker {
 
   /** The resource set changed at `atMs`: each stream now owes the changed types it subscribes to. */
   onChange(streams: Iterable<StreamView>, changed: readonly string[], atMs: number): void {
+    // Runs over every stream on every push: a stream's entry is kept (emptied) between
+    // changes, so that a push allocates nothing per stream.
     for (const stream of streams) {
-      const owed = changed.filter((typeUrl) => stream.types.has(typeUrl));
-      if (owed.length === 0) continue;
-      const entry = this.pending.get(stream.connectionId);
-      if (entry) for (const typeUrl of owed) entry.types.add(typeUrl);
-      else this.pending.set(stream.connectionId, { startMs: atMs, types: new Set(owed) });
+      let entry = this.pending.get(stream.connectionId);
+      for (const typeUrl of changed) {
+        if (!stream.types.has(typeUrl)) continue;
+        if (!entry) {
+          entry = { startMs: atMs, types: new Set() };
+          this.pending.set(stream.connectionId, entry);
+        } else if (entry.types.size === 0) entry.startMs = atMs;
+        entry.types.add(typeUrl);
+      }
     }
   }
 
   onResponse(connectionId: string, typeUrl: string): void {
     const entry = this.pending.get(connectionId);
     if (!entry?.types.delete(typeUrl) || entry.types.size > 0) return;
-    this.pending.delete(connectionId);
     this.observe(Math.max(0, this.nowMs() - entry.startMs) / 1000);
   }
 
@@ -44,6 +49,8 @@ export class ConvergenceTracker {
 
   /** Streams still waiting for part of a change (for tests and debugging). */
   get waiting(): number {
-    return this.pending.size;
+    let waiting = 0;
+    for (const entry of this.pending.values()) if (entry.types.size > 0) waiting += 1;
+    return waiting;
   }
 }

@@ -72,8 +72,13 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
   }
 
   nextOwed(allowed: (typeUrl: string) => boolean = () => true): S | undefined {
-    for (const typeUrl of inAdsOrder(this.owed, ADS_ORDER)) {
-      if (allowed(typeUrl)) return this.types.get(typeUrl);
+    // A plain loop (no generator): this runs for every response of every push.
+    if (this.owed.size === 0) return undefined;
+    for (const typeUrl of ADS_ORDER) {
+      if (this.owed.has(typeUrl) && allowed(typeUrl)) return this.types.get(typeUrl);
+    }
+    for (const typeUrl of this.owed) {
+      if (!ADS_ORDER.includes(typeUrl) && allowed(typeUrl)) return this.types.get(typeUrl);
     }
     return undefined;
   }
@@ -96,13 +101,4 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
  */
 export function nextNonce(state: TypeState, reuseNonce: boolean): string {
   return reuseNonce && state.sent ? state.sent.nonce : randomUUID();
-}
-
-/** Iterates owed type URLs in ADS order: CDS → EDS → LDS → RDS, then any others. */
-export function* inAdsOrder(
-  owed: ReadonlySet<string>,
-  order: readonly string[],
-): Generator<string> {
-  for (const typeUrl of order) if (owed.has(typeUrl)) yield typeUrl;
-  for (const typeUrl of owed) if (!order.includes(typeUrl)) yield typeUrl;
 }

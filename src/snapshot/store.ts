@@ -89,7 +89,9 @@ class SetStore implements SnapshotStore {
   }
 
   snapshotFor(proxy: ProxyIdentity): Snapshot {
-    return (this.stored.find((s) => matchesNode(s.match, proxy)) ?? this.defaultOrEmpty()).snapshot;
+    // A plain loop: every stream asks on every response it sends.
+    for (const set of this.stored) if (matchesNode(set.match, proxy)) return set.snapshot;
+    return this.defaultOrEmpty().snapshot;
   }
 
   sets(): readonly StoredSet[] {

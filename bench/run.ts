@@ -4,7 +4,8 @@
  * and the go-control-plane peer, writes `bench/results/<profile>.json` and refreshes that
  * profile's table in docs/BENCHMARKS.md. See docs/BENCHMARKS.md for what each figure means.
  *
- *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui] [--servers mock,peer,h2,grpcjs] [--no-pin]
+ *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui] [--servers mock,peer,h2,grpcjs]
+ *                    [--clusters 10,1000] [--no-pin]
  *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -71,11 +72,19 @@ async function main(): Promise<number> {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       servers: { type: 'string' },
+      clusters: { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
       'render-only': { type: 'boolean', default: false },
     },
   });
-  const profile = PROFILES[values.quick ? 'quick' : 'full'];
+  const base = PROFILES[values.quick ? 'quick' : 'full'];
+  const clusters = values.clusters?.split(',').map((c) => Number(c.trim()));
+  if (clusters?.some((c) => !Number.isInteger(c) || c < 2)) {
+    fail(
+      `--clusters: expected cluster counts of at least 2, comma-separated (got ${values.clusters})`,
+    );
+  }
+  const profile = clusters ? { ...base, sizes: { ...base.sizes, clusters } } : base;
   if (values['render-only']) {
     // Refreshes the doc's table from the last results, e.g. after changing the report.
     const file = join(benchDir, 'results', `${profile.name}.json`);
@@ -87,7 +96,9 @@ async function main(): Promise<number> {
   const scenarios = list('--only', values.only, Object.keys(SCENARIOS) as ScenarioName[]);
   const servers = list<ServerKind>('--servers', values.servers, SERVER_KINDS);
   const complete =
-    scenarios.length === Object.keys(SCENARIOS).length && servers.length === SERVER_KINDS.length;
+    scenarios.length === Object.keys(SCENARIOS).length &&
+    servers.length === SERVER_KINDS.length &&
+    !clusters;
   const machine = machineInfo(envoyBinary());
   const pin = !values['no-pin'] && machine.cpus >= 2 ? { server: '0', loadgen: '1' } : undefined;
   const log = (message: string) => process.stdout.write(`${message}\n`);

@@ -17,7 +17,7 @@ export interface BenchContext {
   log(message: string): void;
 }
 
-/** The servers that do everything (pushes too): the mock and the peer, not the floors. */
+/** The real xDS servers, the mock and the peer (the floors only take part in ramps and pushes). */
 export function pushingServers(ctx: BenchContext): ServerKind[] {
   return ctx.servers.filter((kind) => !isFloor(kind));
 }

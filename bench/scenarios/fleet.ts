@@ -15,7 +15,7 @@ import type { ConnectReply } from '../lib/loadgen-process.js';
 import { round } from '../lib/proc.js';
 import { runPushes, warmupsFor, type PushSeries } from '../lib/pushes.js';
 import { writeBenchResources } from '../lib/resource-set.js';
-import { isFloor, type ServerKind, type ServerProcess } from '../lib/server-process.js';
+import type { ServerKind, ServerProcess } from '../lib/server-process.js';
 import { slope } from '../lib/stats.js';
 
 export interface Memory {
@@ -91,7 +91,7 @@ async function runFleet(
         },
         memory: { empty, idle },
       };
-      if (ctx.profile.fanout.includes(streams) && ramp.acked === streams && !isFloor(kind)) {
+      if (ctx.profile.fanout.includes(streams) && ramp.acked === streams) {
         await server.stats({ reset: true });
         const series = await runPushes(server, loadgen, ctx.profile.pushes, {
           warmups: warmupsFor(streams),

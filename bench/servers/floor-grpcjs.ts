@@ -1,19 +1,23 @@
 /**
  * grpc-js's floor for ADS: a bare `@grpc/grpc-js` server with the mock's service definition
  * (raw bytes in and out) and its server options, and nothing else: the first request of
- * each type is answered with the pre-encoded response, everything else is dropped.
+ * each type is answered with the pre-encoded response, everything else is dropped; a push
+ * writes the pre-encoded CDS response (new nonce) to every open stream.
  * Benchmark-only.
  */
 import * as grpc from '@grpc/grpc-js';
 import { ADS_SERVICE, type AdsCall } from '../../src/server/ads-service.js';
-import { announce, floorArgs, floorResponses, requestTypeUrl } from './floor.js';
+import { announce, floorArgs, floorResponses, FloorStreams, requestTypeUrl } from './floor.js';
 
 const args = floorArgs('floor-grpcjs');
 const responses = floorResponses(args.resources);
+const streams = new FloorStreams(responses);
 
 function serve(call: AdsCall, delta: boolean): void {
   const answers = delta ? responses.delta : responses.sotw;
   const answered = new Set<string>();
+  const forget = streams.add(delta, (message) => call.write(message));
+  call.on('close', forget);
   call.on('data', (bytes: Buffer) => {
     const typeUrl = requestTypeUrl(bytes, delta ? 2 : 4);
     const answer = answers.get(typeUrl);
@@ -40,4 +44,4 @@ const port = await new Promise<number>((resolve, reject) =>
     err ? reject(err) : resolve(bound),
   ),
 );
-await announce(args.host, port);
+await announce(args.host, port, streams);

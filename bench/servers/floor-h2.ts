@@ -1,14 +1,16 @@
 /**
  * Node's floor for ADS: a bare `node:http2` server, no gRPC library. Each stream's gRPC
  * messages are split from the DATA frames by hand; the first request of each type is
- * answered with the pre-encoded response, everything else is read and dropped. Benchmark-only.
+ * answered with the pre-encoded response, everything else is read and dropped; a push writes
+ * the pre-encoded CDS response (new nonce, framed once) to every open stream. Benchmark-only.
  */
 import { createServer, constants, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { announce, floorArgs, floorResponses, requestTypeUrl } from './floor.js';
+import { announce, floorArgs, floorResponses, FloorStreams, requestTypeUrl } from './floor.js';
 
 const args = floorArgs('floor-h2');
 const responses = floorResponses(args.resources);
+const streams = new FloorStreams(responses);
 
 function frame(message: Buffer): Buffer {
   const framed = Buffer.allocUnsafe(5 + message.length);
@@ -22,12 +24,21 @@ const framed = {
   delta: new Map([...responses.delta].map(([type, bytes]) => [type, frame(bytes)])),
 };
 
+/** A push's message, framed once for every stream it goes to. */
+let lastPush: { message: Buffer; framed: Buffer } | undefined;
+function framedPush(message: Buffer): Buffer {
+  if (lastPush?.message !== message) lastPush = { message, framed: frame(message) };
+  return lastPush.framed;
+}
+
 function serve(stream: ServerHttp2Stream, delta: boolean): void {
   const answers = delta ? framed.delta : framed.sotw;
   const answered = new Set<string>();
   let pending: Buffer = Buffer.alloc(0);
   stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
   stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+  const forget = streams.add(delta, (message) => stream.write(framedPush(message)));
+  stream.on('close', forget);
   stream.on('data', (chunk: Buffer) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     while (pending.length >= 5 && pending.length >= 5 + pending.readUInt32BE(1)) {
@@ -57,4 +68,4 @@ server.on('stream', (stream, headers) => {
     );
 });
 await new Promise<void>((resolve) => server.listen(0, args.host, resolve));
-await announce(args.host, (server.address() as AddressInfo).port);
+await announce(args.host, (server.address() as AddressInfo).port, streams);

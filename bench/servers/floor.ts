@@ -1,16 +1,20 @@
 /**
  * What the two floor servers share (floor-h2.ts, floor-grpcjs.ts): the responses, encoded
  * once at start-up from the same resource file the mock serves, a request's `type_url` read
- * straight from its bytes, and the bench API's `/bench/stats` (the memory figures). A floor
- * answers each type once per stream and ignores everything else (ACKs): it is the least an
- * ADS server on that stack can do, not an xDS server. Benchmark-only code.
+ * straight from its bytes, and the bench API: `/bench/stats` (the memory figures) and
+ * `/bench/push`. A floor answers each type once per stream and ignores everything else
+ * (ACKs); a push writes one pre-encoded CDS response, with a nonce of its own, to every open
+ * stream. It is the least an ADS server on that stack can do, not an xDS server.
+ * Benchmark-only code.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { validateSet } from '../../src/snapshot/validated-set.js';
 import { createSnapshotStore } from '../../src/snapshot/store.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { appendNonceField } from '../../src/xds/wire.js';
 import { encodeDeltaResponseBody } from '../../src/xds/wire-delta.js';
 
@@ -88,12 +92,69 @@ export function requestTypeUrl(bytes: Uint8Array, field: number): string {
   return '';
 }
 
-/** The bench API the harness reads (stats after GC); prints the ready line. */
-export async function announce(host: string, xdsPort: number): Promise<void> {
+/** A writer for one open stream: gets a whole gRPC message (unframed). */
+export type FloorWriter = (message: Buffer) => void;
+
+/**
+ * The open streams and what a push sends them: the CDS response of the stream's protocol,
+ * encoded once at start, with a new nonce per push (one allocation per push, shared by every
+ * stream). No resource is encoded again and nothing is kept per stream but the writer.
+ */
+export class FloorStreams {
+  private readonly open = { sotw: new Set<FloorWriter>(), delta: new Set<FloorWriter>() };
+  private pushes = 0;
+
+  constructor(
+    private readonly responses: { sotw: Map<string, Buffer>; delta: Map<string, Buffer> },
+  ) {}
+
+  /** Registers a stream's writer; returns the function that forgets it. */
+  add(delta: boolean, write: FloorWriter): () => void {
+    const set = delta ? this.open.delta : this.open.sotw;
+    set.add(write);
+    return () => set.delete(write);
+  }
+
+  push(): { streams: number } {
+    this.pushes += 1;
+    let streams = 0;
+    for (const mode of ['sotw', 'delta'] as const) {
+      const response = this.responses[mode].get(CLUSTER_TYPE);
+      if (!response || this.open[mode].size === 0) continue;
+      const message = appendNonceField(response, `push-${this.pushes}`);
+      for (const write of this.open[mode]) write(message);
+      streams += this.open[mode].size;
+    }
+    return { streams };
+  }
+}
+
+/**
+ * The bench API the harness reads (stats after GC, the push trigger); prints the ready line.
+ * The event loop is sampled every 2 ms, as in the mock's bench entry, so that both processes
+ * are kept awake alike between pushes.
+ */
+export async function announce(
+  host: string,
+  xdsPort: number,
+  streams: FloorStreams,
+): Promise<void> {
+  const loopDelay = monitorEventLoopDelay({ resolution: 2 });
+  loopDelay.enable();
   const bench = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://bench');
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === 'POST' && url.pathname === '/bench/push') {
+      const started = performance.now();
+      const pushed = streams.push();
+      send(200, { ...pushed, ms: performance.now() - started });
+      return;
+    }
     if (url.pathname !== '/bench/stats') {
-      res.writeHead(404).end(JSON.stringify({ error: 'a floor server has no pushes' }));
+      send(404, { error: `no route ${req.method ?? ''} ${url.pathname} on a floor server` });
       return;
     }
     const gc = (globalThis as { gc?: () => void }).gc;
@@ -102,8 +163,14 @@ export async function announce(host: string, xdsPort: number): Promise<void> {
       gc();
     }
     const { heapUsed, heapTotal } = process.memoryUsage();
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ heapUsed, heapTotal, eventLoop: null }));
+    const ms = (ns: number) => Math.round(ns / 1e3) / 1e3;
+    const eventLoop = {
+      p50: ms(loopDelay.percentile(50)),
+      p99: ms(loopDelay.percentile(99)),
+      max: ms(loopDelay.max),
+    };
+    if (url.searchParams.get('reset') === '1') loopDelay.reset();
+    send(200, { heapUsed, heapTotal, eventLoop });
   });
   await new Promise<void>((resolve) => bench.listen(0, host, resolve));
   const benchPort = (bench.address() as AddressInfo).port;

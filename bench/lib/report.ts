@@ -135,24 +135,23 @@ function fleetRows(fleet: FleetResults): Row[] {
   return rows;
 }
 
-/** The floors' table: each ramp of the mock against Node's floors and the peer, side by side. */
+/**
+ * The floors' table: the mock against Node's floors and the peer, side by side: each ramp,
+ * each fan-out and the 10-cluster push (the floors push the same bytes to every stream).
+ */
 const FLOOR_COLUMNS = ['mock', 'h2', 'grpcjs', 'peer'] as const;
 
-function floorTable(fleet: FleetResults): string[] {
+function floorTable(fleet: FleetResults, sizes: SetSizeRun[] | undefined): string[] {
   if (!fleet.runs.some((r) => isFloor(r.server))) return [];
   const rows: string[][] = [];
-  const keys = [...new Set(fleet.runs.map((r) => `${r.mode}:${r.streams}`))];
-  const line = (
-    label: string,
+  const line = <R>(
+    find: (kind: (typeof FLOOR_COLUMNS)[number]) => R | undefined,
     figure: string,
-    pick: (run: FleetRun) => number | null,
+    pick: (run: R) => number | null | undefined,
     digits: number,
   ) => {
-    const [mode, n] = label.split(':') as [string, string];
     const values = FLOOR_COLUMNS.map((kind) => {
-      const run = fleet.runs.find(
-        (r) => r.server === kind && r.mode === mode && r.streams === Number(n),
-      );
+      const run = find(kind);
       return run ? (pick(run) ?? NaN) : NaN;
     });
     const [mock] = values;
@@ -162,13 +161,39 @@ function floorTable(fleet: FleetResults): string[] {
       ...values.slice(1).map((v) => ratio(mock, v)),
     ];
   };
+  const keys = [...new Set(fleet.runs.map((r) => `${r.mode}:${r.streams}`))];
   for (const key of keys) {
     const [mode, n] = key.split(':') as [string, string];
-    const label = `connect ramp, ${thousands(Number(n))} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+    const find = (kind: string) =>
+      fleet.runs.find((r) => r.server === kind && r.mode === mode && r.streams === Number(n));
+    const label = `${thousands(Number(n))} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
     rows.push(
-      [label, ...line(key, 'first response p50 (ms)', (r) => r.ramp.firstResponseP50, 1)],
-      ['', ...line(key, 'all initial configs ACKed (ms)', (r) => r.ramp.allAckedMs, 0)],
-      ['', ...line(key, 'server CPU for the ramp (s)', (r) => r.ramp.serverCpu, 2)],
+      [
+        `connect ramp, ${label}`,
+        ...line(find, 'first response p50 (ms)', (r) => r.ramp.firstResponseP50, 1),
+      ],
+      ['', ...line(find, 'all initial configs ACKed (ms)', (r) => r.ramp.allAckedMs, 0)],
+      ['', ...line(find, 'server CPU for the ramp (s)', (r) => r.ramp.serverCpu, 2)],
+    );
+    if (!find('mock')?.push) continue;
+    rows.push(
+      [
+        `fan-out push, ${label}`,
+        ...line(find, 'all streams ACKed, median (ms)', (r) => r.push?.allAckedMs, 1),
+      ],
+      ['', ...line(find, 'push accepted: the synchronous pass (ms)', (r) => r.push?.acceptMs, 1)],
+      ['', ...line(find, 'server CPU per push (s)', (r) => r.push?.serverCpuPerPush, 3)],
+    );
+  }
+  const smallest = sizes?.length ? Math.min(...sizes.map((r) => r.clusters)) : undefined;
+  const small = (kind: string) => sizes?.find((r) => r.server === kind && r.clusters === smallest);
+  const floorSmall = small('grpcjs') ?? small('h2');
+  if (floorSmall && smallest !== undefined) {
+    const label = `push, ${thousands(smallest)} clusters, ${thousands(floorSmall.streams)} streams`;
+    rows.push(
+      [label, ...line(small, 'all streams ACKed, median (ms)', (r) => r.push.allAckedMs, 1)],
+      ['', ...line(small, 'push accepted: the synchronous pass (ms)', (r) => r.push.acceptMs, 1)],
+      ['', ...line(small, 'server CPU per push (s)', (r) => r.push.serverCpuPerPush, 3)],
     );
   }
   const memory = (field: 'rss' | 'heapUsed') => {
@@ -183,7 +208,7 @@ function floorTable(fleet: FleetResults): string[] {
   header.push(...FLOOR_COLUMNS.slice(1).map((k) => `ours / ${SERVER_LABELS[k]}`));
   return [
     '',
-    "Node's floors, in the same run: a bare `node:http2` and a bare grpc-js ADS server that only answer each type once (`bench/servers/floor-*.ts`).",
+    'Node\'s floors, in the same run: a bare `node:http2` and a bare grpc-js ADS server that answer each type once and, on a push, write one pre-encoded response to every stream (`bench/servers/floor-*.ts`). "Push accepted" is the bench API\'s round trip, which returns once every stream has been written to.',
     '',
     `| ${header.join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
@@ -289,7 +314,13 @@ export function renderReport(report: BenchReport): string {
   section('slow consumer', results.slow, slowRows);
   section('set size', results.sizes, sizeRows);
   section('envoy', results.envoy, envoyRows);
-  const floors = results.fleet && !isError(results.fleet) ? floorTable(results.fleet) : [];
+  const floors =
+    results.fleet && !isError(results.fleet)
+      ? floorTable(
+          results.fleet,
+          results.sizes && !isError(results.sizes) ? results.sizes : undefined,
+        )
+      : [];
   section('start-up', results.start, () => []); // its own table, below
   const minutes = (Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 60_000;
   const shared =

@@ -7,26 +7,32 @@
  */
 import type { Counter, Registry } from 'prom-client';
 
-/** Counts per label value, added to a prom-client counter when the registry is read. */
+/**
+ * Counts per label set, added to a prom-client counter when the registry is read. A label set
+ * is given as its values in `labelNames`' order, joined by tabs (`'cds\tack'`): one string,
+ * no object per count. No label value here may contain a tab.
+ */
 export class PendingCounts {
-  private readonly byLabel = new Map<string, number>();
+  private readonly byLabels = new Map<string, number>();
 
   constructor(
     private readonly counter: () => Counter<string>,
-    private readonly labelName: string,
+    private readonly labelNames: readonly string[],
   ) {}
 
-  add(label: string, by = 1): void {
-    this.byLabel.set(label, (this.byLabel.get(label) ?? 0) + by);
+  add(values: string, by = 1): void {
+    this.byLabels.set(values, (this.byLabels.get(values) ?? 0) + by);
   }
 
   /** Adds what is pending to the counter (its `collect` hook calls this). */
   flush(): void {
-    if (this.byLabel.size === 0) return;
-    for (const [label, count] of this.byLabel) {
-      this.counter().inc({ [this.labelName]: label }, count);
+    if (this.byLabels.size === 0) return;
+    for (const [values, count] of this.byLabels) {
+      const split = values.split('\t');
+      const labels = Object.fromEntries(this.labelNames.map((name, i) => [name, split[i] ?? '']));
+      this.counter().inc(labels, count);
     }
-    this.byLabel.clear();
+    this.byLabels.clear();
   }
 }
 

@@ -91,7 +91,7 @@ function defineMetrics(registry: Registry, collect: () => void) {
 }
 
 export function createIstiodMetrics(registry: Registry): IstiodMetrics {
-  const pushes = new PendingCounts(() => metrics.pushes, 'type');
+  const pushes = new PendingCounts(() => metrics.pushes, ['type']);
   const metrics = defineMetrics(registry, () => pushes.flush());
   const { xds, pushTime, configSize, convergence, totalRejects, expired, perTypeRejects } = metrics;
   // istiod keeps a running count per version and never drops a label once seen.

@@ -8,6 +8,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { SYNC_STATES, syncState } from '../core/sync-status.js';
 import type { StreamView } from '../core/events.js';
 import { shortTypeName } from '../core/types/registry.js';
+import { PendingCounts } from './fast-metrics.js';
 
 /** What the scrape-time gauges read. */
 export interface MetricsSources {
@@ -30,11 +31,14 @@ export interface MockMetrics {
 
 export function createMockMetrics(registry: Registry, sources: MetricsSources): MockMetrics {
   const registers = [registry];
-  const requests = new Counter({
+  // Every request (each ACK of every push) counts: held as numbers until the registry is read.
+  const pendingRequests: PendingCounts = new PendingCounts(() => requests, ['type', 'kind']);
+  const requests: Counter<string> = new Counter({
     name: 'mock_istiod_requests_total',
     help: 'Discovery requests received, by type and by what they meant (subscribe, reconnect, ack, nack, stale, repeat, resubscribe).',
     labelNames: ['type', 'kind'],
     registers,
+    collect: () => pendingRequests.flush(),
   });
   const rejected = new Counter({
     name: 'mock_istiod_streams_rejected_total',
@@ -131,7 +135,7 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
     },
   });
   return {
-    request: (typeUrl, kind) => requests.inc({ type: shortTypeName(typeUrl), kind }),
+    request: (typeUrl, kind) => pendingRequests.add(`${shortTypeName(typeUrl)}\t${kind}`),
     streamRejected: () => rejected.inc(),
     authRefused: ({ service, reason }) => {
       refusals.inc({ service, reason });

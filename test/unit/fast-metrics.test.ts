@@ -67,21 +67,21 @@ describe('FastHistogram', () => {
 describe('PendingCounts', () => {
   it('adds its counts to the counter whenever the registry is read', async () => {
     const registry = new Registry();
-    const pending: PendingCounts = new PendingCounts(() => counter, 'type');
+    const pending: PendingCounts = new PendingCounts(() => counter, ['type', 'kind']);
     const counter: Counter<string> = new Counter({
       name: 'test_pushes',
       help: 'Pushes.',
-      labelNames: ['type'],
+      labelNames: ['type', 'kind'],
       registers: [registry],
       collect: () => pending.flush(),
     });
-    for (let i = 0; i < 5; i++) pending.add('cds');
-    pending.add('lds', 2);
-    expect(await registry.metrics()).toContain('test_pushes{type="cds"} 5');
-    pending.add('cds');
+    for (let i = 0; i < 5; i++) pending.add('cds\tack');
+    pending.add('lds\tnack', 2);
+    expect(await registry.metrics()).toContain('test_pushes{type="cds",kind="ack"} 5');
+    pending.add('cds\tack');
     const text = await registry.metrics();
-    expect(text).toContain('test_pushes{type="cds"} 6');
-    expect(text).toContain('test_pushes{type="lds"} 2');
+    expect(text).toContain('test_pushes{type="cds",kind="ack"} 6');
+    expect(text).toContain('test_pushes{type="lds",kind="nack"} 2');
     expect((await counter.get()).values).toHaveLength(2);
   });
 });

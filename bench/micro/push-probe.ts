@@ -1,0 +1,94 @@
+/**
+ * One server under benchmark, one fleet, many pushes: the quick way to see what a change to
+ * the push path buys, without the whole `npm run bench`. Starts the server as the harness
+ * does (compiled, pinned to CPU 0, the generator on CPU 1), connects the fleet, makes
+ * warm-up pushes, then times pushes two ways: through the generator (trigger → every stream
+ * ACKed, and the bench API's round trip), and inside the server (the `ms` its `/bench/push`
+ * returns: `setResources` and the synchronous pass over every stream). Medians.
+ *
+ *   npx tsx bench/micro/push-probe.ts [--server mock|peer|h2|grpcjs] [--streams 5000]
+ *       [--clusters 2] [--pushes 20] [--delta] [--profile out.cpuprofile]
+ *
+ * `--profile` (the mock only) records a CPU profile of the timed pushes through the bench
+ * API's inspector (100 µs sampling, which slows the push by about a third).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildBenchPrograms } from '../lib/build.js';
+import { settle, withLoadgen, withServer, type BenchContext } from '../lib/context.js';
+import { PROFILES } from '../lib/profile.js';
+import { warmupsFor } from '../lib/pushes.js';
+import { writeBenchResources } from '../lib/resource-set.js';
+import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
+import { median } from '../lib/stats.js';
+
+const { values } = parseArgs({
+  options: {
+    server: { type: 'string', default: 'mock' },
+    streams: { type: 'string', default: '5000' },
+    clusters: { type: 'string', default: '2' },
+    pushes: { type: 'string', default: '20' },
+    delta: { type: 'boolean', default: false },
+    profile: { type: 'string' },
+  },
+});
+const kind = values.server as ServerKind;
+if (!SERVER_KINDS.includes(kind)) {
+  process.stderr.write(`push-probe: --server: expected one of ${SERVER_KINDS.join(', ')}\n`);
+  process.exit(2);
+}
+const [streams, clusters, pushes] = [values.streams, values.clusters, values.pushes].map(Number);
+const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const workDir = mkdtempSync(join(tmpdir(), 'mock-istiod-probe-'));
+const ctx: BenchContext = {
+  rootDir: dirname(benchDir),
+  workDir,
+  profile: PROFILES.full,
+  servers: [kind],
+  bins: buildBenchPrograms(benchDir),
+  pin: { server: '0', loadgen: '1' },
+  log: (message) => process.stdout.write(`${message}\n`),
+};
+
+try {
+  const resources = writeBenchResources(workDir, { clusters: clusters ?? 2 });
+  const mode = values.delta ? 'delta' : 'sotw';
+  await withServer(ctx, kind, resources, (server) =>
+    withLoadgen(ctx, server, { mode }, async (loadgen) => {
+      const ramp = await loadgen.connect(streams ?? 0, 120_000);
+      if (ramp.acked !== streams) throw new Error(`only ${ramp.acked} of ${streams} streams ACKed`);
+      await settle(server.pid);
+      for (let i = 0; i < warmupsFor(streams ?? 1); i++) await loadgen.push(server.pushUrl, 30_000);
+      const bench = server.pushUrl.replace(/\/bench\/push$/, '');
+      const post = async (path: string) => {
+        const res = await fetch(`${bench}${path}`, { method: 'POST' });
+        if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+        return (await res.json()) as { ms?: number };
+      };
+      if (values.profile) await post('/bench/profile/start?intervalUs=100');
+      const allAcked: number[] = [];
+      const roundTrip: number[] = [];
+      const inside: number[] = [];
+      for (let i = 0; i < (pushes ?? 1); i++) {
+        const reply = await loadgen.push(server.pushUrl, 30_000);
+        allAcked.push(reply.latency.max ?? Number.NaN);
+        roundTrip.push(reply.httpMs);
+        await settle(server.pid, 500);
+        inside.push((await post('/bench/push')).ms ?? Number.NaN);
+        await settle(server.pid, 500);
+      }
+      if (values.profile) await post(`/bench/profile/stop?file=${resolve(values.profile)}`);
+      const ms = (list: number[]) => median(list).toFixed(2);
+      ctx.log(
+        `${kind} ${mode} ${streams} streams, ${clusters} clusters, ${pushes} pushes (medians): ` +
+          `all ACKed ${ms(allAcked)} ms, bench API round trip ${ms(roundTrip)} ms, ` +
+          `push inside the server ${ms(inside)} ms`,
+      );
+    }),
+  );
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}

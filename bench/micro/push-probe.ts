@@ -4,7 +4,8 @@
  * does (compiled, pinned to CPU 0, the generator on CPU 1), connects the fleet, makes
  * warm-up pushes, then times pushes two ways: through the generator (trigger → every stream
  * ACKed, and the bench API's round trip), and inside the server (the `ms` its `/bench/push`
- * returns: `setResources` and the synchronous pass over every stream). Medians.
+ * returns: `setResources` and the synchronous pass over every stream, in wall time and in
+ * CPU time, which other work on the machine does not inflate). Medians.
  *
  *   npx tsx bench/micro/push-probe.ts [--server mock|peer|h2|grpcjs] [--streams 5000]
  *       [--clusters 2] [--pushes 20] [--delta] [--profile out.cpuprofile]
@@ -66,18 +67,21 @@ try {
       const post = async (path: string) => {
         const res = await fetch(`${bench}${path}`, { method: 'POST' });
         if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
-        return (await res.json()) as { ms?: number };
+        return (await res.json()) as { ms?: number; cpuMs?: number };
       };
       if (values.profile) await post('/bench/profile/start?intervalUs=100');
       const allAcked: number[] = [];
       const roundTrip: number[] = [];
       const inside: number[] = [];
+      const insideCpu: number[] = [];
       for (let i = 0; i < (pushes ?? 1); i++) {
         const reply = await loadgen.push(server.pushUrl, 30_000);
         allAcked.push(reply.latency.max ?? Number.NaN);
         roundTrip.push(reply.httpMs);
         await settle(server.pid, 500);
-        inside.push((await post('/bench/push')).ms ?? Number.NaN);
+        const direct = await post('/bench/push');
+        inside.push(direct.ms ?? Number.NaN);
+        insideCpu.push(direct.cpuMs ?? Number.NaN);
         await settle(server.pid, 500);
       }
       if (values.profile) await post(`/bench/profile/stop?file=${resolve(values.profile)}`);
@@ -85,7 +89,7 @@ try {
       ctx.log(
         `${kind} ${mode} ${streams} streams, ${clusters} clusters, ${pushes} pushes (medians): ` +
           `all ACKed ${ms(allAcked)} ms, bench API round trip ${ms(roundTrip)} ms, ` +
-          `push inside the server ${ms(inside)} ms`,
+          `push inside the server ${ms(inside)} ms (CPU ${ms(insideCpu)} ms)`,
       );
     }),
   );

@@ -148,9 +148,12 @@ export async function announce(
       res.end(JSON.stringify(body));
     };
     if (req.method === 'POST' && url.pathname === '/bench/push') {
+      const cpu = process.cpuUsage();
       const started = performance.now();
       const pushed = streams.push();
-      send(200, { ...pushed, ms: performance.now() - started });
+      const ms = performance.now() - started;
+      const { user, system } = process.cpuUsage(cpu);
+      send(200, { ...pushed, ms, cpuMs: (user + system) / 1000 });
       return;
     }
     if (url.pathname !== '/bench/stats') {

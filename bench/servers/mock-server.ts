@@ -54,13 +54,17 @@ const loopDelay = monitorEventLoopDelay({ resolution: 2 });
 loopDelay.enable();
 let pushes = 0;
 
-function push(istiod: MockIstiod): { version: string; ms: number } {
+/** Installs the next change; `ms` is its wall time and `cpuMs` the CPU it took (getrusage). */
+function push(istiod: MockIstiod): { version: string; ms: number; cpuMs: number } {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   pushes += 1;
   resources = changeOneCluster(resources, pushes);
   const result = istiod.setResources(resources);
   if (!result.ok) throw new Error(result.problems.map((p) => `${p.path}: ${p.message}`).join('; '));
-  return { version: result.value.snapshot.version, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  const { user, system } = process.cpuUsage(cpu);
+  return { version: result.value.snapshot.version, ms, cpuMs: (user + system) / 1000 };
 }
 
 function stats(url: URL) {

@@ -48,7 +48,8 @@ export class SentResources {
       const types = this.byStream.get(stream.connectionId);
       const index = types ? types.findIndex((t) => t.typeUrl === typeUrl) : -1;
       if (types && index >= 0) types[index] = sent;
-      else this.byStream.set(stream.connectionId, types ? [...types, sent] : [sent]);
+      // `concat`, not a spread: V8 gives a spread array room for 17 more (136 bytes).
+      else this.byStream.set(stream.connectionId, types ? types.concat([sent]) : [sent]);
     };
     const onClose = (stream: StreamView) => this.byStream.delete(stream.connectionId);
     events.on('response', onResponse);

@@ -21,7 +21,8 @@ export class SnapshotHistory {
     const lists = this.byStream.get(connectionId);
     const list = lists?.find((l) => l[0]?.typeUrl === snapshot.typeUrl);
     if (!list) {
-      this.byStream.set(connectionId, lists ? [...lists, [snapshot]] : [[snapshot]]);
+      // `concat`, not a spread: V8 gives a spread array room for 17 more (136 bytes).
+      this.byStream.set(connectionId, lists ? lists.concat([[snapshot]]) : [[snapshot]]);
       return;
     }
     if (list[list.length - 1] === snapshot) return;

@@ -39,9 +39,9 @@ const server = new JsonLineChild(
   { cwd: outDir },
 );
 
-async function stats(benchPort: number): Promise<{ heapUsed: number }> {
+async function stats(benchPort: number): Promise<{ heapUsed: number; heapTotal: number }> {
   const res = await fetch(`http://127.0.0.1:${benchPort}/bench/stats?gc=1`);
-  return (await res.json()) as { heapUsed: number };
+  return (await res.json()) as { heapUsed: number; heapTotal: number };
 }
 
 /** Sends SIGUSR2 and waits for the new snapshot file to stop growing. */
@@ -80,11 +80,11 @@ try {
         if (reply.acked !== n - connected) throw new Error(`only ${reply.acked} streams ACKed`);
         connected = n;
       }
-      const { heapUsed } = await stats(ready.benchPort);
+      const { heapUsed, heapTotal } = await stats(ready.benchPort);
+      // RSS before the snapshot, which makes the process touch memory of its own.
+      const rss = rssBytes(server.pid);
       const file = await snapshot(server.pid);
-      console.log(
-        JSON.stringify({ streams: n, heapUsed, rss: rssBytes(server.pid), snapshot: file }),
-      );
+      console.log(JSON.stringify({ streams: n, heapUsed, heapTotal, rss, snapshot: file }));
     }
   } finally {
     await loadgen.quit();

@@ -3,9 +3,11 @@
  * entry or a floor) with `--heapsnapshot-signal`, connects fleets of idle SotW streams from
  * the Go load generator, writes a heap snapshot after each fleet (V8 collects garbage first)
  * and prints, per stream, the bytes of each constructor that grew between the first
- * snapshot and each later one. Benchmark-only (build the generator with a bench run first).
+ * snapshot and each later one (heap-diff.ts). Benchmark-only (build the generator with a
+ * bench run first). A snapshot of 5,000 streams takes a few GB to read: give Node room with
+ * `NODE_OPTIONS=--max-old-space-size=8000`.
  *
- *   npx tsx bench/micro/heap-per-stream.ts [mock|grpcjs] [counts=0,1000] [outDir]
+ *   npx tsx bench/micro/heap-per-stream.ts [mock|grpcjs|h2] [counts=0,1000] [outDir] [rows=30]
  */
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,11 +15,13 @@ import { pathToFileURL } from 'node:url';
 import { JsonLineChild } from '../lib/child.js';
 import { Loadgen } from '../lib/loadgen-process.js';
 import { writeBenchResources } from '../lib/resource-set.js';
+import { heapGrowth } from './heap-diff.js';
 import { rssBytes } from '../lib/proc.js';
 
 const kind = process.argv[2] ?? 'mock';
 const counts = (process.argv[3] ?? '0,1000').split(',').map(Number);
 const outDir = resolve(process.argv[4] ?? `/tmp/heap-per-stream-${kind}`);
+const rows = Number(process.argv[5] ?? 30);
 mkdirSync(outDir, { recursive: true });
 const root = resolve(import.meta.dirname, '../..');
 const entry = { mock: 'mock-server.ts', grpcjs: 'floor-grpcjs.ts', h2: 'floor-h2.ts' }[kind];
@@ -72,6 +76,7 @@ try {
     target: `127.0.0.1:${ready.xdsPort}`,
     mode: 'sotw',
   });
+  const snapshots: { streams: number; file: string }[] = [];
   try {
     let connected = 0;
     for (const n of counts) {
@@ -85,9 +90,20 @@ try {
       const rss = rssBytes(server.pid);
       const file = await snapshot(server.pid);
       console.log(JSON.stringify({ streams: n, heapUsed, heapTotal, rss, snapshot: file }));
+      snapshots.push({ streams: n, file });
     }
   } finally {
     await loadgen.quit();
+  }
+  const [first, ...later] = snapshots;
+  for (const next of later) {
+    if (!first) break;
+    const streams = next.streams - first.streams;
+    console.log(`\n${first.streams} -> ${next.streams} streams, per stream: bytes, objects`);
+    for (const row of heapGrowth(first.file, next.file, streams).slice(0, rows)) {
+      const [bytes, count] = [row.bytes.toFixed(0).padStart(8), row.count.toFixed(2).padStart(7)];
+      console.log(`${bytes} ${count}  ${row.label}`);
+    }
   }
 } finally {
   await server.stop();

@@ -11,54 +11,102 @@
 import type { Logger } from 'pino';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 
-function keys(stream: StreamView): string[] {
-  const { proxy } = stream;
-  return [`node id "${proxy.nodeId}"`, `pod "${proxy.id}" in CLUSTER_ID "${proxy.clusterId}"`];
+/** The open streams with one key: the stream itself while it is alone, else them by connection id. */
+type Holders = StreamView | Map<string, StreamView>;
+
+/**
+ * Open streams by one key, in the order they opened. A key is nearly always held by one
+ * stream, kept as is: a map per key cost an idle stream about 400 bytes (docs/BENCHMARKS.md).
+ */
+class KeyIndex {
+  private readonly byKey = new Map<string, Holders>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** The open streams with `key`, other than `stream`. */
+  others(key: string, stream: StreamView): StreamView[] {
+    const held = this.byKey.get(key);
+    const all = held === undefined ? [] : held instanceof Map ? [...held.values()] : [held];
+    return all.filter((s) => s.connectionId !== stream.connectionId);
+  }
+
+  add(key: string, stream: StreamView): void {
+    const held = this.byKey.get(key);
+    if (held instanceof Map) held.set(stream.connectionId, stream);
+    else if (held === undefined || held.connectionId === stream.connectionId)
+      this.byKey.set(key, stream);
+    else
+      this.byKey.set(
+        key,
+        new Map([
+          [held.connectionId, held],
+          [stream.connectionId, stream],
+        ]),
+      );
+  }
+
+  clear(): void {
+    this.byKey.clear();
+  }
+
+  remove(key: string, stream: StreamView): void {
+    const held = this.byKey.get(key);
+    if (held instanceof Map) {
+      held.delete(stream.connectionId);
+      if (held.size === 0) this.byKey.delete(key);
+    } else if (held?.connectionId === stream.connectionId) this.byKey.delete(key);
+  }
 }
 
 export function attachCollisionWarnings(events: ServerEventEmitter, log: Logger): () => void {
-  /** key → the open streams that have it, by connection id, in the order they opened. */
-  const index = new Map<string, Map<string, StreamView>>();
+  // Keyed by strings the streams already hold (no key string built per stream): the node id,
+  // and the pod (`proxy.id`) within its CLUSTER_ID.
+  const byNodeId = new KeyIndex();
+  const byPod = new Map<string, KeyIndex>();
+  const report = (key: string, others: StreamView[], opened: StreamView) => {
+    const all = [...others, opened];
+    log.warn(
+      {
+        key,
+        connections: all.map(
+          (s) => `${s.connectionId} (${s.peer}, ${s.proxy.ipAddresses.join(',')})`,
+        ),
+      },
+      `proxies collide on ${key}: istiod cannot tell them apart, and they get each other's configuration`,
+    );
+    events.emit('collision', { key, streams: all });
+  };
   const warn = (opened: StreamView) => {
-    for (const key of keys(opened)) {
-      const others = [...(index.get(key)?.values() ?? [])].filter(
-        (s) => s.connectionId !== opened.connectionId,
-      );
-      if (others.length === 0) continue;
-      const all = [...others, opened];
-      log.warn(
-        {
-          key,
-          connections: all.map(
-            (s) => `${s.connectionId} (${s.peer}, ${s.proxy.ipAddresses.join(',')})`,
-          ),
-        },
-        `proxies collide on ${key}: istiod cannot tell them apart, and they get each other's configuration`,
-      );
-      events.emit('collision', { key, streams: all });
-      return;
-    }
+    const { proxy } = opened;
+    const sameNode = byNodeId.others(proxy.nodeId, opened);
+    if (sameNode.length > 0) return report(`node id "${proxy.nodeId}"`, sameNode, opened);
+    const samePod = byPod.get(proxy.clusterId)?.others(proxy.id, opened) ?? [];
+    if (samePod.length > 0)
+      report(`pod "${proxy.id}" in CLUSTER_ID "${proxy.clusterId}"`, samePod, opened);
   };
   const onOpen = (opened: StreamView) => {
     warn(opened);
-    for (const key of keys(opened)) {
-      let streams = index.get(key);
-      if (!streams) index.set(key, (streams = new Map<string, StreamView>()));
-      streams.set(opened.connectionId, opened);
-    }
+    const { proxy } = opened;
+    byNodeId.add(proxy.nodeId, opened);
+    let pods = byPod.get(proxy.clusterId);
+    if (!pods) byPod.set(proxy.clusterId, (pods = new KeyIndex()));
+    pods.add(proxy.id, opened);
   };
   const onClose = (closed: StreamView) => {
-    for (const key of keys(closed)) {
-      const streams = index.get(key);
-      streams?.delete(closed.connectionId);
-      if (streams?.size === 0) index.delete(key);
-    }
+    const { proxy } = closed;
+    byNodeId.remove(proxy.nodeId, closed);
+    const pods = byPod.get(proxy.clusterId);
+    pods?.remove(proxy.id, closed);
+    if (pods?.size === 0) byPod.delete(proxy.clusterId);
   };
   events.on('stream-open', onOpen);
   events.on('stream-close', onClose);
   return () => {
     events.off('stream-open', onOpen);
     events.off('stream-close', onClose);
-    index.clear();
+    byNodeId.clear();
+    byPod.clear();
   };
 }

@@ -10,15 +10,19 @@ import type { TypeSnapshot } from '../core/snapshot.js';
 const KEEP_PER_TYPE = 8;
 
 export class SnapshotHistory {
-  private readonly byStream = new Map<string, Map<string, TypeSnapshot[]>>();
+  /**
+   * By stream, one list per type (oldest first), in a small array rather than a map by type:
+   * a stream has a few types, and an idle stream's map cost 180 bytes (docs/BENCHMARKS.md).
+   */
+  private readonly byStream = new Map<string, TypeSnapshot[][]>();
 
   /** Notes a snapshot for a stream (a version already noted is moved to the end). */
   record(connectionId: string, snapshot: TypeSnapshot): void {
-    let byType = this.byStream.get(connectionId);
-    if (!byType) this.byStream.set(connectionId, (byType = new Map<string, TypeSnapshot[]>()));
-    const list = byType.get(snapshot.typeUrl);
+    const lists = this.byStream.get(connectionId);
+    const list = lists?.find((l) => l[0]?.typeUrl === snapshot.typeUrl);
     if (!list) {
-      byType.set(snapshot.typeUrl, [snapshot]);
+      // `concat`, not a spread: V8 gives a spread array room for 17 more (136 bytes).
+      this.byStream.set(connectionId, lists ? lists.concat([[snapshot]]) : [[snapshot]]);
       return;
     }
     if (list[list.length - 1] === snapshot) return;
@@ -51,6 +55,6 @@ export class SnapshotHistory {
   }
 
   private list(connectionId: string, typeUrl: string): TypeSnapshot[] {
-    return this.byStream.get(connectionId)?.get(typeUrl) ?? [];
+    return this.byStream.get(connectionId)?.find((l) => l[0]?.typeUrl === typeUrl) ?? [];
   }
 }

@@ -4,7 +4,7 @@
  * error texts, which end the stream with INVALID_ARGUMENT.
  */
 import { isIP } from 'node:net';
-import { NODE_TYPES, type NodeType, type ProxyIdentity } from '../core/identity.js';
+import { NODE_TYPES, type ProxyIdentity } from '../core/identity.js';
 import type { DecodedNode } from '../xds/wire.js';
 
 export type ParsedNode = { ok: true; proxy: ProxyIdentity } | { ok: false; message: string };
@@ -33,7 +33,9 @@ export function parseNode(node: DecodedNode | undefined): ParsedNode {
     return { ok: false, message: `missing parts in the service node ${quote(node.id)}` };
   }
   const [type, ip, id, dnsDomain] = parts as [string, string, string, string];
-  if (!(NODE_TYPES as readonly string[]).includes(type)) {
+  // The constant, not the id's copy of it: every stream keeps its proxy's type.
+  const nodeType = NODE_TYPES.find((t) => t === type);
+  if (!nodeType) {
     return {
       ok: false,
       message: `invalid node type (valid types: [${NODE_TYPES.join(' ')}]) in the service node ${quote(node.id)}`,
@@ -48,7 +50,7 @@ export function parseNode(node: DecodedNode | undefined): ParsedNode {
     ok: true,
     proxy: {
       nodeId: node.id,
-      type: type as NodeType,
+      type: nodeType,
       ipAddresses,
       id,
       dnsDomain,

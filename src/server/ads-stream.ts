@@ -44,6 +44,13 @@ export interface StreamContext {
 
 export type Protocol = 'sotw' | 'delta';
 
+/** The stream each call feeds (see `AdsStream.callListeners`). */
+const streamOfCall = new WeakMap<AdsCall, AdsStream>();
+
+/** The empty `delays` and `bypass` every stream starts with; replaced, never written to. */
+const NO_DELAYS: Map<string, NodeJS.Timeout> = new Map();
+const NO_BYPASS: Set<string> = new Set();
+
 /** A response ready for the wire. */
 export interface BuiltResponse {
   message: Buffer;
@@ -66,10 +73,14 @@ export abstract class AdsStream {
   /** Registered and announced (`stream-open`): only such a stream announces its close. */
   private opened = false;
   private responsesSent = 0;
-  /** Types whose response waits out a delay decided by the policy. */
-  private readonly delays = new Map<string, NodeJS.Timeout>();
-  /** Types whose delay has run out: sent next without asking the policy again. */
-  private readonly bypass = new Set<string>();
+  /**
+   * Types whose response waits out a delay decided by the policy. Few streams ever have one:
+   * until the first delay, this is the shared empty map (never written to), as an idle
+   * stream's own empty Map and Set cost about 340 bytes (docs/BENCHMARKS.md).
+   */
+  private delays = NO_DELAYS;
+  /** Types whose delay has run out: sent next without asking the policy again (as above). */
+  private bypass = NO_BYPASS;
   private cachedView: StreamView | undefined;
 
   constructor(
@@ -77,13 +88,48 @@ export abstract class AdsStream {
     protected readonly ctx: StreamContext,
   ) {
     this.peer = call.getPeer();
-    call.on('data', (bytes: Buffer) => this.onData(bytes));
-    // The proxy half-closed its side: it wants nothing more, so end ours cleanly too.
-    call.on('end', () => this.end(grpc.status.OK, 'client closed the stream'));
-    call.on('cancelled', () => this.finish('client cancelled the stream'));
-    call.on('error', () => this.finish('stream error'));
-    call.on('close', () => this.finish('stream closed'));
+    streamOfCall.set(call, this);
+    for (const [event, listener] of AdsStream.callListeners) call.on(event, listener);
   }
+
+  /**
+   * The call's listeners, shared by every stream: an emitter calls a listener with itself as
+   * `this`, and each finds its stream by the call. Five closures per stream cost an idle
+   * stream about 300 bytes (docs/BENCHMARKS.md).
+   */
+  private static readonly callListeners: readonly [string, (this: AdsCall, b: Buffer) => void][] = [
+    [
+      'data',
+      function (bytes) {
+        streamOfCall.get(this)?.onData(bytes);
+      },
+    ],
+    // The proxy half-closed its side: it wants nothing more, so end ours cleanly too.
+    [
+      'end',
+      function () {
+        streamOfCall.get(this)?.end(grpc.status.OK, 'client closed the stream');
+      },
+    ],
+    [
+      'cancelled',
+      function () {
+        streamOfCall.get(this)?.finish('client cancelled the stream');
+      },
+    ],
+    [
+      'error',
+      function () {
+        streamOfCall.get(this)?.finish('stream error');
+      },
+    ],
+    [
+      'close',
+      function () {
+        streamOfCall.get(this)?.finish('stream closed');
+      },
+    ],
+  ];
 
   /** Decodes the bytes and lets the session classify the request (throws on bad bytes). */
   protected abstract classify(bytes: Buffer): RequestOutcome;
@@ -335,10 +381,12 @@ export abstract class AdsStream {
   private delay(typeUrl: string, ms: number): void {
     const timer = setTimeout(() => {
       this.delays.delete(typeUrl);
+      if (this.bypass === NO_BYPASS) this.bypass = new Set();
       this.bypass.add(typeUrl);
       this.flush();
     }, ms);
     timer.unref();
+    if (this.delays === NO_DELAYS) this.delays = new Map();
     this.delays.set(typeUrl, timer);
   }
 
@@ -399,7 +447,7 @@ export abstract class AdsStream {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.delays.values()) clearTimeout(timer);
-    this.delays.clear();
+    this.delays = NO_DELAYS;
     const view = this.view();
     if (!view || !this.opened) return;
     this.ctx.unregister(this);

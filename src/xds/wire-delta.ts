@@ -5,6 +5,7 @@
  */
 import protobuf from 'protobufjs';
 import { envoyRoot } from './protos.js';
+import { internTypeUrl } from './type-urls.js';
 import { decodeNodeMessage, type DecodedNode, type RawNode } from './wire.js';
 
 export interface DeltaDiscoveryRequest {
@@ -29,7 +30,7 @@ export function decodeDeltaRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
   const raw = requestType.decode(bytes) as unknown as RawDeltaRequest;
   return {
     node: raw.node ? decodeNodeMessage(raw.node) : undefined,
-    type_url: raw.type_url ?? '',
+    type_url: internTypeUrl(raw.type_url ?? ''),
     resource_names_subscribe: raw.resource_names_subscribe ?? [],
     resource_names_unsubscribe: raw.resource_names_unsubscribe ?? [],
     initial_resource_versions: raw.initial_resource_versions ?? {},

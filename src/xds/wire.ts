@@ -9,6 +9,7 @@
 import protobuf from 'protobufjs';
 import type structPb from 'google-protobuf/google/protobuf/struct_pb.js';
 import { envoyRoot } from './protos.js';
+import { internTypeUrl } from './type-urls.js';
 import { lazyRequire } from '../util/lazy-require.js';
 
 /** google-protobuf's Struct, for the test-side encoder only: loaded on first use. */
@@ -82,7 +83,7 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
     version_info: raw.version_info ?? '',
     node: raw.node ? decodeNodeMessage(raw.node) : undefined,
     resource_names: raw.resource_names ?? [],
-    type_url: raw.type_url ?? '',
+    type_url: internTypeUrl(raw.type_url ?? ''),
     response_nonce: raw.response_nonce ?? '',
     error_detail: raw.error_detail
       ? { code: raw.error_detail.code ?? 0, message: raw.error_detail.message ?? '' }
@@ -93,7 +94,7 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
 export function decodeNodeMessage(node: RawNode): DecodedNode {
   return {
     id: node.id ?? '',
-    cluster: node.cluster ?? '',
+    cluster: shareString(node.cluster ?? ''),
     metadata: node.metadata ? structToJson(node.metadata) : {},
     user_agent_name: node.user_agent_name ?? '',
     user_agent_version: node.user_agent_version ?? '',
@@ -122,9 +123,31 @@ interface RawValue {
  * the round trip was the largest cost of a connect ramp (docs/BENCHMARKS.md).
  */
 function structToJson(struct: RawStruct): Record<string, unknown> {
+  const fields = struct.fields ?? {};
   const json: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(struct.fields ?? {})) json[key] = valueToJson(value);
+  // In sorted order, as Go's encoding/json writes a map (istiod's debug output). A struct is
+  // a map, and clients send it in any order (Go's proto.Marshal in a random one): an object
+  // built in the order received gets hidden classes of its own in V8, about 700 bytes for a
+  // sidecar's metadata, kept as long as the stream (docs/BENCHMARKS.md).
+  for (const key of Object.keys(fields).sort()) json[key] = valueToJson(fields[key] as RawValue);
   return json;
+}
+
+/** Metadata strings kept once (bounded): most are the same for every proxy of a mesh. */
+const sharedStrings = new Map<string, string>();
+const MAX_SHARED_STRINGS = 1024;
+const MAX_SHARED_LENGTH = 64;
+
+/**
+ * The one copy of a short metadata value (`Kubernetes`, the Istio version, the mesh id, the
+ * namespace…): every stream decodes its own copy, 24–32 bytes each, kept with its node.
+ */
+function shareString(value: string): string {
+  if (value.length > MAX_SHARED_LENGTH) return value;
+  const known = sharedStrings.get(value);
+  if (known !== undefined) return known;
+  if (sharedStrings.size < MAX_SHARED_STRINGS) sharedStrings.set(value, value);
+  return value;
 }
 
 function valueToJson(value: RawValue): unknown {
@@ -132,7 +155,7 @@ function valueToJson(value: RawValue): unknown {
     case 'numberValue':
       return value.numberValue;
     case 'stringValue':
-      return value.stringValue;
+      return shareString(value.stringValue ?? '');
     case 'boolValue':
       return value.boolValue;
     case 'structValue':

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SnapshotHistory } from '../../src/faults/history.js';
 import { TypeSnapshot } from '../../src/core/snapshot.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 
 const snap = (version: string) => new TypeSnapshot(CLUSTER_TYPE, version, new Map(), 'test');
 
@@ -24,5 +24,16 @@ describe('SnapshotHistory', () => {
     for (let i = 0; i < 12; i++) history.record('a', snap(`v${i}`));
     expect(history.find('a', CLUSTER_TYPE, 'v3')).toBeUndefined();
     expect(history.find('a', CLUSTER_TYPE, 'v4')?.version).toBe('v4');
+  });
+
+  it('keeps each type apart', () => {
+    const history = new SnapshotHistory();
+    const lds = (version: string) => new TypeSnapshot(LISTENER_TYPE, version, new Map(), 'test');
+    const [c1, l1, c2, l2] = [snap('v1'), lds('v1'), snap('v2'), lds('v2')];
+    for (const s of [c1, l1, c2, l2]) history.record('a', s);
+    expect(history.before('a', CLUSTER_TYPE, 'v2')).toBe(c1);
+    expect(history.before('a', LISTENER_TYPE, 'v2')).toBe(l1);
+    expect(history.find('a', LISTENER_TYPE, 'v1')).toBe(l1);
+    expect(history.find('a', CLUSTER_TYPE, 'v3')).toBeUndefined();
   });
 });

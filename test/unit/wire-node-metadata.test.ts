@@ -1,5 +1,6 @@
 import structPb from 'google-protobuf/google/protobuf/struct_pb.js';
 import { describe, expect, test } from 'vitest';
+import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { decodeDiscoveryRequest, encodeDiscoveryRequest } from '../../src/xds/wire.js';
 
@@ -49,5 +50,31 @@ describe('node metadata decoding', () => {
       },
     });
     expect(decodeDiscoveryRequest(bytes).node?.metadata).toEqual({});
+  });
+
+  test('keys come out sorted at every level, whatever order the client sent them in', () => {
+    // Go's proto.Marshal writes a Struct's map in a random order; protobufjs keeps the order
+    // of the object it encodes, so these two requests carry the same fields in two orders.
+    const request = envoyRoot().lookupType('envoy.service.discovery.v3.DiscoveryRequest');
+    const str = (stringValue: string) => ({ stringValue });
+    const encode = (fields: Record<string, unknown>) =>
+      request
+        .encode(
+          request.fromObject({
+            type_url: CLUSTER_TYPE,
+            node: { id: 'sidecar~10.0.0.1~a.b~b.svc.cluster.local', metadata: { fields } },
+          }),
+        )
+        .finish();
+    const labels = (keys: string[]) => ({
+      structValue: { fields: Object.fromEntries(keys.map((k) => [k, str(k)])) },
+    });
+    const one = encode({ NAME: str('a'), CLUSTER_ID: str('K'), LABELS: labels(['b', 'a']) });
+    const two = encode({ LABELS: labels(['a', 'b']), CLUSTER_ID: str('K'), NAME: str('a') });
+    for (const bytes of [one, two]) {
+      const metadata = decodeDiscoveryRequest(bytes).node?.metadata ?? {};
+      expect(Object.keys(metadata)).toEqual(['CLUSTER_ID', 'LABELS', 'NAME']);
+      expect(Object.keys(metadata.LABELS as object)).toEqual(['a', 'b']);
+    }
   });
 });

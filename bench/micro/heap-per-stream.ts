@@ -1,0 +1,110 @@
+/**
+ * What an idle stream keeps on the heap: starts a server under benchmark (the mock's bench
+ * entry or a floor) with `--heapsnapshot-signal`, connects fleets of idle SotW streams from
+ * the Go load generator, writes a heap snapshot after each fleet (V8 collects garbage first)
+ * and prints, per stream, the bytes of each constructor that grew between the first
+ * snapshot and each later one (heap-diff.ts). Benchmark-only (build the generator with a
+ * bench run first). A snapshot of 5,000 streams takes a few GB to read: give Node room with
+ * `NODE_OPTIONS=--max-old-space-size=8000`.
+ *
+ *   npx tsx bench/micro/heap-per-stream.ts [mock|grpcjs|h2] [counts=0,1000] [outDir] [rows=30]
+ */
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { JsonLineChild } from '../lib/child.js';
+import { Loadgen } from '../lib/loadgen-process.js';
+import { writeBenchResources } from '../lib/resource-set.js';
+import { heapGrowth } from './heap-diff.js';
+import { rssBytes } from '../lib/proc.js';
+
+const kind = process.argv[2] ?? 'mock';
+const counts = (process.argv[3] ?? '0,1000').split(',').map(Number);
+const outDir = resolve(process.argv[4] ?? `/tmp/heap-per-stream-${kind}`);
+const rows = Number(process.argv[5] ?? 30);
+mkdirSync(outDir, { recursive: true });
+const root = resolve(import.meta.dirname, '../..');
+const entry = { mock: 'mock-server.ts', grpcjs: 'floor-grpcjs.ts', h2: 'floor-h2.ts' }[kind];
+if (!entry) throw new Error(`unknown server ${kind}: mock, grpcjs or h2`);
+
+const resources = writeBenchResources(outDir, { clusters: 2 });
+const server = new JsonLineChild(
+  kind,
+  process.execPath,
+  [
+    '--expose-gc',
+    '--heapsnapshot-signal=SIGUSR2',
+    '--import',
+    pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href,
+    join(root, 'bench/servers', entry),
+    '--resources',
+    resources,
+  ],
+  { cwd: outDir },
+);
+
+async function stats(benchPort: number): Promise<{ heapUsed: number; heapTotal: number }> {
+  const res = await fetch(`http://127.0.0.1:${benchPort}/bench/stats?gc=1`);
+  return (await res.json()) as { heapUsed: number; heapTotal: number };
+}
+
+/** Sends SIGUSR2 and waits for the new snapshot file to stop growing. */
+async function snapshot(pid: number): Promise<string> {
+  const before = new Set(readdirSync(outDir));
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 120_000;
+  let file: string | undefined;
+  let size = -1;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    file ??= readdirSync(outDir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    if (!file) continue;
+    const now = statSync(join(outDir, file)).size;
+    if (now === size && now > 0) return join(outDir, file);
+    size = now;
+  }
+  throw new Error('no heap snapshot within 2 minutes');
+}
+
+try {
+  const ready = await server.next<{ xdsPort: number; benchPort: number; pid: number }>(
+    60_000,
+    'ready line',
+  );
+  const loadgen = new Loadgen({
+    bin: join(root, 'bench/.bin/loadgen'),
+    target: `127.0.0.1:${ready.xdsPort}`,
+    mode: 'sotw',
+  });
+  const snapshots: { streams: number; file: string }[] = [];
+  try {
+    let connected = 0;
+    for (const n of counts) {
+      if (n > connected) {
+        const reply = await loadgen.connect(n - connected, 120_000);
+        if (reply.acked !== n - connected) throw new Error(`only ${reply.acked} streams ACKed`);
+        connected = n;
+      }
+      const { heapUsed, heapTotal } = await stats(ready.benchPort);
+      // RSS before the snapshot, which makes the process touch memory of its own.
+      const rss = rssBytes(server.pid);
+      const file = await snapshot(server.pid);
+      console.log(JSON.stringify({ streams: n, heapUsed, heapTotal, rss, snapshot: file }));
+      snapshots.push({ streams: n, file });
+    }
+  } finally {
+    await loadgen.quit();
+  }
+  const [first, ...later] = snapshots;
+  for (const next of later) {
+    if (!first) break;
+    const streams = next.streams - first.streams;
+    console.log(`\n${first.streams} -> ${next.streams} streams, per stream: bytes, objects`);
+    for (const row of heapGrowth(first.file, next.file, streams).slice(0, rows)) {
+      const [bytes, count] = [row.bytes.toFixed(0).padStart(8), row.count.toFixed(2).padStart(7)];
+      console.log(`${bytes} ${count}  ${row.label}`);
+    }
+  }
+} finally {
+  await server.stop();
+}

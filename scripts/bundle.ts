@@ -32,7 +32,7 @@ const LIBRARY = join(dist, 'lib.bundle.cjs');
  * user's pino logger, grpc-js clients and channels in tests, metrics registries), so a user's
  * copy and the library's should stay the same one.
  */
-const LIBRARY_EXTERNAL = ['@grpc/grpc-js', 'pino', 'prom-client'];
+const LIBRARY_EXTERNAL = ['@grpc/grpc-js'];
 
 /** The code caches written for `bundle` (any build of it). */
 function codeCaches(bundle: string): string[] {
@@ -123,9 +123,12 @@ async function writeEntry(file: string, part: 'main' | 'testing', compiled: stri
   writeFileSync(file, lines.join('\n'));
 }
 
-/** Runs Node with `args` and the code cache written at exit; stopped once `ready` says so. */
-function warm(args: string[], ready?: (stdout: string) => boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
+/**
+ * Runs Node with `args` to write a code cache: at exit, or, for a server, once `ready` says it
+ * serves (on SIGUSR2: the run is then stopped when the cache is there).
+ */
+function warm(args: string[], cacheOf: string, ready?: (stdout: string) => boolean) {
+  return new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
       env: { ...process.env, MOCK_ISTIOD_WRITE_CODE_CACHE: '1' },
@@ -133,14 +136,22 @@ function warm(args: string[], ready?: (stdout: string) => boolean): Promise<void
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     let out = '';
+    let asked = false;
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (ready?.(out)) child.kill('SIGTERM');
+      if (asked || !ready?.(out)) return;
+      asked = true;
+      child.kill('SIGUSR2');
+      const poll = setInterval(() => {
+        if (codeCaches(cacheOf).length === 0) return;
+        clearInterval(poll);
+        child.kill('SIGKILL');
+      }, 10);
     });
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      if (code === 0) resolve();
+      if (codeCaches(cacheOf).length > 0) resolve();
       else reject(new Error(`node ${args.join(' ')} exited (${code ?? signal}): ${out}`));
     });
   });
@@ -168,16 +179,11 @@ await writeEntry(join(dist, 'index.bundle.js'), 'main', join(dist, 'index.js'));
 await writeEntry(join(dist, 'testing/index.bundle.js'), 'testing', join(dist, 'testing/index.js'));
 
 const serve = [join(root, 'bin/mock-istiod.js'), 'serve', '--port', '0', '--control-port', '0'];
-await warm(serve, (out) => out.includes('is serving'));
+await warm(serve, CLI, (out) => out.includes('is serving'));
 const entry = pathToFileURL(join(dist, 'index.bundle.js')).href;
 const firstStart = [
   `const { startMockIstiod } = await import(${JSON.stringify(entry)});`,
   'const istiod = await startMockIstiod();',
   'await istiod.close();',
 ];
-await warm(['--input-type=module', '-e', firstStart.join('\n')]);
-for (const file of [CLI, LIBRARY]) {
-  if (codeCaches(file).length === 0) {
-    console.warn(`bundle: no code cache was written for ${file}; it will start without one`);
-  }
-}
+await warm(['--input-type=module', '-e', firstStart.join('\n')], LIBRARY);

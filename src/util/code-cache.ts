@@ -9,7 +9,7 @@
  * meets an old cache; V8 itself rejects a cache made by another Node version or with other V8
  * flags, and the bundle is then compiled as usual. Nothing is written at run time, except
  * when the build asks for it (`MOCK_ISTIOD_WRITE_CODE_CACHE=1`): the cache is then written as
- * the process exits, holding every function the run compiled.
+ * the process exits, or on SIGUSR2, holding every function the run has compiled.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
@@ -48,7 +48,8 @@ export function runBundle(url: string | URL): Record<string, unknown> {
     cachedData: readCache(cachePath),
   });
   if (cachePath !== undefined && process.env.MOCK_ISTIOD_WRITE_CODE_CACHE === '1') {
-    process.once('exit', () => writeCache(cachePath, script.createCachedData()));
+    const write = () => writeCache(cachePath, script.createCachedData());
+    process.once('exit', write).once('SIGUSR2', write); // SIGUSR2: a server, when it serves
   }
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} as Record<string, unknown>, id: file, filename: file };

@@ -66,6 +66,7 @@ async function bundle(
     },
     legalComments: 'eof',
     sourcemap: true,
+    sourcesContent: false, // the sources are in dist/ and node_modules: a map a third the size
     metafile: true,
     logLevel: 'warning',
   });

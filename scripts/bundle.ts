@@ -117,7 +117,7 @@ async function writeEntry(file: string, part: 'main' | 'testing', compiled: stri
     '// Written by scripts/bundle.ts: the exports of the library bundle, which',
     "// 'mock-istiod' and 'mock-istiod/testing' share, run with its code cache.",
     `import { runBundle } from '${up}util/code-cache.js';`,
-    `const part = runBundle(new URL('${up}lib.bundle.cjs', import.meta.url)).${part};`,
+    `const part = runBundle(new URL('${up}lib.bundle.cjs', import.meta.url)).exports.${part};`,
     `export const { ${names.join(', ')} } = part;`,
     '',
   ];

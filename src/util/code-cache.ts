@@ -34,19 +34,21 @@ function readCache(path: string | undefined): Buffer | undefined {
   }
 }
 
-/**
- * Evaluates the CommonJS bundle at `url` (a file URL) as Node would `require` it, and returns
- * its `module.exports`.
- */
-export function runBundle(url: string | URL): Record<string, unknown> {
+export interface RanBundle {
+  /** The bundle's `module.exports`. */
+  exports: Record<string, unknown>;
+  /** Whether V8 took the code cache, turned it down, or there was none. */
+  cache: 'used' | 'rejected' | 'none';
+}
+
+/** Evaluates the CommonJS bundle at `url` (a file URL) as Node would `require` it. */
+export function runBundle(url: string | URL): RanBundle {
   const file = fileURLToPath(url);
   const source = readFileSync(file, 'utf8');
   const buildId = BUILD_ID.exec(source)?.[1];
   const cachePath = buildId === undefined ? undefined : codeCachePath(file, buildId);
-  const script = new Script(Module.wrap(source), {
-    filename: file,
-    cachedData: readCache(cachePath),
-  });
+  const cachedData = readCache(cachePath);
+  const script = new Script(Module.wrap(source), { filename: file, cachedData });
   if (cachePath !== undefined && process.env.MOCK_ISTIOD_WRITE_CODE_CACHE === '1') {
     const write = () => writeCache(cachePath, script.createCachedData());
     process.once('exit', write).once('SIGUSR2', write); // SIGUSR2: a server, when it serves
@@ -54,7 +56,8 @@ export function runBundle(url: string | URL): Record<string, unknown> {
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} as Record<string, unknown>, id: file, filename: file };
   wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  return module.exports;
+  const cache = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  return { exports: module.exports, cache };
 }
 
 function writeCache(path: string, data: Buffer): void {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry point of the published package: runs the compiled CLI, as one bundled file with its
-// code cache when the build made it (scripts/bundle.mjs), else module by module.
+// code cache when the build made it (scripts/bundle.ts), else module by module.
 import { existsSync } from 'node:fs';
 
 const bundle = new URL('../dist/src/cli/main.bundle.cjs', import.meta.url);

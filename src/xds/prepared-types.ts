@@ -1,9 +1,9 @@
 /**
  * Envoy's API types prepared at build time: `npm run build` (scripts/prepare-types.ts) parses
- * the .proto files once and writes protobufjs's JSON form of the resolved root, a package at a
- * time (src/xds/type-units.ts), to `dist/descriptors/envoy-types.json`, a git-ignored file that
- * ships in the package. Building the root from it skips parsing some 130 .proto files at every
- * start, and only the packages a start uses are built.
+ * the .proto files once and writes protobufjs's JSON form of the resolved root, a top-level
+ * type at a time (src/xds/type-units.ts), to `dist/descriptors/envoy-types.json`, a git-ignored
+ * file that ships in the package. Building the root from it skips parsing some 130 .proto files
+ * at every start, and only the types a start uses are built.
  *
  * The file records what it was made from (the list of files, a hash of this project's own, and
  * the versions of the packages that hold and parse the others); when that no longer matches,
@@ -27,7 +27,7 @@ interface PreparedTypes {
 }
 
 /** Changed when the file's shape changes, so that an older file is stale. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 /** Where the build writes the prepared types (shipped with the package, never committed). */
 export function preparedTypesPath(): string {
@@ -86,7 +86,7 @@ export function preparedTypesFresh(files: readonly string[], path = preparedType
 
 /**
  * The root from the prepared file, or undefined when it is missing, unreadable or was made from
- * other files or package versions (the caller then parses the .proto files). Its packages are
+ * other files or package versions (the caller then parses the .proto files). Its types are
  * added when first looked up (src/xds/type-units.ts), and the types' references resolved per
  * type on first use (as protobufjs and the JSON converter do), not all at once.
  */

@@ -1,27 +1,34 @@
 /**
- * Envoy's API types added to the root a package at a time, when first looked up: a start that
- * serves the lab reaches about a third of the ~650 prepared types, and building protobufjs's
- * reflection objects for all of them was the largest part of the first start.
+ * Envoy's API types added to the root one top-level type at a time, when first looked up: a
+ * start that serves the lab reaches under half of the ~650 prepared types, and building
+ * protobufjs's reflection objects for all of them was the largest part of the first start.
  *
- * At build time the resolved root is split into units, one per package (a namespace holding
- * types, enums, services or extension fields directly), each with the units its fields and
- * methods name (worked out from the resolved root, so a reference always finds the type it
- * found when everything was loaded). At run time, a lookup from the root (`lookupType`,
- * `lookup`, what `Any` type URLs and the services use) first adds the unit holding the name
- * and every unit it needs; fields then resolve as usual inside what is loaded. `resolveAll`
- * and `toJSON` load every unit first, so the root still describes every type.
+ * At build time the resolved root is split into units, one per top-level object of a package
+ * (a message with its nested types, an enum, a service, an extension field), each with the
+ * units its fields and methods name (worked out from the resolved root, so a reference always
+ * finds the type it found when everything was loaded). At run time, a lookup from the root
+ * (`lookupType`, `lookup`, what `Any` type URLs and the services use) first adds the unit
+ * holding the name and every unit it needs; fields then resolve as usual inside what is
+ * loaded. `resolveAll` and `toJSON` load every unit first, so the root still describes every
+ * type.
  */
 import protobuf from 'protobufjs';
 
-/** A package's own options and its types, enums, services and extension fields, as JSON. */
+/** A top-level type, enum, service or extension field of a package, as JSON. */
 export interface TypeUnit {
-  options?: Record<string, unknown>;
-  nested: Record<string, protobuf.AnyNestedObject>;
-  /** The other units this one's fields, methods and extensions name. */
+  /** The package it is declared in ('' for none). */
+  package: string;
+  json: protobuf.AnyNestedObject;
+  /** The other units its fields, methods and extension name. */
   needs: string[];
 }
 
-export type TypeUnits = Record<string, TypeUnit>;
+export interface TypeUnits {
+  /** By the full name of the top-level object (no leading dot). */
+  units: Record<string, TypeUnit>;
+  /** The options of the packages that have some (`go_package`, …). */
+  packageOptions: Record<string, Record<string, unknown>>;
+}
 
 /** Is `object` a package (or the root), rather than a type, enum, service or field? */
 function isPackage(object: protobuf.ReflectionObject): boolean {
@@ -32,21 +39,23 @@ function isPackage(object: protobuf.ReflectionObject): boolean {
   );
 }
 
-/** The package a type, enum, service or field is declared in, by full name (no dot). */
-function unitOf(object: protobuf.ReflectionObject): string {
-  let at = object.parent;
-  while (at && !isPackage(at)) at = at.parent;
-  return (at?.fullName ?? '').replace(/^\./, '');
+function fullName(object: protobuf.ReflectionObject): string {
+  return object.fullName.replace(/^\./, '');
 }
 
-/** The types a unit's member names: its fields' (nested types' too) and its methods'. */
+/** The unit an object is in: the top-level object of its package that holds it. */
+function unitOf(object: protobuf.ReflectionObject): string {
+  let top = object;
+  while (top.parent && !isPackage(top.parent)) top = top.parent;
+  return fullName(top);
+}
+
+/** The units an object's fields (nested types' too), methods and extension name. */
 function named(object: protobuf.ReflectionObject, out: Set<string>): void {
   if (object instanceof protobuf.Field) {
     object.resolve();
     if (object.resolvedType) out.add(unitOf(object.resolvedType));
-    if (object.extend !== undefined && object.extensionField) {
-      out.add(unitOf(object.extensionField.parent as protobuf.ReflectionObject));
-    }
+    if (object.extensionField?.parent) out.add(unitOf(object.extensionField.parent));
   } else if (object instanceof protobuf.Service) {
     for (const method of object.methodsArray) {
       method.resolve();
@@ -65,24 +74,27 @@ function named(object: protobuf.ReflectionObject, out: Set<string>): void {
 
 /** Splits a fully resolved root into units (build time). */
 export function splitIntoUnits(root: protobuf.Root): TypeUnits {
-  const units: TypeUnits = {};
+  const split: TypeUnits = { units: {}, packageOptions: {} };
   const visit = (ns: protobuf.Namespace): void => {
-    const members = ns.nestedArray.filter((object) => !isPackage(object));
-    if (members.length > 0 || (ns !== root && ns.options !== undefined)) {
-      const name = ns.fullName.replace(/^\./, '');
+    if (ns !== root && ns.options !== undefined) split.packageOptions[fullName(ns)] = ns.options;
+    for (const object of ns.nestedArray) {
+      if (isPackage(object)) {
+        visit(object as protobuf.Namespace);
+        continue;
+      }
+      const name = fullName(object);
       const needs = new Set<string>();
-      for (const member of members) named(member, needs);
+      named(object, needs);
       needs.delete(name);
-      units[name] = {
-        ...(ns.options !== undefined && { options: ns.options }),
-        nested: Object.fromEntries(members.map((m) => [m.name, m.toJSON()])),
+      split.units[name] = {
+        package: fullName(ns),
+        json: object.toJSON(),
         needs: [...needs].sort(),
       };
     }
-    for (const object of ns.nestedArray) if (isPackage(object)) visit(object as protobuf.Namespace);
   };
   visit(root);
-  return units;
+  return split;
 }
 
 interface FeatureResolving {
@@ -94,27 +106,35 @@ interface FeatureResolving {
 /**
  * A root whose units are added when first looked up (run time). protobufjs works out what a
  * proto3 file's syntax means for each field (its "features") once per object; that is done
- * for each unit as it is added.
+ * for what was added, after each lookup that added some.
  */
-export function lazyRoot(units: TypeUnits): protobuf.Root {
+export function lazyRoot({ units, packageOptions }: TypeUnits): protobuf.Root {
   const root = new protobuf.Root();
   const pending = new Map(Object.entries(units));
   const features = root as unknown as FeatureResolving;
 
+  const defined = new Set<string>();
+  const definePackage = (name: string): protobuf.Namespace => {
+    if (name === '') return root;
+    const ns = root.define(name);
+    const options = packageOptions[name];
+    if (!defined.has(name) && options) ns.setOptions(options);
+    defined.add(name);
+    return ns;
+  };
   const add = (name: string): void => {
     const unit = pending.get(name);
     if (unit === undefined) return;
     pending.delete(name);
-    const ns = name === '' ? root : root.define(name);
-    if (unit.options) ns.setOptions(unit.options);
-    ns.addJSON(unit.nested);
+    const ns = definePackage(unit.package);
+    ns.addJSON({ [name.slice(name.lastIndexOf('.') + 1)]: unit.json });
     for (const needed of unit.needs) add(needed);
   };
   const load = (names: Iterable<string>): void => {
     for (const name of names) add(name);
     features._resolveFeaturesRecursive?.(features._edition);
   };
-  /** The unit holding `name` (a full name): the longest unit name it starts with. */
+  /** The unit holding `path` (a full name): the longest unit name it starts with. */
   const ensure = (path: string | string[]): void => {
     if (pending.size === 0) return;
     const parts = (Array.isArray(path) ? path : path.split('.')).filter((p) => p !== '');
@@ -124,9 +144,9 @@ export function lazyRoot(units: TypeUnits): protobuf.Root {
       if (units[name]) return; // loaded already
     }
   };
-  if (units[''] !== undefined) load(['']); // declared outside any package: always there
   const loadAll = (): void => {
     if (pending.size > 0) load([...pending.keys()]);
+    for (const name of Object.keys(packageOptions)) definePackage(name); // options alone
   };
 
   const proto = protobuf.Root.prototype;

@@ -52,7 +52,7 @@ describe('prepared Envoy types', () => {
     expect(described(prepared as protobuf.Root)).toEqual(described(parsed));
   });
 
-  it('build a package when a lookup first needs it, with the packages it names', () => {
+  it('build a type when a lookup first needs it, with the types it names', () => {
     const prepared = loadPreparedTypes(ENVOY_PROTO_FILES, path) as protobuf.Root;
     const built = (): number => typeCount(prepared);
     expect(built()).toBe(0);
@@ -60,7 +60,7 @@ describe('prepared Envoy types', () => {
     const forCluster = built();
     expect(forCluster).toBeGreaterThan(10);
     expect(forCluster).toBeLessThan(typeCount(parsed));
-    // Its fields resolve within what was built: Address is in another package.
+    // Its fields resolve within what was built, across packages.
     expect(cluster.fields['load_assignment']?.resolve().resolvedType?.fullName).toBe(
       '.envoy.config.endpoint.v3.ClusterLoadAssignment',
     );

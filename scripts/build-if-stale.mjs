@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const OUTPUTS = [
   'dist/src/cli/main.js',
-  'dist/src/cli/main.bundle.js',
+  'dist/src/cli/main.bundle.cjs',
   'dist/descriptors/envoy-types.json',
 ];
 const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'proto'];

@@ -16,7 +16,7 @@
  * reported.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -143,9 +143,18 @@ async function timeToLine(command: string, args: string[], cwd: string) {
   }
 }
 
+/** The file `import 'mock-istiod'` loads: the package's `exports` entry for ".". */
+function packageEntry(rootDir: string): string {
+  const manifest = JSON.parse(readFileSync(join(rootDir, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { default: string }>;
+  };
+  const entry = manifest.exports['.'] ?? 'dist/src/index.js';
+  return join(rootDir, typeof entry === 'string' ? entry : entry.default);
+}
+
 /** The library script: import the built package, start one mock, say how long each took. */
 function writeLibraryScript(ctx: BenchContext): string {
-  const entry = pathToFileURL(join(ctx.rootDir, 'dist/src/index.js')).href;
+  const entry = pathToFileURL(packageEntry(ctx.rootDir)).href;
   const script = join(ctx.workDir, 'first-start.mjs');
   writeFileSync(
     script,

@@ -10,6 +10,7 @@ import type { NamedResource, PackedSet } from '../core/snapshot.js';
 import { RESOURCE_TYPES } from '../core/types/registry.js';
 import type { Reference, ResourceJson, ResourceType } from '../core/types/resource-type.js';
 import type { Problem } from '../util/problems.js';
+import { decodeOnly } from '../xds/codecs.js';
 import { toJson } from '../xds/json.js';
 import { findMessageType } from '../xds/protos.js';
 import { messageNameOf } from '../xds/type-urls.js';
@@ -24,7 +25,7 @@ export interface ReferenceReport {
 function decoded(resource: NamedResource): ResourceJson {
   const type = findMessageType(messageNameOf(resource.typeUrl) ?? '');
   if (!type) return {};
-  return toJson(type, type.decode(resource.value)) as ResourceJson;
+  return toJson(type, decodeOnly(type, resource.value)) as ResourceJson;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type protobuf from 'protobufjs';
 import { type FromContext, fail, typeName } from './json-common.js';
+import { encodeOnly } from './codecs.js';
 import { fullNameOf } from './json-schema.js';
 import { findMessageType } from './protos.js';
 import { messageNameOf } from './type-urls.js';
@@ -45,7 +46,7 @@ export function encodeMessage(
   ctx: FromContext,
 ): Uint8Array | undefined {
   try {
-    return type.encode(message).finish();
+    return encodeOnly(type, message);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return fail(ctx, path, `cannot encode ${typeName(type)}: ${reason}`);

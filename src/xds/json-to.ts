@@ -9,6 +9,7 @@
 import type protobuf from 'protobufjs';
 import { ANY_TYPE, type ToContext, ownValue, setEntry } from './json-common.js';
 import { lookupMessage } from './json-registry.js';
+import { decodeOnly } from './codecs.js';
 import {
   type FieldInfo,
   type ValueKind,
@@ -113,7 +114,7 @@ function anyToJson(type: protobuf.Type, message: object, ctx: ToContext): unknow
 
 function tryDecode(type: protobuf.Type, bytes: Uint8Array): protobuf.Message | undefined {
   try {
-    return type.decode(bytes);
+    return decodeOnly(type, bytes);
   } catch {
     return undefined;
   }

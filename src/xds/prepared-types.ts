@@ -1,9 +1,9 @@
 /**
  * Envoy's API types prepared at build time: `npm run build` (scripts/prepare-types.ts) parses
- * the .proto files once and writes protobufjs's JSON form of the resolved root to
- * `dist/descriptors/envoy-types.json`, a git-ignored file that ships in the package. Building
- * the root from it skips parsing some 130 .proto files at every start (about half the cost; the
- * rest is protobufjs building its reflection objects).
+ * the .proto files once and writes protobufjs's JSON form of the resolved root, a top-level
+ * type at a time (src/xds/type-units.ts), to `dist/descriptors/envoy-types.json`, a git-ignored
+ * file that ships in the package. Building the root from it skips parsing some 130 .proto files
+ * at every start, and only the types a start uses are built.
  *
  * The file records what it was made from (the list of files, a hash of this project's own, and
  * the versions of the packages that hold and parse the others); when that no longer matches,
@@ -16,14 +16,18 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import { packageRoot } from '../util/package-root.js';
+import { lazyRoot, splitIntoUnits, type TypeUnits } from './type-units.js';
 
 const require = createRequire(import.meta.url);
 
-/** The prepared file's shape: what it was made from, and the root's JSON descriptor. */
+/** The prepared file's shape: what it was made from, and the root split into units. */
 interface PreparedTypes {
   madeFrom: string;
-  root: protobuf.INamespace;
+  units: TypeUnits;
 }
+
+/** Changed when the file's shape changes, so that an older file is stale. */
+const FORMAT = 3;
 
 /** Where the build writes the prepared types (shipped with the package, never committed). */
 export function preparedTypesPath(): string {
@@ -54,6 +58,7 @@ function ownProtos(files: readonly string[]): Record<string, string> {
 /** What a prepared file made from these .proto files, with the installed packages, records. */
 export function preparedFrom(files: readonly string[]): string {
   return JSON.stringify({
+    format: FORMAT,
     files,
     own: ownProtos(files),
     '@grpc/grpc-js-xds': packageVersion('@grpc/grpc-js-xds'),
@@ -67,7 +72,7 @@ export function writePreparedTypes(
   files: readonly string[],
   path = preparedTypesPath(),
 ): void {
-  const prepared: PreparedTypes = { madeFrom: preparedFrom(files), root: root.toJSON() };
+  const prepared: PreparedTypes = { madeFrom: preparedFrom(files), units: splitIntoUnits(root) };
   mkdirSync(dirname(path), { recursive: true });
   const partial = `${path}.${process.pid}.partial`;
   writeFileSync(partial, JSON.stringify(prepared));
@@ -81,13 +86,9 @@ export function preparedTypesFresh(files: readonly string[], path = preparedType
 
 /**
  * The root from the prepared file, or undefined when it is missing, unreadable or was made from
- * other files or package versions (the caller then parses the .proto files).
- *
- * The types' references are not resolved all at once, as `Root.fromJSON` would (two thirds of
- * its time): protobufjs resolves a type's fields when it first encodes or decodes it, and the
- * JSON converter resolves each field it reads (src/xds/json-schema.ts). What protobufjs works
- * out for a whole file at once, the features of its syntax (proto3's packed repeated
- * scalars), is resolved here; the file was checked whole when it was made.
+ * other files or package versions (the caller then parses the .proto files). Its types are
+ * added when first looked up (src/xds/type-units.ts), and the types' references resolved per
+ * type on first use (as protobufjs and the JSON converter do), not all at once.
  */
 export function loadPreparedTypes(
   files: readonly string[],
@@ -95,16 +96,7 @@ export function loadPreparedTypes(
 ): protobuf.Root | undefined {
   const prepared = readPrepared(files, path);
   if (!prepared) return undefined;
-  const root = new protobuf.Root();
-  root.addJSON(prepared.root.nested ?? {});
-  const features = root as unknown as { _resolveFeaturesRecursive?: (edition: unknown) => void };
-  const edition = (root as unknown as { _edition?: unknown })._edition;
-  if (typeof features._resolveFeaturesRecursive === 'function') {
-    features._resolveFeaturesRecursive(edition);
-  } else {
-    root.resolveAll(); // another protobufjs: resolve everything, as fromJSON does
-  }
-  return root;
+  return lazyRoot(prepared.units);
 }
 
 function readPrepared(files: readonly string[], path: string): PreparedTypes | undefined {

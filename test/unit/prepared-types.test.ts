@@ -28,6 +28,16 @@ function described(root: protobuf.Root): unknown {
   );
 }
 
+/** How many message types a root has built so far. */
+function typeCount(ns: protobuf.NamespaceBase): number {
+  let count = 0;
+  for (const nested of ns.nestedArray) {
+    if ('fieldsArray' in nested) count += 1;
+    if ('nestedArray' in nested) count += typeCount(nested as protobuf.NamespaceBase);
+  }
+  return count;
+}
+
 describe('prepared Envoy types', () => {
   const parsed = loadRoot(ENVOY_PROTO_FILES);
   const path = join(dir, 'envoy-types.json');
@@ -40,6 +50,24 @@ describe('prepared Envoy types', () => {
     // Loaded without resolving every reference at once; resolving them all changes nothing.
     (prepared as protobuf.Root).resolveAll();
     expect(described(prepared as protobuf.Root)).toEqual(described(parsed));
+  });
+
+  it('build a type when a lookup first needs it, with the types it names', () => {
+    const prepared = loadPreparedTypes(ENVOY_PROTO_FILES, path) as protobuf.Root;
+    const built = (): number => typeCount(prepared);
+    expect(built()).toBe(0);
+    const cluster = prepared.lookupType('envoy.config.cluster.v3.Cluster');
+    const forCluster = built();
+    expect(forCluster).toBeGreaterThan(10);
+    expect(forCluster).toBeLessThan(typeCount(parsed));
+    // Its fields resolve within what was built, across packages.
+    expect(cluster.fields['load_assignment']?.resolve().resolvedType?.fullName).toBe(
+      '.envoy.config.endpoint.v3.ClusterLoadAssignment',
+    );
+    const jwt = 'envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication';
+    expect(prepared.lookupType(jwt).fullName).toBe(`.${jwt}`);
+    expect(built()).toBeGreaterThan(forCluster);
+    expect(() => prepared.lookupType('envoy.config.cluster.v3.NoSuchType')).toThrow(/no such type/);
   });
 
   it('encode a message to the same bytes (packed repeated scalars, maps, Any, oneofs)', () => {

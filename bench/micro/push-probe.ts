@@ -61,6 +61,10 @@ try {
     withLoadgen(ctx, server, { mode }, async (loadgen) => {
       const ramp = await loadgen.connect(streams ?? 0, 120_000);
       if (ramp.acked !== streams) throw new Error(`only ${ramp.acked} of ${streams} streams ACKed`);
+      ctx.log(
+        `${kind} ramp of ${streams}: first response p50 ${ramp.firstResponse.p50?.toFixed(1)} ms, ` +
+          `all initial configs ACKed ${ramp.allAckedMs?.toFixed(0)} ms`,
+      );
       await settle(server.pid);
       for (let i = 0; i < warmupsFor(streams ?? 1); i++) await loadgen.push(server.pushUrl, 30_000);
       const bench = server.pushUrl.replace(/\/bench\/push$/, '');

@@ -5,9 +5,11 @@
  * (`module.enableCompileCache` came later), so the bundle, a CommonJS file, is compiled here
  * with `vm.Script` and the cached data the build wrote beside it.
  *
- * The cache's name carries the bundle's build id (its first line), so a rebuilt bundle never
- * meets an old cache; V8 itself rejects a cache made by another Node version or with other V8
- * flags, and the bundle is then compiled as usual. Nothing is written at run time, except
+ * The cache's name carries the bundle's build id (its first line) and the Node that made it
+ * (version and architecture), so a rebuilt bundle never meets an old cache and another Node
+ * never reads this one: V8 only checks its own version, which Node releases can share while
+ * their builds differ (Node 20.18 read 20.20's cache and crashed). V8 itself rejects a cache
+ * made with other V8 flags. Without a cache of its own, the bundle is compiled as usual. Nothing is written at run time, except
  * when the build asks for it (`MOCK_ISTIOD_WRITE_CODE_CACHE=1`): the cache is then written as
  * the process exits, or on SIGUSR2, holding every function the run has compiled.
  */
@@ -20,9 +22,14 @@ import { Script } from 'node:vm';
 /** How a bundle's first line names its build: `// mock-istiod bundle <id>`. */
 const BUILD_ID = /^\/\/ mock-istiod bundle ([0-9a-f]+)\n/;
 
-/** Where the code cache of a bundle with this build id lives. */
-export function codeCachePath(bundle: string, buildId: string): string {
-  return `${bundle}.${buildId}.v8cache`;
+/** The Node a cache is for: `v20.20.2-x64`. */
+export function nodeTag(): string {
+  return `${process.version}-${process.arch}`;
+}
+
+/** Where the code cache of a bundle with this build id, made by this Node, lives. */
+export function codeCachePath(bundle: string, buildId: string, node = nodeTag()): string {
+  return `${bundle}.${buildId}.${node}.v8cache`;
 }
 
 function readCache(path: string | undefined): Buffer | undefined {

@@ -5,13 +5,13 @@
  * old cache, whose name carries the old build id.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codeCachePath, runBundle, type RanBundle } from '../../src/util/code-cache.js';
+import { codeCachePath, nodeTag, runBundle, type RanBundle } from '../../src/util/code-cache.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-code-cache-'));
@@ -52,8 +52,15 @@ describe('code cache', () => {
     expect(runBundle(pathToFileURL(file))).toMatchObject({ cache: 'none', exports });
 
     expect(await runFresh(file, true)).toMatchObject({ cache: 'none', exports });
-    expect(readdirSync(dir)).toContain('bundle.cjs.0123abcd.v8cache');
+    expect(readdirSync(dir)).toContain(`bundle.cjs.0123abcd.${nodeTag()}.v8cache`);
     expect(await runFresh(file)).toMatchObject({ cache: 'used', exports });
+
+    // Made by another Node: never read (V8 checks only its own version, which Node releases
+    // can share while their builds differ).
+    const other = codeCachePath(file, '0123abcd', 'v20.0.0-x64');
+    renameSync(codeCachePath(file, '0123abcd'), other);
+    expect(await runFresh(file)).toMatchObject({ cache: 'none', exports });
+    renameSync(other, codeCachePath(file, '0123abcd'));
 
     writeFileSync(codeCachePath(file, '0123abcd'), 'not a code cache at all');
     expect(await runFresh(file)).toMatchObject({ cache: 'rejected', exports });

@@ -115,7 +115,10 @@ say "packing and installing the package with its production dependencies"
 app="$context/app"
 rm -rf "$app"
 mkdir -p "$app"
-tarball="$(cd "$repo_root" && npm pack --silent --pack-destination "$context" | tail -n1)"
+# Built only when stale (scripts/build-if-stale.mjs holds a lock), then packed as it is, so that
+# a dist/ in use (a running `npm start`, tests) is not rewritten for nothing.
+(cd "$repo_root" && node scripts/build-if-stale.mjs >&2) || fail "building the package failed"
+tarball="$(cd "$repo_root" && npm pack --silent --ignore-scripts --pack-destination "$context" | tail -n1)"
 echo '{ "name": "mock-istiod-image", "private": true }' >"$app/package.json"
 npm_log=error
 [[ "$quiet" == true ]] && npm_log=silent

@@ -36,10 +36,17 @@ let project: string;
 
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), 'installed-package-'));
-  const packed = await run('npm', ['pack', '--silent', '--pack-destination', project], {
+  // Built only when stale (under a lock), then packed as it is: `npm pack`'s own prepack
+  // would rebuild dist/ while other tests run the CLI from it.
+  await run(process.execPath, [join(REPO, 'scripts', 'build-if-stale.mjs')], {
     cwd: REPO,
-    timeout: 120_000,
+    timeout: 180_000,
   });
+  const packed = await run(
+    'npm',
+    ['pack', '--silent', '--ignore-scripts', '--pack-destination', project],
+    { cwd: REPO, timeout: 120_000 },
+  );
   const tarball = join(project, packed.stdout.trim().split('\n').at(-1)!);
   writeFileSync(
     join(project, 'package.json'),

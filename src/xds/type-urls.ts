@@ -3,6 +3,8 @@
  * `resource` package keeps them). What each resource type means to the mock (its short name,
  * metric label, debug sections, references) is in its descriptor, src/core/types/.
  */
+import { boundedInterner } from '../util/intern.js';
+
 export const TYPE_PREFIX = 'type.googleapis.com/';
 
 export const CLUSTER_TYPE = `${TYPE_PREFIX}envoy.config.cluster.v3.Cluster`;
@@ -24,21 +26,13 @@ export const DEBUG_TYPE = 'istio.io/debug';
 export const SYNCZ_DEBUG_TYPE = `${DEBUG_TYPE}/syncz`;
 export const CONFIG_DUMP_DEBUG_TYPE = `${DEBUG_TYPE}/config_dump`;
 
-/** Type URLs seen in requests, each kept once (bounded: a client may send any string). */
-const interned = new Map<string, string>();
-const MAX_INTERNED = 256;
-
 /**
- * The one copy of a type URL decoded from a request: every request decodes its own string
- * (72 bytes for a cluster's URL), and the session's state and each journal entry keep the
- * request's, which cost an idle stream about 300 bytes before (docs/BENCHMARKS.md).
+ * The one copy of a type URL decoded from a request (at most 256 kept): every request decodes
+ * its own string (72 bytes for a cluster's URL), and the session's state and each journal
+ * entry keep the request's, which cost an idle stream about 300 bytes before
+ * (docs/BENCHMARKS.md).
  */
-export function internTypeUrl(typeUrl: string): string {
-  const known = interned.get(typeUrl);
-  if (known !== undefined) return known;
-  if (interned.size < MAX_INTERNED) interned.set(typeUrl, typeUrl);
-  return typeUrl;
-}
+export const internTypeUrl = boundedInterner(256);
 
 /** Whether a request asks for one of istiod's debug types (never a watched resource type). */
 export function isDebugType(typeUrl: string): boolean {

@@ -10,6 +10,7 @@ import protobuf from 'protobufjs';
 import type structPb from 'google-protobuf/google/protobuf/struct_pb.js';
 import { envoyRoot } from './protos.js';
 import { internTypeUrl } from './type-urls.js';
+import { boundedInterner } from '../util/intern.js';
 import { lazyRequire } from '../util/lazy-require.js';
 
 /** google-protobuf's Struct, for the test-side encoder only: loaded on first use. */
@@ -133,22 +134,12 @@ function structToJson(struct: RawStruct): Record<string, unknown> {
   return json;
 }
 
-/** Metadata strings kept once (bounded): most are the same for every proxy of a mesh. */
-const sharedStrings = new Map<string, string>();
-const MAX_SHARED_STRINGS = 1024;
-const MAX_SHARED_LENGTH = 64;
-
 /**
  * The one copy of a short metadata value (`Kubernetes`, the Istio version, the mesh id, the
- * namespace…): every stream decodes its own copy, 24–32 bytes each, kept with its node.
+ * namespace…; at most 1,024 of up to 64 characters): most are the same for every proxy of a
+ * mesh, and every stream decodes its own copy, 24–32 bytes each, kept with its node.
  */
-function shareString(value: string): string {
-  if (value.length > MAX_SHARED_LENGTH) return value;
-  const known = sharedStrings.get(value);
-  if (known !== undefined) return known;
-  if (sharedStrings.size < MAX_SHARED_STRINGS) sharedStrings.set(value, value);
-  return value;
-}
+const shareString = boundedInterner(1024, 64);
 
 function valueToJson(value: RawValue): unknown {
   switch (value.kind) {

@@ -8,29 +8,27 @@
 import type { Counter, Registry } from 'prom-client';
 
 /**
- * Counts per label set, added to a prom-client counter when the registry is read. A label set
- * is given as its values in `labelNames`' order, joined by tabs (`'cds\tack'`): one string,
- * no object per count. No label value here may contain a tab.
+ * Counts per label set, added to a prom-client counter when the registry is read: the
+ * counter's `collect` hook calls `flush(this)`. A label set is given as its values in
+ * `labelNames`' order, joined by tabs (`'cds\tack'`): one string, no object per count. No
+ * label value here may contain a tab.
  */
 export class PendingCounts {
   private readonly byLabels = new Map<string, number>();
 
-  constructor(
-    private readonly counter: () => Counter<string>,
-    private readonly labelNames: readonly string[],
-  ) {}
+  constructor(private readonly labelNames: readonly string[]) {}
 
   add(values: string, by = 1): void {
     this.byLabels.set(values, (this.byLabels.get(values) ?? 0) + by);
   }
 
-  /** Adds what is pending to the counter (its `collect` hook calls this). */
-  flush(): void {
+  /** Adds what is pending to `counter`. */
+  flush(counter: Counter<string>): void {
     if (this.byLabels.size === 0) return;
     for (const [values, count] of this.byLabels) {
       const split = values.split('\t');
       const labels = Object.fromEntries(this.labelNames.map((name, i) => [name, split[i] ?? '']));
-      this.counter().inc(labels, count);
+      counter.inc(labels, count);
     }
     this.byLabels.clear();
   }

@@ -28,10 +28,9 @@ export interface IstiodMetrics {
 
 /**
  * istiod's metric definitions, registered in `registry`. The three histograms every response
- * feeds are {@link FastHistogram}s, and `collect` runs before the push counter is read (it
- * adds the pending counts).
+ * feeds are {@link FastHistogram}s, and the push counter takes `pendingPushes` in when read.
  */
-function defineMetrics(registry: Registry, collect: () => void) {
+function defineMetrics(registry: Registry, pendingPushes: PendingCounts) {
   const registers = [registry];
   const xds = new Gauge({
     name: 'pilot_xds',
@@ -44,7 +43,9 @@ function defineMetrics(registry: Registry, collect: () => void) {
     help: 'Pilot build and send errors for lds, rds, cds and eds.',
     labelNames: ['type'],
     registers,
-    collect,
+    collect() {
+      pendingPushes.flush(this);
+    },
   });
   const pushTime = new FastHistogram(
     'pilot_xds_push_time',
@@ -91,9 +92,9 @@ function defineMetrics(registry: Registry, collect: () => void) {
 }
 
 export function createIstiodMetrics(registry: Registry): IstiodMetrics {
-  const pushes = new PendingCounts(() => metrics.pushes, ['type']);
-  const metrics = defineMetrics(registry, () => pushes.flush());
-  const { xds, pushTime, configSize, convergence, totalRejects, expired, perTypeRejects } = metrics;
+  const pushes = new PendingCounts(['type']);
+  const { xds, pushTime, configSize, convergence, totalRejects, expired, perTypeRejects } =
+    defineMetrics(registry, pushes);
   // istiod keeps a running count per version and never drops a label once seen.
   const byVersion = new Map<string, number>();
 

@@ -32,13 +32,15 @@ export interface MockMetrics {
 export function createMockMetrics(registry: Registry, sources: MetricsSources): MockMetrics {
   const registers = [registry];
   // Every request (each ACK of every push) counts: held as numbers until the registry is read.
-  const pendingRequests: PendingCounts = new PendingCounts(() => requests, ['type', 'kind']);
-  const requests: Counter<string> = new Counter({
+  const pendingRequests = new PendingCounts(['type', 'kind']);
+  new Counter({
     name: 'mock_istiod_requests_total',
     help: 'Discovery requests received, by type and by what they meant (subscribe, reconnect, ack, nack, stale, repeat, resubscribe).',
     labelNames: ['type', 'kind'],
     registers,
-    collect: () => pendingRequests.flush(),
+    collect() {
+      pendingRequests.flush(this);
+    },
   });
   const rejected = new Counter({
     name: 'mock_istiod_streams_rejected_total',

@@ -67,13 +67,15 @@ describe('FastHistogram', () => {
 describe('PendingCounts', () => {
   it('adds its counts to the counter whenever the registry is read', async () => {
     const registry = new Registry();
-    const pending: PendingCounts = new PendingCounts(() => counter, ['type', 'kind']);
-    const counter: Counter<string> = new Counter({
+    const pending = new PendingCounts(['type', 'kind']);
+    const counter = new Counter({
       name: 'test_pushes',
       help: 'Pushes.',
       labelNames: ['type', 'kind'],
       registers: [registry],
-      collect: () => pending.flush(),
+      collect() {
+        pending.flush(this);
+      },
     });
     for (let i = 0; i < 5; i++) pending.add('cds\tack');
     pending.add('lds\tnack', 2);

@@ -7,24 +7,19 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { ADS_SERVICE, type AdsCall } from '../../src/server/ads-service.js';
-import { announce, floorArgs, floorResponses, FloorStreams, requestTypeUrl } from './floor.js';
+import { announce, answerOnce, floorArgs, floorResponses, FloorStreams } from './floor.js';
 
 const args = floorArgs('floor-grpcjs');
 const responses = floorResponses(args.resources);
 const streams = new FloorStreams(responses);
 
 function serve(call: AdsCall, delta: boolean): void {
-  const answers = delta ? responses.delta : responses.sotw;
-  const answered = new Set<string>();
+  const answer = answerOnce(delta ? responses.delta : responses.sotw, delta);
   const forget = streams.add(delta, (message) => call.write(message));
   call.on('close', forget);
   call.on('data', (bytes: Buffer) => {
-    const typeUrl = requestTypeUrl(bytes, delta ? 2 : 4);
-    const answer = answers.get(typeUrl);
-    if (answer && !answered.has(typeUrl)) {
-      answered.add(typeUrl);
-      call.write(answer);
-    }
+    const response = answer(bytes);
+    if (response) call.write(response);
   });
   call.on('end', () => call.end());
   call.on('error', () => undefined);

@@ -6,7 +6,7 @@
  */
 import { createServer, constants, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { announce, floorArgs, floorResponses, FloorStreams, requestTypeUrl } from './floor.js';
+import { announce, answerOnce, floorArgs, floorResponses, FloorStreams } from './floor.js';
 
 const args = floorArgs('floor-h2');
 const responses = floorResponses(args.resources);
@@ -32,8 +32,7 @@ function framedPush(message: Buffer): Buffer {
 }
 
 function serve(stream: ServerHttp2Stream, delta: boolean): void {
-  const answers = delta ? framed.delta : framed.sotw;
-  const answered = new Set<string>();
+  const answer = answerOnce(delta ? framed.delta : framed.sotw, delta);
   let pending: Buffer = Buffer.alloc(0);
   stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
   stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
@@ -43,13 +42,9 @@ function serve(stream: ServerHttp2Stream, delta: boolean): void {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     while (pending.length >= 5 && pending.length >= 5 + pending.readUInt32BE(1)) {
       const length = pending.readUInt32BE(1);
-      const typeUrl = requestTypeUrl(pending.subarray(5, 5 + length), delta ? 2 : 4);
+      const response = answer(pending.subarray(5, 5 + length));
       pending = pending.subarray(5 + length);
-      const answer = answers.get(typeUrl);
-      if (answer && !answered.has(typeUrl)) {
-        answered.add(typeUrl);
-        stream.write(answer);
-      }
+      if (response) stream.write(response);
     }
   });
   stream.on('end', () => stream.end());

@@ -92,6 +92,24 @@ export function requestTypeUrl(bytes: Uint8Array, field: number): string {
   return '';
 }
 
+/**
+ * One stream's answers: for a request's bytes, the response to send (the first request of
+ * each type only), or undefined. `answers` are the responses of the stream's protocol.
+ */
+export function answerOnce(
+  answers: ReadonlyMap<string, Buffer>,
+  delta: boolean,
+): (request: Uint8Array) => Buffer | undefined {
+  const answered = new Set<string>();
+  return (request) => {
+    const typeUrl = requestTypeUrl(request, delta ? 2 : 4);
+    const answer = answers.get(typeUrl);
+    if (!answer || answered.has(typeUrl)) return undefined;
+    answered.add(typeUrl);
+    return answer;
+  };
+}
+
 /** A writer for one open stream: gets a whole gRPC message (unframed). */
 export type FloorWriter = (message: Buffer) => void;
 

@@ -2,9 +2,9 @@
  * The ```ts blocks as a user compiles and runs them: each block is a file of its own in a
  * temporary project, type-checked by `tsc` with this project's compiler options and run by
  * `tsx`. `mock-istiod` and `mock-istiod/testing` resolve to `src/index.ts` and
- * `src/testing/index.ts`, the sources of the package's two `exports` (`dist/src/index.js`,
- * `dist/src/testing/index.js`, compiled from them with their `.d.ts`);
- * test/e2e/installed-package.test.ts checks the packed package itself.
+ * `src/testing/index.ts`, the sources of the package's two `exports` (built from them into
+ * one library bundle behind `dist/src/index.bundle.js` and `dist/src/testing/index.bundle.js`,
+ * typed by their `.d.ts`); test/e2e/installed-package.test.ts checks the packed package itself.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

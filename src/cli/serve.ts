@@ -19,7 +19,7 @@ import {
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
 import { MockIstiodError } from '../util/errors.js';
-import { DURATION_HINT, parseDuration } from '../faults/duration.js';
+import { DURATION_HINT, parseDuration } from '../util/duration.js';
 import { resolveLang } from '../util/lang.js';
 import { SERVE_TEXT } from './serve-messages.js';
 import { formatEndpoint } from '../core/endpoint.js';

@@ -7,7 +7,7 @@
 import { parseFlags } from './flags.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDuration } from '../faults/duration.js';
+import { parseDuration } from '../util/duration.js';
 import {
   mintToken,
   resolveTokenRequest,

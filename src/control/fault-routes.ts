@@ -10,7 +10,8 @@ import {
   scenarioNames,
 } from '../faults/registry.js';
 import { unknownScenarioMessage } from '../faults/spec.js';
-import { checkStatus, statusName } from '../faults/params.js';
+import { parseGrpcStatus, grpcStatusName as statusName } from '../core/grpc-status.js';
+import { statusHint } from '../core/fields.js';
 import { parseTypeNames } from '../core/types/registry.js';
 import type { StreamSelector } from '../faults/model.js';
 import type { Problem } from '../util/problems.js';
@@ -60,9 +61,9 @@ function readSelector(
     else problems.push(...types.problems);
   }
   if (body.code !== undefined) {
-    const code = checkStatus(body.code);
-    if (typeof code === 'string') problems.push({ path: 'code', message: code });
-    else selector.code = code.value;
+    const code = parseGrpcStatus(body.code);
+    if (code === undefined) problems.push({ path: 'code', message: statusHint(body.code) });
+    else selector.code = code;
   }
   if (body.message !== undefined) {
     if (typeof body.message === 'string') selector.message = body.message;

@@ -11,7 +11,7 @@ import type { Result } from '../util/problems.js';
 import { Fault } from './fault.js';
 import { SnapshotHistory } from './history.js';
 import type { FaultHost, FaultInfo, FaultSpec } from './model.js';
-import type { ParamOptions } from './params.js';
+import type { FieldOptions } from '../core/fields.js';
 import { resolveFault, type ResolvedFault } from './spec.js';
 
 const SEND: ResponseDecision = Object.freeze({ kind: 'send' });
@@ -70,7 +70,10 @@ export class FaultEngine implements ResponsePolicy {
   }
 
   /** Validates and applies a fault; on problems nothing is applied. */
-  async apply(input: unknown, options: ParamOptions = {}): Promise<Result<FaultInfo>> {
+  async apply(
+    input: unknown,
+    options: Pick<FieldOptions, 'fromText'> = {},
+  ): Promise<Result<FaultInfo>> {
     const resolved = resolveFault(input, '', options);
     return resolved.ok ? this.applyResolved(resolved.value) : resolved;
   }

@@ -15,4 +15,4 @@ export {
   type TimelineStep,
 } from './timeline.js';
 export { resolveFault, type ResolvedFault } from './spec.js';
-export { parseDuration } from './duration.js';
+export { parseDuration } from '../util/duration.js';

@@ -12,7 +12,7 @@ import type { NamedResource } from '../core/snapshot.js';
 import type { Snapshot, TypeSnapshot } from '../core/snapshot.js';
 import type { Problem } from '../util/problems.js';
 import type { SnapshotHistory } from './history.js';
-import type { ParamSchemas, Params } from './params.js';
+import type { FieldSchemas, FieldValues } from '../core/fields.js';
 
 /** A fault as users write it: in JSON over the API, in YAML timelines, in the library. */
 export interface FaultSpec {
@@ -139,17 +139,35 @@ export interface FaultBehaviour {
   deactivate?(): void | Promise<void>;
 }
 
-export interface ScenarioDefinition {
+/** A fault's parameters once validated against its scenario's schemas. */
+export type Params = Readonly<Record<string, unknown>>;
+
+/**
+ * A scenario. `P` is its parameters' schemas: `create` and `check` get the validated values
+ * with their types inferred from them (core/fields.ts), so a scenario never casts a parameter.
+ */
+export interface ScenarioDefinition<P extends FieldSchemas = FieldSchemas> {
   name: string;
   /** One line for listings. */
   summary: string;
-  params: ParamSchemas;
+  params: P;
   scope: ScopeKind;
   /** Whether `release()` ends it (it holds responses back). */
   holds: boolean;
   /** Checks across parameters, after each was validated on its own. */
-  check?(params: Params): Problem[];
-  create(params: Params, ctx: FaultContext): FaultBehaviour;
+  check?(params: FieldValues<P>): Problem[];
+  create(params: FieldValues<P>, ctx: FaultContext): FaultBehaviour;
   /** More to publish in the listing (for example the nack catalogue). */
   describe?(): Record<string, unknown>;
+}
+
+/**
+ * Declares a scenario with its parameters' types inferred from their schemas. The registry
+ * holds scenarios of every shape; it only ever passes a scenario the values its own schemas
+ * validated (spec.ts), which is what makes the widening safe.
+ */
+export function defineScenario<const P extends FieldSchemas>(
+  scenario: ScenarioDefinition<P>,
+): ScenarioDefinition {
+  return scenario as unknown as ScenarioDefinition;
 }

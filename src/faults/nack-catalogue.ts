@@ -159,3 +159,10 @@ export const NACK_CATALOGUE: readonly NackConfig[] = [
 export function findNackConfig(name: string): NackConfig | undefined {
   return NACK_CATALOGUE.find((c) => c.name === name);
 }
+
+/** The config a validated `config` parameter names (its schema lists the catalogue's names). */
+export function nackConfigNamed(name: string): NackConfig {
+  const config = findNackConfig(name);
+  if (!config) throw new Error(`no nack config named "${name}"`);
+  return config;
+}

@@ -2,7 +2,7 @@
  * Every fault scenario, by name. A scenario is one file under scenarios/ and one line here.
  */
 import type { ScenarioDefinition } from './model.js';
-import { paramsJsonSchema } from './params.js';
+import { fieldsJsonSchema } from '../core/fields.js';
 import { delay } from './scenarios/delay.js';
 import { down } from './scenarios/down.js';
 import { flap } from './scenarios/flap.js';
@@ -38,7 +38,7 @@ export function describeScenario(scenario: ScenarioDefinition): Record<string, u
     summary: scenario.summary,
     scope: { 'node-and-type': ['node', 'types'], node: ['node'], none: [] }[scenario.scope],
     releasable: scenario.holds,
-    params: paramsJsonSchema(scenario.params),
+    params: fieldsJsonSchema(scenario.params),
     ...scenario.describe?.(),
   };
 }

@@ -4,15 +4,16 @@
  * Every problem is reported with its path (`params.ms`, `scope.types[1]`, `trigger.after`).
  */
 import type { Problem, Result } from '../util/problems.js';
-import { DURATION_HINT, parseDuration } from './duration.js';
+import { DURATION_HINT, parseDuration } from '../util/duration.js';
 import type {
   FaultScope,
   FaultSpec,
   FaultTrigger,
+  Params,
   ScenarioDefinition,
   TriggerSpec,
 } from './model.js';
-import { validateParams, type ParamOptions, type Params } from './params.js';
+import { validateFields, type FieldOptions } from '../core/fields.js';
 import { findScenario, scenarioNames } from './registry.js';
 import { parseTypeName, parseTypeNames, TYPE_NAME_HINT } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
@@ -38,7 +39,7 @@ export function unknownScenarioMessage(name: unknown): string {
 export function resolveFault(
   input: unknown,
   path = '',
-  options: ParamOptions = {},
+  options: Pick<FieldOptions, 'fromText'> = {},
 ): Result<ResolvedFault> {
   const at = (key: string) => (path ? `${path}.${key}` : key);
   if (!isObject(input)) {
@@ -68,7 +69,11 @@ export function resolveFault(
     problems.push({ path: at('scenario'), message: unknownScenarioMessage(spec.scenario) });
     return { ok: false, problems };
   }
-  const params = validateParams(scenario.params, spec.params, at('params'), options);
+  const params = validateFields(scenario.params, spec.params, {
+    path: at('params'),
+    noun: 'parameter',
+    ...options,
+  });
   if (!params.ok) problems.push(...params.problems);
   else if (scenario.check) {
     problems.push(...scenario.check(params.value).map((p) => ({ ...p, path: at(p.path) })));
@@ -145,7 +150,7 @@ function resolveTrigger(
   raw: unknown,
   path: string,
   problems: Problem[],
-  options: ParamOptions,
+  options: Pick<FieldOptions, 'fromText'>,
 ): FaultTrigger | undefined {
   if (raw === undefined) return undefined;
   const kinds = ['after', 'afterResponses', 'onRequest'];

@@ -22,8 +22,9 @@ import { lazyRequire } from '../util/lazy-require.js';
 /** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
 const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import type { Problem, Result } from '../util/problems.js';
-import { DURATION_HINT, parseDuration } from './duration.js';
-import { checkStatus } from './params.js';
+import { DURATION_HINT, parseDuration } from '../util/duration.js';
+import { parseGrpcStatus } from '../core/grpc-status.js';
+import { statusHint } from '../core/fields.js';
 import { resolveFault, type ResolvedFault } from './spec.js';
 import { parseTypeNames } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
@@ -192,9 +193,9 @@ function validateStreamAction(
     else problems.push(...types.problems);
   }
   if (kind === 'disconnect' && body.code !== undefined) {
-    const code = checkStatus(body.code);
-    if (typeof code === 'string') problems.push({ path: `${path}.code`, message: code });
-    else action.code = code.value;
+    const code = parseGrpcStatus(body.code);
+    if (code === undefined) problems.push({ path: `${path}.code`, message: statusHint(body.code) });
+    else action.code = code;
   }
   if (kind === 'disconnect' && typeof body.message === 'string') action.message = body.message;
   return problems.length > before ? undefined : action;

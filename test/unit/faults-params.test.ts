@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatMs, parseDuration } from '../../src/faults/duration.js';
+import { formatMs, parseDuration } from '../../src/util/duration.js';
 import { globToRegExp, matchesGlob } from '../../src/faults/glob.js';
-import { paramsJsonSchema, validateParams, type ParamSchemas } from '../../src/faults/params.js';
+import { fieldsJsonSchema, validateFields, type FieldSchemas } from '../../src/core/fields.js';
 import { jittered, seededRandom } from '../../src/faults/random.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 
@@ -69,7 +69,7 @@ describe('seeded jitter', () => {
   });
 });
 
-const SCHEMAS: ParamSchemas = {
+const SCHEMAS: FieldSchemas = {
   ms: { type: 'duration', required: true, description: 'delay' },
   count: { type: 'integer', min: 1, max: 10, default: 3, description: 'count' },
   mode: { type: 'enum', values: ['a', 'b'], default: 'a', description: 'mode' },
@@ -79,13 +79,19 @@ const SCHEMAS: ParamSchemas = {
   text: { type: 'string', minLength: 1, description: 'text' },
 };
 
+const PARAMS = { path: 'params', noun: 'parameter' } as const;
+
 describe('parameter validation', () => {
   it('fills in defaults and converts durations, types and status names', () => {
-    const result = validateParams(SCHEMAS, {
-      ms: '2s',
-      types: ['cds', LISTENER_TYPE],
-      code: 'unavailable',
-    });
+    const result = validateFields(
+      SCHEMAS,
+      {
+        ms: '2s',
+        types: ['cds', LISTENER_TYPE],
+        code: 'unavailable',
+      },
+      PARAMS,
+    );
     expect(result).toEqual({
       ok: true,
       value: {
@@ -100,15 +106,19 @@ describe('parameter validation', () => {
   });
 
   it('reports every problem with its path', () => {
-    const result = validateParams(SCHEMAS, {
-      count: 11,
-      mode: 'c',
-      on: 'yes',
-      types: ['XDS'],
-      code: 99,
-      text: '',
-      extra: 1,
-    });
+    const result = validateFields(
+      SCHEMAS,
+      {
+        count: 11,
+        mode: 'c',
+        on: 'yes',
+        types: ['XDS'],
+        code: 99,
+        text: '',
+        extra: 1,
+      },
+      PARAMS,
+    );
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.problems.map((p) => p.path)).toEqual([
@@ -117,7 +127,7 @@ describe('parameter validation', () => {
       'params.count',
       'params.mode',
       'params.on',
-      'params.types',
+      'params.types[0]',
       'params.code',
       'params.text',
     ]);
@@ -126,30 +136,27 @@ describe('parameter validation', () => {
   });
 
   it('reads numbers and booleans from text when told (command-line flags)', () => {
-    const result = validateParams(
+    const result = validateFields(
       SCHEMAS,
       { ms: '500', count: '4', on: 'false', types: 'CDS+LDS', code: '8' },
-      'params',
-      {
-        fromText: true,
-      },
+      { path: 'params', noun: 'parameter', fromText: true },
     );
     expect(result).toMatchObject({
       ok: true,
       value: { ms: 500, count: 4, on: false, types: [CLUSTER_TYPE, LISTENER_TYPE], code: 8 },
     });
-    expect(validateParams(SCHEMAS, { ms: 1, count: '4' }).ok).toBe(false);
+    expect(validateFields(SCHEMAS, { ms: 1, count: '4' }, PARAMS).ok).toBe(false);
   });
 
   it('refuses a non-object', () => {
-    expect(validateParams(SCHEMAS, [1])).toEqual({
+    expect(validateFields(SCHEMAS, [1], PARAMS)).toEqual({
       ok: false,
       problems: [{ path: 'params', message: 'expected an object of parameters' }],
     });
   });
 
   it('publishes a JSON Schema', () => {
-    const schema = paramsJsonSchema(SCHEMAS) as {
+    const schema = fieldsJsonSchema(SCHEMAS) as {
       properties: Record<string, unknown>;
       required: string[];
     };

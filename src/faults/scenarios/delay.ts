@@ -3,10 +3,10 @@
  * `jitter`, uniform) drawn from a seeded generator: the same seed and the same sequence of
  * responses give the same delays, run after run.
  */
-import type { ScenarioDefinition } from '../model.js';
+import { defineScenario } from '../model.js';
 import { jittered, seededRandom } from '../random.js';
 
-export const delay: ScenarioDefinition = {
+export const delay = defineScenario({
   name: 'delay',
   summary: 'send each response in scope late: ms, or ms ± jitter (seeded, reproducible)',
   params: {
@@ -27,9 +27,8 @@ export const delay: ScenarioDefinition = {
   scope: 'node-and-type',
   holds: false,
   create: (params, ctx) => {
-    const random = seededRandom(params.seed as number);
-    const ms = params.ms as number;
-    const jitter = params.jitter as number;
+    const random = seededRandom(params.seed);
+    const { ms, jitter } = params;
     return {
       decide() {
         const wait = jittered(random, ms, jitter);
@@ -39,4 +38,4 @@ export const delay: ScenarioDefinition = {
       },
     };
   },
-};
+});

@@ -4,9 +4,9 @@
  * to 0 and it keeps serving its last configuration. Removing the fault (or `for` running out)
  * opens the port again; versions are kept, so a reconnecting Envoy is told nothing changed.
  */
-import type { ScenarioDefinition } from '../model.js';
+import { defineScenario } from '../model.js';
 
-export const down: ScenarioDefinition = {
+export const down = defineScenario({
   name: 'down',
   summary: 'close the xDS port (connections refused) until removed, or for a while',
   params: {
@@ -15,7 +15,7 @@ export const down: ScenarioDefinition = {
   scope: 'none',
   holds: false,
   create: (params, ctx) => {
-    const forMs = params.for as number | undefined;
+    const forMs = params.for;
     return {
       async activate() {
         await ctx.host.down();
@@ -31,4 +31,4 @@ export const down: ScenarioDefinition = {
       deactivate: () => ctx.host.up(),
     };
   },
-};
+});

@@ -3,9 +3,9 @@
  * `up`, `cycles` times (default: until removed). Envoy's `connected_state` follows it and
  * its `update_failure` counters grow with each outage; its configuration keeps serving.
  */
-import type { ScenarioDefinition } from '../model.js';
+import { defineScenario } from '../model.js';
 
-export const flap: ScenarioDefinition = {
+export const flap = defineScenario({
   name: 'flap',
   summary: 'take the xDS port down and up again on a schedule',
   params: {
@@ -20,9 +20,7 @@ export const flap: ScenarioDefinition = {
   scope: 'none',
   holds: false,
   create: (params, ctx) => {
-    const downMs = params.down as number;
-    const upMs = params.up as number;
-    const cycles = params.cycles as number | undefined;
+    const { down: downMs, up: upMs, cycles } = params;
     let done = 0;
     const fail = (err: unknown) =>
       ctx.log.error({ err }, 'fault: flap could not change the xDS port');
@@ -45,4 +43,4 @@ export const flap: ScenarioDefinition = {
       deactivate: () => ctx.host.up(),
     };
   },
-};
+});

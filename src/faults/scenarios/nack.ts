@@ -18,8 +18,9 @@ import type { ResponseDecision, ResponseQuery } from '../../core/policy.js';
 import { packResourceSet } from '../../snapshot/resource-set.js';
 import type { TypeSnapshot } from '../../core/snapshot.js';
 import { formatProblems } from '../../util/problems.js';
-import type { FaultContext, ScenarioDefinition } from '../model.js';
-import { findNackConfig, NACK_CATALOGUE, type NackConfig } from '../nack-catalogue.js';
+import { defineScenario, type FaultContext } from '../model.js';
+import { nackConfigNamed, NACK_CATALOGUE, type NackConfig } from '../nack-catalogue.js';
+import type { FieldSchemas, FieldValues } from '../../core/fields.js';
 import { displayTypeName } from '../../core/types/registry.js';
 
 const POLICIES = ['stop', 'resend', 'rollback'] as const;
@@ -46,27 +47,31 @@ function badSnapshot(ctx: FaultContext, config: NackConfig, good: TypeSnapshot):
   return ctx.makeSnapshot(config.typeUrl, `${good.version}+nack.${config.name}`, resources);
 }
 
-export const nack: ScenarioDefinition = {
+const NACK_PARAMS = {
+  config: {
+    type: 'enum',
+    values: NACK_CATALOGUE.map((c) => c.name),
+    required: true,
+    description: 'which invalid configuration to serve',
+    valueDescriptions: Object.fromEntries(
+      NACK_CATALOGUE.map((c) => [c.name, `${displayTypeName(c.typeUrl)}: ${c.summary}`]),
+    ),
+  },
+  after: {
+    type: 'enum',
+    values: POLICIES,
+    default: 'stop',
+    description: 'after the NACK: stop (send no more), resend (again every interval), rollback',
+  },
+  interval: { type: 'duration', default: 1_000, description: 'with after: resend, how often' },
+} as const satisfies FieldSchemas;
+
+type NackParams = FieldValues<typeof NACK_PARAMS>;
+
+export const nack = defineScenario({
   name: 'nack',
   summary: 'serve a config Envoy must reject, then stop, resend it, or roll back',
-  params: {
-    config: {
-      type: 'enum',
-      values: NACK_CATALOGUE.map((c) => c.name),
-      required: true,
-      description: 'which invalid configuration to serve',
-      valueDescriptions: Object.fromEntries(
-        NACK_CATALOGUE.map((c) => [c.name, `${displayTypeName(c.typeUrl)}: ${c.summary}`]),
-      ),
-    },
-    after: {
-      type: 'enum',
-      values: POLICIES,
-      default: 'stop',
-      description: 'after the NACK: stop (send no more), resend (again every interval), rollback',
-    },
-    interval: { type: 'duration', default: 1_000, description: 'with after: resend, how often' },
-  },
+  params: NACK_PARAMS,
   scope: 'node',
   holds: false,
   describe: () => ({
@@ -78,10 +83,10 @@ export const nack: ScenarioDefinition = {
     })),
   }),
   create: (params, ctx) => {
-    const fault = new NackFault(ctx, findNackConfig(params.config as string) as NackConfig, params);
+    const fault = new NackFault(ctx, nackConfigNamed(params.config), params);
     return { activate: () => fault.activate(), decide: (query) => fault.decide(query) };
   },
-};
+});
 
 /** One nack fault: per stream, where it is in the story (bad config sent, NACKed, …). */
 class NackFault {
@@ -93,10 +98,10 @@ class NackFault {
   constructor(
     private readonly ctx: FaultContext,
     private readonly config: NackConfig,
-    params: Record<string, unknown>,
+    params: NackParams,
   ) {
-    this.policy = params.after as Policy;
-    this.interval = params.interval as number;
+    this.policy = params.after;
+    this.interval = params.interval;
     ctx.on('stream-close', (stream) => this.streams.delete(stream.connectionId));
     ctx.on('request', (stream, outcome) => this.onRequest(stream, outcome));
   }

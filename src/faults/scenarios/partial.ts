@@ -4,11 +4,11 @@
  * waits there (INITIALIZING).
  */
 import type { ResponseDecision } from '../../core/policy.js';
-import type { ScenarioDefinition } from '../model.js';
+import { defineScenario } from '../model.js';
 
 const HOLD: ResponseDecision = Object.freeze({ kind: 'hold' });
 
-export const partial: ScenarioDefinition = {
+export const partial = defineScenario({
   name: 'partial',
   summary: 'answer only the types in params.answer; hold every other type until released',
   params: {
@@ -21,7 +21,7 @@ export const partial: ScenarioDefinition = {
   scope: 'node-and-type',
   holds: true,
   create: (params, ctx) => {
-    const answered = params.answer as readonly string[];
+    const answered = params.answer;
     return {
       decide(query) {
         if (answered.includes(query.typeUrl)) return undefined;
@@ -30,4 +30,4 @@ export const partial: ScenarioDefinition = {
       },
     };
   },
-};
+});

@@ -7,8 +7,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { StreamView } from '../../core/events.js';
-import type { ScenarioDefinition } from '../model.js';
-import { statusName } from '../params.js';
+import { defineScenario } from '../model.js';
+import { grpcStatusName } from '../../core/grpc-status.js';
 
 interface Preset {
   code: grpc.status;
@@ -48,7 +48,14 @@ export const RESET_PRESETS: Record<string, Preset> = {
   },
 };
 
-export const reset: ScenarioDefinition = {
+/** The preset a validated `preset` parameter names (its schema lists the presets). */
+function presetNamed(name: string): Preset {
+  const preset = RESET_PRESETS[name];
+  if (!preset) throw new Error(`no reset preset named "${name}"`);
+  return preset;
+}
+
+export const reset = defineScenario({
   name: 'reset',
   summary: "end streams with a gRPC status and message (presets: istiod's own wordings)",
   params: {
@@ -60,7 +67,7 @@ export const reset: ScenarioDefinition = {
       valueDescriptions: Object.fromEntries(
         Object.entries(RESET_PRESETS).map(([name, p]) => [
           name,
-          `${statusName(p.code)} "${p.message(undefined)}": ${p.summary}`,
+          `${grpcStatusName(p.code)} "${p.message(undefined)}": ${p.summary}`,
         ]),
       ),
     },
@@ -75,11 +82,10 @@ export const reset: ScenarioDefinition = {
   scope: 'node-and-type',
   holds: false,
   create: (params, ctx) => {
-    const preset = RESET_PRESETS[params.preset as string] as Preset;
-    const code = (params.code as number | undefined) ?? preset.code;
-    const messageFor = (stream: StreamView | undefined) =>
-      (params.message as string | undefined) ?? preset.message(stream);
-    const times = params.times as number | undefined;
+    const preset = presetNamed(params.preset);
+    const code = params.code ?? preset.code;
+    const messageFor = (stream: StreamView | undefined) => params.message ?? preset.message(stream);
+    const { times } = params;
     let ended = 0;
     const spent = () => times !== undefined && ended >= times;
     const ending = (): void => {
@@ -103,4 +109,4 @@ export const reset: ScenarioDefinition = {
       },
     };
   },
-};
+});

@@ -6,9 +6,9 @@
  * goes back. Applying the fault pushes the types in scope so the effect shows at once;
  * removing it sends the current version again.
  */
-import type { ScenarioDefinition } from '../model.js';
+import { defineScenario } from '../model.js';
 
-export const stale: ScenarioDefinition = {
+export const stale = defineScenario({
   name: 'stale',
   summary: 'answer with the previous version of each type and a reused nonce',
   params: {
@@ -48,4 +48,4 @@ export const stale: ScenarioDefinition = {
       return { kind: 'replace', snapshot: old, reuseNonce: params.reuseNonce === true };
     },
   }),
-};
+});

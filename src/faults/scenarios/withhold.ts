@@ -4,11 +4,11 @@
  * held it gets its clusters and stays INITIALIZING.
  */
 import type { ResponseDecision } from '../../core/policy.js';
-import type { ScenarioDefinition } from '../model.js';
+import { defineScenario } from '../model.js';
 
 const HOLD: ResponseDecision = Object.freeze({ kind: 'hold' });
 
-export const withhold: ScenarioDefinition = {
+export const withhold = defineScenario({
   name: 'withhold',
   summary: 'hold every response in scope until released (scope.types: hold only those types)',
   params: {},
@@ -20,4 +20,4 @@ export const withhold: ScenarioDefinition = {
       return HOLD;
     },
   }),
-};
+});

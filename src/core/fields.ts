@@ -176,7 +176,7 @@ function checkValue(schema: FieldSchema, raw: unknown, path: string, fromText: b
     case 'strings': {
       const list: unknown = typeof raw === 'string' ? (text ? raw.split(',') : [raw]) : raw;
       if (Array.isArray(list) && list.every((s) => typeof s === 'string')) {
-        return { value: Object.freeze([...(list as string[])]) };
+        return { value: Object.freeze([...list]) };
       }
       return problem(`expected a string or a list of strings, ${found(raw)}`);
     }

@@ -169,5 +169,5 @@ export interface ScenarioDefinition<P extends FieldSchemas = FieldSchemas> {
 export function defineScenario<const P extends FieldSchemas>(
   scenario: ScenarioDefinition<P>,
 ): ScenarioDefinition {
-  return scenario as unknown as ScenarioDefinition;
+  return scenario;
 }

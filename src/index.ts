@@ -67,7 +67,6 @@ export {
   scenarioNames,
   NACK_CATALOGUE,
   RESET_PRESETS,
-  parseTimeline,
   type FaultEvents,
   type FaultHandle,
   type FaultInfo,
@@ -76,11 +75,14 @@ export {
   type NackConfig,
   type StreamSelector,
   type ResolvedFault,
+  type TriggerSpec,
+} from './faults/index.js';
+export {
+  parseTimeline,
   type Timeline,
   type TimelineAction,
   type TimelineStep,
-  type TriggerSpec,
-} from './faults/index.js';
+} from './app/timeline.js';
 export type { ResourceSetSpec, ValidatedSet } from './snapshot/validated-set.js';
 export {
   importConfigDump,

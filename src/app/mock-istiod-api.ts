@@ -3,6 +3,7 @@
  * contract, apart from how src/app/mock-istiod.ts assembles it.
  */
 import type * as grpc from '@grpc/grpc-js';
+import type { OperationTarget } from '../api/target.js';
 import type { MockSecurity } from '../ca/security.js';
 import type { SentResources } from '../control/sent-resources.js';
 import type { Endpoint } from '../core/endpoint.js';
@@ -67,6 +68,11 @@ export interface MockIstiod {
   readonly metrics: XdsMetrics;
   /** What each stream was last sent, per type (`/debug/config_dump`). */
   readonly sentResources: SentResources;
+  /**
+   * What the control operations run against (src/api/table.ts): the HTTP control API and
+   * the in-process control client (`localControl`) both run them on this.
+   */
+  readonly operations: OperationTarget;
   /** Faults applied to this server: apply, list, remove (docs/faults.md). */
   readonly faults: FaultEngine;
   /** Sends the current version again to the chosen streams (default: all); returns how many. */

@@ -41,6 +41,8 @@ import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from './fault-host.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
 import { UiHub } from '../control/ui-hub.js';
+import { createOperationTarget } from '../control/operation-target.js';
+import type { OperationTarget } from '../api/target.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
 
 export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): MockIstiod {
@@ -65,6 +67,7 @@ class MockIstiodImpl implements MockIstiod {
   readonly faults: FaultEngine;
   /** The live page's events; it listens to the server only while a page is open. */
   readonly ui: UiHub;
+  readonly operations: OperationTarget;
   private readonly host: FaultHost;
   private readonly streamsById = new Map<string, AdsStream>();
   private readonly ads: AdsServer;
@@ -148,6 +151,11 @@ class MockIstiodImpl implements MockIstiod {
         };
       },
     });
+    this.operations = createOperationTarget({
+      mock: this,
+      security: () => this.security,
+      ui: this.ui,
+    });
   }
 
   get addresses(): StartedAddresses {
@@ -188,7 +196,20 @@ class MockIstiodImpl implements MockIstiod {
       });
       let control: Endpoint | undefined;
       if (this.options.control) {
-        this.control = createControlServer(allRoutes(this), this.options.logger, {
+        const withholdSwitch = this.withholdSwitch;
+        const routes = allRoutes({
+          operations: this.operations,
+          debug: {
+            streams: () => this.streams(),
+            get withheld() {
+              return withholdSwitch.withheld;
+            },
+            sentResources: this.sentResources,
+          },
+          metrics: { metrics: this.metrics },
+          ui: { ui: this.ui },
+        });
+        this.control = createControlServer(routes, this.options.logger, {
           token: this.options.controlToken,
         });
         control = {

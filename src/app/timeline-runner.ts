@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import pino from 'pino';
 import type { MockIstiod } from './mock-istiod-api.js';
 import { formatProblems } from '../util/problems.js';
-import type { Timeline, TimelineAction } from '../faults/timeline.js';
+import type { Timeline, TimelineAction } from './timeline.js';
+import { Refusal, type Operation } from '../api/operation.js';
+import { operationNamed } from '../api/table.js';
 
 export interface TimelineRun {
   /** Resolves when the last step has run (or the run was stopped). */
@@ -16,7 +18,7 @@ export interface TimelineRun {
   stop(): void;
 }
 
-type Target = Pick<MockIstiod, 'faults' | 'release' | 'reset' | 'push' | 'disconnect' | 'events'>;
+type Target = Pick<MockIstiod, 'faults' | 'operations' | 'events'>;
 
 /** Sleeping between steps, and waking early when the run is stopped. */
 class Clock {
@@ -105,16 +107,10 @@ async function perform(target: Target, action: TimelineAction): Promise<void> {
     case 'remove':
       await target.faults.remove(action.id);
       return;
-    case 'release':
-      target.release();
-      return;
-    case 'reset':
-      await target.reset();
-      return;
-    case 'push':
-      target.push({ node: action.node, types: action.types });
-      return;
-    case 'disconnect':
-      target.disconnect({ node: action.node }, action.code, action.message);
+    case 'operation': {
+      const op = operationNamed(action.name) as Operation;
+      const output = await op.run(target.operations, action.input);
+      if (output instanceof Refusal) throw new Error(output.error);
+    }
   }
 }

@@ -3,12 +3,10 @@
  * module is imported when that command runs, so that `serve` does not load what `agent`,
  * `import` or `certs` need (start-up pays only for the command given).
  */
+import type { Command } from './command.js';
 import { CONTROL_VERBS } from './control-verbs.js';
 
-export interface Command {
-  summary: string;
-  run(argv: string[], env: NodeJS.ProcessEnv): Promise<number>;
-}
+export type { Command } from './command.js';
 
 type Run = Command['run'];
 

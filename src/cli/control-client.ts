@@ -1,8 +1,10 @@
 /**
- * How the client commands (`proxy-status`, `status`) reach a running mock: its control API,
- * by default on 127.0.0.1:15014 (`--control-host`, `--control-port`, or the environment
- * variables `serve` reads). A mock that does not answer is reported in one line.
+ * How the client commands (`proxy-status`, `status`, the verbs) reach a running mock: its
+ * control API, by default on 127.0.0.1:15014 (`--control`, `--control-host`, `--control-port`,
+ * or the environment variables `serve` reads), through the one control client
+ * (src/api/client.ts). A mock that cannot be asked is reported in one line.
  */
+import { createControlClient, type ControlClient } from '../api/client.js';
 import { DEFAULT_HOST } from '../app/options.js';
 import { formatEndpoint } from '../core/endpoint.js';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
@@ -81,111 +83,54 @@ function addressOfUrl(text: string): string {
   return url.port ? url.host : `${url.host}:80`;
 }
 
-/** The mock could not be asked (not running, wrong port, not a mock): `CONTROL_API_FAILED`. */
-export function controlApiError(message: string): MockIstiodError<'CONTROL_API_FAILED'> {
-  return new MockIstiodError('CONTROL_API_FAILED', message);
-}
-
-function reasonOf(err: unknown): string {
-  const cause = (err as { cause?: { code?: string } }).cause;
-  if (cause?.code) return cause.code;
-  if (err instanceof Error && err.name === 'TimeoutError') return 'no answer in time';
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** GETs a JSON endpoint of the mock. */
-export async function getControlJson<T>(
+/** The control client for the mock the flags name. */
+export function clientFor(
   target: ControlTarget,
-  path: string,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const { address } = target;
-  const body = await getControlText(target, path, timeoutMs);
-  try {
-    return JSON.parse(body) as T;
-  } catch {
-    throw controlApiError(`${address} answered ${path} with something other than JSON`);
-  }
+  options: { timeoutMs?: number; hint?: string } = {},
+): ControlClient {
+  return createControlClient({
+    baseUrl: `http://${target.address}`,
+    ...(target.token ? { token: target.token } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    unreachableHint:
+      options.hint ??
+      'is `mock-istiod serve` running there? (--control, or --control-host and --control-port)',
+  });
 }
 
-/** GETs an endpoint of the mock; its body as text (`/ca/root-cert` answers PEM). */
-export async function getControlText(
-  target: ControlTarget,
-  path: string,
-  timeoutMs = 5_000,
-): Promise<string> {
-  const { address, token } = target;
-  let response: Response;
-  try {
-    response = await fetch(`http://${address}${path}`, {
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-    });
-  } catch (err) {
-    throw controlApiError(
-      `cannot reach mock-istiod at ${address} (${reasonOf(err)}); is \`mock-istiod serve\` running there? (--control-host, --control-port)`,
-    );
-  }
-  const body = await response.text();
-  if (response.status !== 200) {
-    throw controlApiError(
-      `mock-istiod at ${address} answered ${response.status} to ${path}: ${body.trim()}`,
-    );
-  }
-  return body;
+/** The line for a token the mock turned down (401). */
+function tokenRefused(target: ControlTarget): MockIstiodError<'CONTROL_API_FAILED'> {
+  return new MockIstiodError(
+    'CONTROL_API_FAILED',
+    `mock-istiod at ${target.address} wants a token: --control-token or MOCK_ISTIOD_CONTROL_TOKEN`,
+  );
 }
 
 /**
- * Runs a client command: a mock that cannot be asked is reported in one line on stderr with
- * exit code 1 (the command was right, the world was not); anything else propagates.
+ * Runs a client command: a mock that cannot be asked (not reachable, a token refused, a
+ * failure, or a refusal the command does not handle itself) is reported in one line on
+ * stderr with exit code 1 (the command was right, the world was not); anything else
+ * propagates.
  */
-export async function reportControlErrors(run: () => Promise<number>): Promise<number> {
+export async function reportControlErrors(
+  target: ControlTarget,
+  run: () => Promise<number>,
+): Promise<number> {
   try {
     return await run();
-  } catch (err) {
+  } catch (raw) {
+    const err =
+      isMockIstiodError(raw, 'CONTROL_REFUSED') && raw.details.status === 401
+        ? tokenRefused(target)
+        : raw;
+    if (isMockIstiodError(err, 'CONTROL_REFUSED')) {
+      process.stderr.write(
+        `mock-istiod: mock-istiod at ${target.address} answered ${err.details.status}: ${err.message}\n`,
+      );
+      return 1;
+    }
     if (!isMockIstiodError(err, 'CONTROL_API_FAILED')) throw err;
     process.stderr.write(`mock-istiod: ${err.message}\n`);
     return 1;
-  }
-}
-
-/** An answer of the control API: its status and parsed JSON body. */
-export interface ControlAnswer {
-  status: number;
-  body: unknown;
-}
-
-/**
- * Sends a request to the control API and returns its answer, whatever its status (the
- * caller tells a refusal from success); unreachable or not JSON is `CONTROL_API_FAILED`.
- */
-export async function callControl(
-  target: ControlTarget,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  path: string,
-  body?: unknown,
-  timeoutMs = 10_000,
-): Promise<ControlAnswer> {
-  const { address, token } = target;
-  let response: Response;
-  try {
-    response = await fetch(`http://${address}${path}`, {
-      method,
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (err) {
-    throw controlApiError(
-      `cannot reach mock-istiod at ${address} (${reasonOf(err)}); is \`mock-istiod serve\` running there? (--control)`,
-    );
-  }
-  const text = await response.text();
-  try {
-    return { status: response.status, body: JSON.parse(text) as unknown };
-  } catch {
-    throw controlApiError(
-      `${address} answered ${method} ${path} with ${response.status} and something other than JSON`,
-    );
   }
 }

@@ -7,16 +7,16 @@
  *   2  a usage mistake, or the mock refused the request (400/404/409): the reason is printed
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { isObject } from '../util/guards.js';
+import type { OutputOf } from '../api/operation.js';
+import type { OperationName, OperationNamed } from '../api/table.js';
+import { isMockIstiodError } from '../util/errors.js';
 import { parseChoice } from './args.js';
 import {
-  callControl,
+  clientFor,
   CONTROL_FLAGS,
   CONTROL_HELP,
-  controlApiError,
   controlTarget,
   reportControlErrors,
-  type ControlAnswer,
   type ControlTarget,
 } from './control-client.js';
 
@@ -94,40 +94,31 @@ export function stringFlag(values: ClientValues, name: string): string | undefin
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The error line of a refusal (`{"error": …}`), or the status and body. */
-function refusal(answer: ControlAnswer): string {
-  if (isObject(answer.body) && typeof answer.body.error === 'string') return answer.body.error;
-  return `answered ${answer.status}: ${JSON.stringify(answer.body)}`;
-}
-
 /**
- * Sends one request and prints its answer by the convention above; `text` turns a success
+ * Runs one operation and prints its answer by the convention above; `text` turns a success
  * into one line.
  */
-export function runRequest(
+export function runOperation<N extends OperationName>(
   target: ControlTarget,
   output: 'text' | 'json',
-  request: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; body?: unknown },
-  text: (body: unknown) => string,
+  name: N,
+  input: Record<string, unknown>,
+  text: (answer: OutputOf<OperationNamed<N>>) => string,
 ): Promise<number> {
-  return reportControlErrors(async () => {
-    const answer = await callControl(target, request.method, request.path, request.body);
-    if (answer.status === 401) {
-      throw controlApiError(
-        `mock-istiod at ${target.address} wants a token: --control-token or MOCK_ISTIOD_CONTROL_TOKEN`,
-      );
-    }
-    if (answer.status >= 500) {
-      throw controlApiError(`mock-istiod at ${target.address} failed: ${refusal(answer)}`);
-    }
-    if (answer.status >= 400) {
-      if (output === 'json') process.stdout.write(`${JSON.stringify(answer.body)}\n`);
-      process.stderr.write(`mock-istiod: ${refusal(answer)}\n`);
+  return reportControlErrors(target, async () => {
+    let answer: OutputOf<OperationNamed<N>>;
+    try {
+      answer = await (
+        clientFor(target).call as (n: N, i: unknown) => Promise<OutputOf<OperationNamed<N>>>
+      )(name, input);
+    } catch (err) {
+      if (!isMockIstiodError(err, 'CONTROL_REFUSED') || err.details.status === 401) throw err;
+      if (output === 'json') process.stdout.write(`${JSON.stringify(err.details.body)}\n`);
+      process.stderr.write(`mock-istiod: ${err.message}\n`);
       return 2;
     }
-    process.stdout.write(
-      output === 'json' ? `${JSON.stringify(answer.body)}\n` : `${text(answer.body)}\n`,
-    );
+    const line = output === 'json' ? JSON.stringify(answer) : text(answer);
+    process.stdout.write(`${line}\n`);
     return 0;
   });
 }

@@ -1,129 +1,173 @@
 /**
- * The runtime actions as commands against a running mock, one POST each: `release`,
- * `withhold`, `down`, `up`, `reset`, `push` and `disconnect` (docs/api.md has the endpoints
- * they call; control-command.ts the flags, output and exit codes they share).
+ * The CLI verbs of the control operations, derived from the table (src/api/table.ts): every
+ * operation that declares a `cli` becomes a command (`mock-istiod push`), or a subcommand
+ * when its verb has two words (`mock-istiod resources get`). Its flags are its input fields
+ * (`--node`, `--types`), read from text and checked here with the operation's own fields
+ * before anything is sent; a `file` field is read from a resource file (`-f`).
+ * control-command.ts has the flags, output and exit codes they share.
  */
 import type { ParseArgsConfig } from 'node:util';
-import { isObject } from '../util/guards.js';
+import { validateFields, type FieldSchema } from '../core/fields.js';
+import type { Operation } from '../api/operation.js';
+import { OPERATIONS, type OperationName } from '../api/table.js';
+import { loadResourceFiles } from '../resources/files.js';
+import { DEFAULT_SET } from '../snapshot/validated-set.js';
+import { MockIstiodError } from '../util/errors.js';
+import { formatProblems } from '../util/problems.js';
+import type { Command } from './command.js';
 import {
   CLIENT_HELP,
   parseClientArgs,
-  runRequest,
+  runOperation,
   stringFlag,
   type ClientValues,
 } from './control-command.js';
-import { MockIstiodError } from '../util/errors.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-type Answer = Record<string, unknown>;
-/** commands.ts's Command (not imported: commands.ts lists these). */
-interface Command {
-  summary: string;
-  run(argv: string[], env: NodeJS.ProcessEnv): Promise<number>;
+
+function flagName(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-interface Verb {
-  summary: string;
-  /** What the command does, for its --help. */
-  help: string;
-  flags?: Options;
-  flagsHelp?: string;
-  body?(values: ClientValues): Record<string, unknown> | undefined;
-  text(answer: Answer): string;
+function fieldHelp(name: string, field: FieldSchema): string {
+  return `  --${`${flagName(name)} <${field.type}>`.padEnd(23)} ${field.description}`;
 }
 
-const SELECTOR_FLAGS = { node: { type: 'string' } } as const;
-const NODE_HELP = `  --node <glob>            only the streams whose node id matches, e.g. "sidecar~*~orders-*"`;
+/** The fields a verb takes as flags: all but the one its file gives. */
+function flagFields(op: Operation): [string, FieldSchema][] {
+  return Object.entries(op.input).filter(([name]) => name !== op.cli?.file?.field);
+}
 
-function selector(values: ClientValues, keys: readonly string[]): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const key of keys) {
-    const value = stringFlag(values, key);
-    if (value === undefined) continue;
-    body[key] =
-      key === 'types'
-        ? value.split(/[+,]/)
-        : /^\d+$/.test(value) && key === 'code'
-          ? Number(value)
-          : value;
+/** A resource file as the body of `PUT /control/resources`: the default set alone, or every set. */
+function readResourceFile(path: string): Record<string, unknown> {
+  const loaded = loadResourceFiles(path === '-' ? '/dev/stdin' : path);
+  const problems = loaded.ok ? loaded.value.problems : loaded.problems;
+  if (!loaded.ok || problems.length > 0) {
+    throw new MockIstiodError(
+      'INVALID_RESOURCES',
+      `cannot read ${path}: ${formatProblems(problems)}`,
+      {
+        problems,
+      },
+    );
   }
-  return body;
+  const sets = loaded.value.sets;
+  const only = sets[0];
+  if (sets.length === 1 && only?.name === DEFAULT_SET && !only.match)
+    return { resources: only.resources };
+  return {
+    sets: sets.map(({ name, match, resources }) => ({
+      name,
+      ...(match ? { match } : {}),
+      resources,
+    })),
+  };
 }
 
-const VERBS: Record<string, Verb> = {
-  release: {
-    summary: 'let withheld responses go (a running mock)',
-    help: 'Lets held responses go: ends withhold and partial faults and --withhold-first.',
-    text: (a) => (a.released === true ? 'released' : 'nothing was withheld'),
-  },
-  withhold: {
-    summary: 'hold every response until release (a running mock)',
-    help: 'Holds every response until `mock-istiod release`.',
-    text: () => 'withholding every response',
-  },
-  down: {
-    summary: 'close the xDS port, as when istiod goes away (a running mock)',
-    help: 'Closes the xDS port: open streams end with UNAVAILABLE, new ones are refused.',
-    text: () => 'xDS port closed',
-  },
-  up: {
-    summary: 'open the xDS port again (a running mock)',
-    help: 'Opens the xDS port again on the same address.',
-    text: () => 'xDS port open',
-  },
-  reset: {
-    summary: 'per-test cleanup of a running mock',
-    help: 'No faults, nothing held, the port up, the start-up resources, an empty journal.',
-    text: (a) => `reset: removed ${String(a.removedFaults)} fault(s)`,
-  },
-  push: {
-    summary: 'send the current version again (a running mock)',
-    help: 'Sends the current version of the chosen types again to the chosen streams.',
-    flags: { ...SELECTOR_FLAGS, types: { type: 'string' } },
-    flagsHelp: `${NODE_HELP}\n  --types <LDS,CDS>        only these types (default: every type)`,
-    body: (values) => selector(values, ['node', 'types']),
-    text: (a) => `pushed to ${String(a.streams)} stream(s)`,
-  },
-  disconnect: {
-    summary: 'end streams with a gRPC status (a running mock)',
-    help: 'Ends the chosen streams with a gRPC status; Envoy reconnects after its back-off.',
-    flags: { ...SELECTOR_FLAGS, code: { type: 'string' }, message: { type: 'string' } },
-    flagsHelp: `${NODE_HELP}\n  --code <status>          gRPC status name or number (default UNAVAILABLE)\n  --message <text>         the status message`,
-    body: (values) => selector(values, ['node', 'code', 'message']),
-    text: (a) => `disconnected ${String(a.disconnected)} stream(s) with ${String(a.code)}`,
-  },
-};
+/** The operation's input from the flags, checked by its fields, every problem named by its flag. */
+function inputOf(op: Operation, values: ClientValues): Record<string, unknown> {
+  const given: Record<string, unknown> = {};
+  for (const [name] of flagFields(op)) {
+    const value = stringFlag(values, flagName(name));
+    if (value !== undefined) given[name] = value;
+  }
+  const checked = validateFields(Object.fromEntries(flagFields(op)), given, { fromText: true });
+  if (!checked.ok) {
+    const lines = checked.problems.map(
+      (p) => `--${flagName(p.path.split(/[.[]/)[0] ?? p.path)}: ${p.message}`,
+    );
+    throw new MockIstiodError('USAGE', lines.join('; '));
+  }
+  const file = op.cli?.file;
+  if (!file) return { ...checked.value };
+  const path = stringFlag(values, 'file');
+  if (path === undefined) throw new MockIstiodError('USAGE', `-f, --file: required: ${file.help}`);
+  return { ...checked.value, ...readResourceFile(path) };
+}
 
-function verbCommand(name: string, verb: Verb): Command {
-  const usage = `Usage: mock-istiod ${name} [options]
+function verbCommand(op: Operation, words: readonly string[]): Command {
+  const cli = op.cli;
+  if (!cli) throw new Error(`${op.name} has no CLI verb`);
+  const flags: Options = Object.fromEntries(
+    flagFields(op).map(([name]) => [flagName(name), { type: 'string' } as const]),
+  );
+  if (cli.file) flags.file = { type: 'string', short: 'f' };
+  const flagsHelp = [
+    ...(cli.file ? [`  -f, --file <path>        ${cli.file.help}`] : []),
+    ...flagFields(op).map(([name, field]) => fieldHelp(name, field)),
+  ];
+  const usage = `Usage: mock-istiod ${words.join(' ')} [options]
 
-${verb.help}
+${cli.help}
 
-Options (environment variable in brackets):
-${verb.flagsHelp ? `${verb.flagsHelp}\n` : ''}${CLIENT_HELP}
+It calls ${op.method} ${op.path}. Options (environment variable in brackets):
+${flagsHelp.map((line) => `${line}\n`).join('')}${CLIENT_HELP}
 `;
   return {
-    summary: verb.summary,
+    summary: cli.summary,
     run: (argv, env) => {
-      const args = parseClientArgs(argv, verb.flags ?? {}, usage, env);
+      const args = parseClientArgs(argv, flags, usage, env);
       if (!args) return Promise.resolve(0);
       if (args.positionals.length > 0) {
         throw new MockIstiodError(
           'USAGE',
-          `${name} takes no arguments, got "${args.positionals.join(' ')}"`,
+          `${words.join(' ')} takes no arguments, got "${args.positionals.join(' ')}"`,
         );
       }
-      const body = verb.body?.(args.values);
-      return runRequest(
+      return runOperation(
         args.target,
         args.output,
-        { method: 'POST', path: `/control/${name}`, body },
-        (answer) => verb.text(isObject(answer) ? answer : {}),
+        op.name as OperationName,
+        inputOf(op, args.values),
+        (answer) => cli.text(answer as never),
       );
     },
   };
 }
 
-export const CONTROL_VERBS: Record<string, Command> = Object.fromEntries(
-  Object.entries(VERBS).map(([name, verb]) => [name, verbCommand(name, verb)]),
-);
+/** A command of subcommands (`resources get|set`). */
+function groupCommand(name: string, verbs: Record<string, Command>): Command {
+  const names = Object.keys(verbs);
+  const usage = `Usage: mock-istiod ${name} ${names.join('|')} [options]
+
+${names.map((verb) => `  ${verb.padEnd(6)} ${verbs[verb]?.summary ?? ''}`).join('\n')}
+
+See: mock-istiod ${name} <${names.join('|')}> --help
+`;
+  return {
+    summary: `${names.join('|')}: ${Object.values(verbs)
+      .map((v) => v.summary)
+      .join('; ')}`,
+    run: (argv, env) => {
+      const [verb, ...rest] = argv;
+      if (verb === undefined || verb === '--help' || verb === '-h') {
+        process.stdout.write(usage);
+        return Promise.resolve(verb === undefined ? 2 : 0);
+      }
+      const command = Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
+      if (!command) {
+        throw new MockIstiodError(
+          'USAGE',
+          `${name}: unknown subcommand "${verb}"; expected ${names.join(' or ')}`,
+        );
+      }
+      return command.run(rest, env);
+    },
+  };
+}
+
+function controlVerbs(): Record<string, Command> {
+  const commands: Record<string, Command> = {};
+  const groups: Record<string, Record<string, Command>> = {};
+  for (const op of OPERATIONS as readonly Operation[]) {
+    if (!op.cli) continue;
+    const words = op.cli.verb ?? [op.name];
+    const [first = op.name, second] = words;
+    if (second === undefined) commands[first] = verbCommand(op, words);
+    else (groups[first] ??= {})[second] = verbCommand(op, words);
+  }
+  for (const [name, verbs] of Object.entries(groups)) commands[name] = groupCommand(name, verbs);
+  return commands;
+}
+
+export const CONTROL_VERBS: Record<string, Command> = controlVerbs();

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { parseFaultFlag } from '../faults/flag-spec.js';
 import { resolveFault, type ResolvedFault } from '../faults/spec.js';
-import { parseTimeline, type Timeline } from '../faults/timeline.js';
+import { parseTimeline, type Timeline } from '../app/timeline.js';
 import { runTimeline } from '../app/timeline-runner.js';
 import type { MockIstiod } from '../app/mock-istiod-api.js';
 import { formatProblems } from '../util/problems.js';

@@ -7,7 +7,7 @@ import { parseFaultFlag } from '../faults/flag-spec.js';
 import { MockIstiodError } from '../util/errors.js';
 import { isObject } from '../util/guards.js';
 import { formatProblems } from '../util/problems.js';
-import { CLIENT_HELP, parseClientArgs, runRequest, stringFlag } from './control-command.js';
+import { CLIENT_HELP, parseClientArgs, runOperation, stringFlag } from './control-command.js';
 import { formatTable } from './tabwriter.js';
 
 const USAGE = `Usage: mock-istiod fault add <spec> [--id <id>] [options]
@@ -64,21 +64,26 @@ export async function fault(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     if (!spec.ok) throw new MockIstiodError('USAGE', `fault add: ${formatProblems(spec.problems)}`);
     const id = stringFlag(values, 'id');
     const body = id === undefined ? spec.value : { ...spec.value, id };
-    return runRequest(target, output, { method: 'POST', path: '/control/faults', body }, (a) => {
+    return runOperation(target, output, 'applyFault', body, (a) => {
       const f = faultOf(a, 'fault');
       return `fault ${f.id ?? '?'} (${f.scenario ?? '?'}) ${f.state ?? ''}`;
     });
   }
   if (action === 'ls' && rest.length === 0) {
-    return runRequest(target, output, { method: 'GET', path: '/control/faults' }, faultTable);
+    return runOperation(target, output, 'listFaults', {}, faultTable);
   }
   if (action === 'rm' && (rest.length === 1) !== (values.all === true)) {
-    const path =
-      rest[0] === undefined ? '/control/faults' : `/control/faults/${encodeURIComponent(rest[0])}`;
-    return runRequest(target, output, { method: 'DELETE', path }, (a) => {
-      const removed = isObject(a) && Array.isArray(a.removed) ? a.removed.length : 1;
-      return `removed ${removed} fault(s)`;
-    });
+    const id = rest[0];
+    if (id === undefined) {
+      return runOperation(
+        target,
+        output,
+        'clearFaults',
+        {},
+        (a) => `removed ${a.removed.length} fault(s)`,
+      );
+    }
+    return runOperation(target, output, 'removeFault', { id }, () => 'removed 1 fault(s)');
   }
   throw new MockIstiodError(
     'USAGE',

@@ -8,10 +8,11 @@
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import { filterEntries } from '../journal/journal.js';
 import { readJournalFile } from '../journal/read-file.js';
-import { parseJournalQuery } from '../control/journal-query.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from './control-command.js';
-import { callControl, controlApiError, reportControlErrors } from './control-client.js';
+import { clientFor, reportControlErrors } from './control-client.js';
+import { validateFields } from '../core/fields.js';
+import { journal as journalOperation, journalFilter } from '../api/ops/journal.js';
 
 const USAGE = `Usage: mock-istiod journal [--follow | --file <file>] [options]
 
@@ -49,38 +50,30 @@ export function journalLine(e: JournalEntry): string {
   return `${e.seq} ${e.time} ${e.nodeId ?? e.peer ?? '-'} ${what}${detail ? `: ${detail}` : ''}`;
 }
 
-async function fetchEntries(args: ClientArgs, since: number | undefined): Promise<JournalEntry[]> {
-  const query = new URLSearchParams();
+/** The journal operation's input from the flags, checked with its fields (`--kind: …`). */
+function queryOf(args: ClientArgs) {
+  const given: Record<string, string> = {};
   for (const key of ['node', 'type', 'kind', 'limit']) {
     const value = stringFlag(args.values, key);
-    if (value !== undefined && !(key === 'limit' && since !== undefined)) query.set(key, value);
+    if (value !== undefined) given[key] = value;
   }
-  if (since !== undefined) query.set('since', String(since));
-  const answer = await callControl(args.target, 'GET', `/debug/journal?${query.toString()}`);
-  if (answer.status === 400) {
-    const error = (answer.body as { error?: string }).error ?? 'bad journal query';
-    throw new MockIstiodError('USAGE', error);
+  const checked = validateFields(journalOperation.input, given, { fromText: true });
+  if (!checked.ok) {
+    const list = checked.problems.map((p) => `--${p.path}: ${p.message}`).join('; ');
+    throw new MockIstiodError('USAGE', list);
   }
-  if (answer.status !== 200 || !Array.isArray(answer.body)) {
-    throw controlApiError(
-      `mock-istiod at ${args.target.address} answered ${answer.status} to /debug/journal: ${JSON.stringify(answer.body)}`,
-    );
-  }
-  return answer.body as JournalEntry[];
+  return checked.value;
+}
+
+async function fetchEntries(args: ClientArgs, since: number | undefined): Promise<JournalEntry[]> {
+  const { limit, ...query } = queryOf(args);
+  const input = since === undefined ? { ...query, limit } : { ...query, since };
+  return clientFor(args.target).call('journal', input);
 }
 
 /** The entries of a journal file, filtered by the same flags as the API's. */
 function fromFile(path: string, args: ClientArgs): JournalEntry[] {
-  const query = new URLSearchParams();
-  for (const key of ['node', 'type', 'kind', 'limit']) {
-    const value = stringFlag(args.values, key);
-    if (value !== undefined) query.set(key, value);
-  }
-  const filter = parseJournalQuery(query);
-  if (!filter.ok) {
-    const list = filter.problems.map((p) => `--${p.path}: ${p.message}`).join('; ');
-    throw new MockIstiodError('USAGE', list);
-  }
+  const filter = { value: journalFilter(queryOf(args)) };
   let contents;
   try {
     contents = readJournalFile(path);
@@ -117,7 +110,8 @@ export async function journal(argv: string[], env: NodeJS.ProcessEnv): Promise<n
     await print(fromFile(file, args));
     return 0;
   }
-  return reportControlErrors(async () => {
+  queryOf(args);
+  return reportControlErrors(args.target, async () => {
     const first = await fetchEntries(args, undefined);
     await print(first);
     if (args.values.follow !== true) return 0;

@@ -18,9 +18,8 @@ import { parseHostPort, POD_PORT_FLAGS } from './bootstrap.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
-  controlApiError,
   controlTarget,
-  getControlText,
+  clientFor,
   reportControlErrors,
 } from './control-client.js';
 import { createCliLogger, LOG_LEVELS } from './logger.js';
@@ -109,8 +108,8 @@ export async function pilotAgent(argv: string[], env: NodeJS.ProcessEnv): Promis
     throw err;
   }
   const target = controlTarget(values, env);
-  return reportControlErrors(async () => {
-    const rootCert = await getControlText(target, '/ca/root-cert');
+  return reportControlErrors(target, async () => {
+    const rootCert = await clientFor(target).call('rootCert');
     await checkTlsPort(host, port, rootCert);
     const { namespace, serviceAccount } = identity.value;
     const token = values['no-token']
@@ -182,7 +181,8 @@ function checkTlsPort(host: string, port: number, rootCert: string): Promise<voi
     const refuse = (reason: string) => {
       socket.destroy();
       reject(
-        controlApiError(
+        new MockIstiodError(
+          'CONTROL_API_FAILED',
           `the mock's xDS port ${where} does not answer TLS with its root certificate (${reason}): ` +
             'pilot-agent needs `mock-istiod serve --tls` (and --discovery-address naming its port)',
         ),

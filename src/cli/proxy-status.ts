@@ -10,7 +10,7 @@ import {
   CONTROL_FLAGS,
   CONTROL_HELP,
   controlTarget,
-  getControlJson,
+  clientFor,
   reportControlErrors,
 } from './control-client.js';
 import {
@@ -50,8 +50,8 @@ export async function proxyStatus(argv: string[], env: NodeJS.ProcessEnv): Promi
   }
   const output = parseChoice('--output', values.output, ['table', 'json'] as const, 'table');
   const target = controlTarget(values, env);
-  return reportControlErrors(async () => {
-    const syncz = await getControlJson<SyncStatusJson[]>(target, '/debug/syncz');
+  return reportControlErrors(target, async () => {
+    const syncz = await clientFor(target).getJson<SyncStatusJson[]>('/debug/syncz');
     print(sortedProxies(syncz, positionals[0] ?? ''), output, target.address);
     return 0;
   });

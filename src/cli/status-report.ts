@@ -7,7 +7,7 @@
  */
 import type { StreamDetail, StreamzView } from '../control/streamz-view.js';
 import { isMockIstiodError } from '../util/errors.js';
-import { getControlJson } from './control-client.js';
+import { clientFor } from './control-client.js';
 import { adminFromMetadata, readEnvoy, type AdminAddress, type EnvoySide } from './status-envoy.js';
 
 export interface ProxyReport {
@@ -42,12 +42,15 @@ async function readMock(report: StatusReport, token?: string): Promise<StreamDet
     const target = token
       ? { address: report.mock.address, token }
       : { address: report.mock.address };
-    const view = await getControlJson<StreamzView>(target, '/debug/streamz', 3_000);
+    const view = await clientFor(target, { timeoutMs: 3_000 }).getJson<StreamzView>(
+      '/debug/streamz',
+    );
     report.mock.reachable = true;
     report.mock.withheld = view.withheld;
     return view.streams;
   } catch (err) {
-    if (!isMockIstiodError(err, 'CONTROL_API_FAILED')) throw err;
+    if (!isMockIstiodError(err, 'CONTROL_API_FAILED') && !isMockIstiodError(err, 'CONTROL_REFUSED'))
+      throw err;
     report.mock.error = err.message;
     return [];
   }

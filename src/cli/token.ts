@@ -21,7 +21,7 @@ import { MockIstiodError } from '../util/errors.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
-  controlApiError,
+  clientFor,
   controlTarget,
   reportControlErrors,
   type ControlTarget,
@@ -99,7 +99,7 @@ export async function token(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   };
   if (values['tls-dir'] !== undefined) return print(mintLocally(values['tls-dir'], request.value));
   const target = controlTarget(values, env);
-  return reportControlErrors(async () => print(await mintRemotely(target, input)));
+  return reportControlErrors(target, async () => print(await mintRemotely(target, input)));
 }
 
 /** Signs with the directory's key; a missing or wrong key is one line, exit 2. */
@@ -126,33 +126,8 @@ function mintLocally(dir: string, request: TokenRequest): Minted {
 }
 
 /** Asks the running mock to mint a token (`POST /ca/token`); its signing key stays there. */
-export async function mintRemotely(
-  target: ControlTarget,
-  input: Partial<TokenRequest>,
-): Promise<Minted> {
-  const { address, token: controlToken } = target;
-  let response: Response;
-  try {
-    response = await fetch(`http://${address}/ca/token`, {
-      method: 'POST',
-      body: JSON.stringify(input),
-      headers: {
-        'content-type': 'application/json',
-        ...(controlToken ? { authorization: `Bearer ${controlToken}` } : {}),
-      },
-      signal: AbortSignal.timeout(5_000),
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? String(err);
-    throw controlApiError(
-      `cannot reach mock-istiod at ${address} (${cause}); is \`mock-istiod serve\` running there? (--control-host, --control-port), or sign offline with --tls-dir`,
-    );
-  }
-  const text = await response.text();
-  if (response.status !== 200) {
-    throw controlApiError(
-      `mock-istiod at ${address} answered ${response.status} to /ca/token: ${text.trim()}`,
-    );
-  }
-  return JSON.parse(text) as Minted;
+export function mintRemotely(target: ControlTarget, input: Partial<TokenRequest>): Promise<Minted> {
+  const hint =
+    'is `mock-istiod serve` running there? (--control-host, --control-port), or sign offline with --tls-dir';
+  return clientFor(target, { hint }).call('mintToken', input);
 }

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { Endpoint } from '../core/endpoint.js';
 import { authorized, redactedUrl } from './auth.js';
+import { errorResponse } from './responses.js';
 import {
   matchRoute,
   readJsonBody,
@@ -88,18 +89,12 @@ export async function handle(
   if (!match) {
     req.resume();
     const endpoints = routes.map((r) => `${r.method} ${r.path} — ${r.summary}`);
-    return {
-      status: 404,
-      body: { error: `no such endpoint: ${method} ${url.pathname}`, endpoints },
-    };
+    return errorResponse(404, `no such endpoint: ${method} ${url.pathname}`, { endpoints });
   }
   if ('allowed' in match) {
     req.resume();
     const allowed = match.allowed.join(', ');
-    return {
-      status: 405,
-      body: { error: `${method} is not allowed on ${url.pathname}; use ${allowed}` },
-    };
+    return errorResponse(405, `${method} is not allowed on ${url.pathname}; use ${allowed}`);
   }
   try {
     const body = await readJsonBody(req);
@@ -117,8 +112,7 @@ export async function handle(
     return { ...value, revision };
   } catch (err) {
     if (isMockIstiodError(err, 'INVALID_REQUEST')) {
-      const details = err.problems.length > 0 ? err.problems : undefined;
-      return { status: err.details.status, body: { error: err.message, details } };
+      return errorResponse(err.details.status, err.message, { problems: err.problems });
     }
     throw err;
   }
@@ -152,7 +146,7 @@ export function createControlServer(
         access === 'token-or-query'
           ? '"Authorization: Bearer <token>" or ?token=<token>'
           : '"Authorization: Bearer <token>"';
-      send(res, { status: 401, body: { error: `this control API needs ${how}` } }, pretty);
+      send(res, errorResponse(401, `this control API needs ${how}`), pretty);
       return;
     }
     handle(routes, req, queue).then(
@@ -163,11 +157,7 @@ export function createControlServer(
       },
       (err: unknown) => {
         log.error({ err, method: req.method, url: logUrl }, 'control API: unexpected error');
-        send(
-          res,
-          { status: 500, body: { error: 'internal error; see the mock-istiod log' } },
-          pretty,
-        );
+        send(res, errorResponse(500, 'internal error; see the mock-istiod log'), pretty);
       },
     );
   });

@@ -1,7 +1,8 @@
 /**
  * istiod's debug endpoints on the monitoring port, in istiod's shapes and with its error
  * responses (pilot/pkg/xds/debug.go): `/debug/syncz`, `/debug/connections`, `/debug/adsz`,
- * `/debug/config_dump?proxyID=`, plus the mock's own `/debug/streamz` and `/debug/journal`.
+ * `/debug/config_dump?proxyID=`, plus the mock's own `/debug/streamz` (the journal is an
+ * operation: src/api/ops/journal.ts).
  * `?pretty` indents any of them.
  */
 import type { StreamView } from '../core/events.js';
@@ -14,8 +15,7 @@ import {
   sortedStreams,
   syncStatus,
 } from './debug-views.js';
-import { parseJournalQuery } from './journal-query.js';
-import { requestError, type ControlRequest, type ControlResponse, type Route } from './router.js';
+import type { ControlRequest, ControlResponse, Route } from './router.js';
 import { streamzView } from './streamz-view.js';
 import type { Debuggable } from './target.js';
 import { parseTypeList } from '../core/types/registry.js';
@@ -67,20 +67,8 @@ function syncz(target: Debuggable, request: ControlRequest): ControlResponse {
   return json(streams.map(syncStatus));
 }
 
-function journal(target: Debuggable, request: ControlRequest): ControlResponse {
-  const filter = parseJournalQuery(request.query);
-  if (!filter.ok) {
-    throw requestError(
-      400,
-      filter.problems.map((p) => `${p.path}: ${p.message}`).join('; '),
-      filter.problems,
-    );
-  }
-  return json(target.journal(filter.value));
-}
-
 export function debugRoutes(target: Debuggable): Route[] {
-  const routes: Route[] = [
+  return [
     {
       method: 'GET',
       path: '/debug/syncz',
@@ -113,26 +101,5 @@ export function debugRoutes(target: Debuggable): Route[] {
         "Every stream with its per-type versions, nonces, status and last NACK (mock-istiod's own)",
       handle: () => json(streamzView(target.streams(), target.withheld)),
     },
-    {
-      method: 'GET',
-      path: '/debug/journal',
-      summary: 'Requests and responses, oldest first (?node=&type=&kind=ack,nack&since=&limit=)',
-      handle: (request) => journal(target, request),
-    },
-    {
-      method: 'GET',
-      path: '/debug/journal/sinks',
-      summary:
-        "Where the journal is written (a --journal file): lines written, dropped, and why writing stopped (mock-istiod's own)",
-      handle: () => json(target.journalSinks()),
-    },
   ];
-  const names = routes.map((r) => r.path.slice('/debug/'.length)).sort();
-  routes.push({
-    method: 'GET',
-    path: '/debug/list',
-    summary: 'List all supported debug commands in json',
-    handle: () => json(names),
-  });
-  return routes;
 }

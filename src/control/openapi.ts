@@ -3,7 +3,8 @@
  * methods, summaries, and the bodies' and answers' JSON Schemas each route names), so it
  * cannot drift from what the server does. Served at `GET /control/openapi.json`.
  */
-import { ERROR, type Schema } from './api-schemas.js';
+import { REFUSAL } from '../api/answers.js';
+import type { JsonSchema as Schema } from '../core/fields.js';
 import type { Route } from './router.js';
 
 /** `/control/faults/:id` → `/control/faults/{id}`; `/ui/*path` → `/ui/{path}`. */
@@ -12,18 +13,22 @@ export function openApiPath(path: string): string {
 }
 
 const json = (schema: Schema) => ({ 'application/json': { schema } });
+const REFUSAL_REF = { $ref: '#/components/schemas/Refusal' };
 
 function operation(route: Route): Record<string, unknown> {
-  const params = [...route.path.matchAll(/[:*]([A-Za-z]+)/g)].map((m) => ({
-    name: m[1],
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-  }));
+  const params = [
+    ...[...route.path.matchAll(/[:*]([A-Za-z]+)/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    })),
+    ...(route.query ?? []),
+  ];
   const success = String(route.success ?? 200);
-  const problem = { description: 'bad input, unknown or refused', content: json(ERROR) };
+  const refusal = (description: string) => ({ description, content: json(REFUSAL_REF) });
   return {
-    operationId: `${route.method.toLowerCase()} ${route.path}`,
+    operationId: route.operation ?? `${route.method.toLowerCase()} ${route.path}`,
     summary: route.summary,
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(route.body ? { requestBody: { required: false, content: json(route.body) } } : {}),
@@ -35,11 +40,12 @@ function operation(route: Route): Record<string, unknown> {
           ? { content: { [route.produces]: { schema: { type: 'string' } } } }
           : {}),
       },
-      '400': problem,
+      '400': refusal('bad input: every problem with its field path'),
       ...(route.access === 'public'
         ? {}
-        : { '401': { description: 'a token is required (Authorization: Bearer <token>)' } }),
-      '404': problem,
+        : { '401': refusal('a token is required (Authorization: Bearer <token>)') }),
+      '404': refusal('unknown, or not found'),
+      '500': refusal('the mock failed (see its log)'),
     },
   };
 }
@@ -55,11 +61,12 @@ export function openApiDocument(routes: readonly Route[]): Schema {
     info: {
       title: 'mock-istiod control API',
       version: '1',
-      description: 'See docs/api.md. Bad input answers 400 with every problem and its field path.',
+      description:
+        'See docs/api.md. Every 4xx and 5xx answers {error, problems}: one line, and every problem with its field path.',
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { Error: ERROR },
+      schemas: { Refusal: REFUSAL },
     },
     paths,
   };

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MockIstiodError } from '../util/errors.js';
 import type { Problem } from '../util/problems.js';
-import type { Schema } from './api-schemas.js';
+import type { JsonSchema } from '../core/fields.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -48,10 +48,14 @@ export interface Route {
   path: string;
   /** One line for `GET /` (the endpoint list). */
   summary: string;
+  /** The control operation it runs (src/api/table.ts), when it is one. */
+  operation?: string;
   /** The JSON Schema of the body it takes, if any (for the OpenAPI document). */
-  body?: Schema;
+  body?: JsonSchema;
+  /** Its query parameters, as OpenAPI parameter objects. */
+  query?: JsonSchema[];
   /** The JSON Schema of its success answer (JSON unless said otherwise). */
-  answer?: Schema;
+  answer?: JsonSchema;
   /** The status of its success answer, when not 200. */
   success?: 201;
   /** The content type of its success answer, when not JSON (for the OpenAPI document). */
@@ -63,8 +67,9 @@ export interface Route {
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * A request the control API refuses with a 4xx `status` (code `INVALID_REQUEST`); the
- * `problems`, if any, go into the answer as `details`.
+ * A request the control API refuses with a 4xx `status` (code `INVALID_REQUEST`) before any
+ * route runs (a body too large, or not JSON); it answers `{error, problems}` as every
+ * refusal does.
  */
 export function requestError(
   status: number,

@@ -10,7 +10,7 @@
 import { DURATION_HINT, parseDuration } from '../util/duration.js';
 import type { Problem, Result } from '../util/problems.js';
 import { GRPC_STATUS_NAMES, parseGrpcStatus } from './grpc-status.js';
-import { parseTypeNames } from './types/registry.js';
+import { parseTypeName, parseTypeNames, TYPE_NAME_HINT } from './types/registry.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -35,6 +35,10 @@ export type FieldSchema =
     } & Common<string>)
   /** A list of strings (one string is a list of one). */
   | ({ type: 'strings' } & Common<readonly string[]>)
+  /** Any of `values`, as a list (or one string, comma-separated from text). */
+  | ({ type: 'enums'; values: readonly string[] } & Common<readonly string[]>)
+  /** One resource type (`cds`, `LDS`, a type URL); validated to its type URL. */
+  | ({ type: 'type' } & Common<string>)
   /** A list of resource types (short names or type URLs); validated to type URLs. */
   | ({ type: 'types' } & Common<readonly string[]>)
   /** A gRPC status code, by name (`UNAVAILABLE`) or number (14); validated to the number. */
@@ -52,13 +56,15 @@ export type FieldValue<S> = S extends { type: 'integer' | 'duration' | 'status' 
   ? number
   : S extends { type: 'enum'; values: readonly (infer V)[] }
     ? V
-    : S extends { type: 'string' | 'glob' }
-      ? string
-      : S extends { type: 'boolean' }
-        ? boolean
-        : S extends { type: 'strings' | 'types' }
-          ? readonly string[]
-          : unknown;
+    : S extends { type: 'enums'; values: readonly (infer V)[] }
+      ? readonly V[]
+      : S extends { type: 'string' | 'glob' | 'type' }
+        ? string
+        : S extends { type: 'boolean' }
+          ? boolean
+          : S extends { type: 'strings' | 'types' }
+            ? readonly string[]
+            : unknown;
 
 /** A field is always there once validated when it is required or has a default. */
 type Present<S> = S extends { required: true }
@@ -180,6 +186,24 @@ function checkValue(schema: FieldSchema, raw: unknown, path: string, fromText: b
       }
       return problem(`expected a string or a list of strings, ${found(raw)}`);
     }
+    case 'enums': {
+      const list: unknown = typeof raw === 'string' ? raw.split(',') : raw;
+      const names: unknown[] = Array.isArray(list) ? list : [];
+      const wanted = names
+        .map((v) => (typeof v === 'string' ? v.trim() : v))
+        .filter((v) => v !== '');
+      const unknown = wanted.filter((v) => typeof v !== 'string' || !schema.values.includes(v));
+      if (Array.isArray(list) && unknown.length === 0) return { value: Object.freeze(wanted) };
+      return problem(
+        `expected any of ${schema.values.join(', ')}; ${Array.isArray(list) ? `unknown ${unknown.map((v) => JSON.stringify(v)).join(', ')}` : found(raw)}`,
+      );
+    }
+    case 'type': {
+      const typeUrl = parseTypeName(raw);
+      return typeUrl === undefined
+        ? problem(`expected ${TYPE_NAME_HINT}, ${found(raw)}`)
+        : { value: typeUrl };
+    }
     case 'types': {
       const types = parseTypeNames(text ? raw.split(/[+,]/) : raw, path);
       return types.ok ? { value: Object.freeze(types.value) } : { problems: types.problems };
@@ -253,6 +277,16 @@ function fieldJsonSchema(schema: FieldSchema): JsonSchema {
         oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
         ...common,
       };
+    case 'enums':
+      return {
+        oneOf: [
+          { type: 'string', description: 'comma-separated' },
+          { type: 'array', items: { type: 'string', enum: schema.values } },
+        ],
+        ...common,
+      };
+    case 'type':
+      return { type: 'string', ...common };
     case 'types':
       return {
         oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }],

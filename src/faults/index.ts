@@ -1,5 +1,6 @@
 /**
- * Fault injection: the model, the scenarios, the engine, timelines. The public surface is
+ * Fault injection: the model, the scenarios, the engine (timelines, which also run control
+ * operations, are in src/app/timeline.ts). The public surface is
  * re-exported by the package barrel (src/index.ts).
  */
 export type { FaultInfo, FaultSpec, FaultState, StreamSelector, TriggerSpec } from './model.js';
@@ -7,12 +8,5 @@ export { FaultEngine, type FaultEvents, type FaultHandle } from './engine.js';
 export { describeScenarios, scenarioNames } from './registry.js';
 export { NACK_CATALOGUE, type NackConfig } from './nack-catalogue.js';
 export { RESET_PRESETS } from './scenarios/reset.js';
-export {
-  parseTimeline,
-  validateTimeline,
-  type Timeline,
-  type TimelineAction,
-  type TimelineStep,
-} from './timeline.js';
 export { resolveFault, type ResolvedFault } from './spec.js';
 export { parseDuration } from '../util/duration.js';

@@ -14,6 +14,27 @@ export type JournalKind =
   | 'response'
   | Exclude<RequestOutcome['kind'], 'rejected' | 'debug'>;
 
+/** Every kind, in the order a stream's story goes (`GET /debug/journal?kind=` takes them). */
+export const JOURNAL_KINDS = [
+  'open',
+  'close',
+  'rejected',
+  'response',
+  'subscribe',
+  'reconnect',
+  'resubscribe',
+  'unsubscribe',
+  'ack',
+  'repeat',
+  'nack',
+  'stale',
+] as const satisfies readonly JournalKind[];
+
+// Fails to compile when the journal learns a kind this list does not name.
+type Unlisted = Exclude<JournalKind, (typeof JOURNAL_KINDS)[number]>;
+const everyKindListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyKindListed;
+
 export interface JournalEntry {
   /** Sequence number, from 1, never reused. */
   seq: number;

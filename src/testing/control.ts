@@ -2,15 +2,15 @@
  * The control actions a test suite drives, as one asynchronous interface with two
  * implementations: `localControl(mock)` for a mock in this process, and
  * `connectMockIstiod(url)` (remote.ts) for one elsewhere (a container, another machine) over
- * its control API. A test written against `MockIstiodControl` runs against either.
+ * its control API. Both have one method per control operation (src/api/table.ts), named as
+ * the operation, taking its input as its HTTP request carries it and resolving with its
+ * answer; a refusal throws `MockIstiodError` (`CONTROL_REFUSED`, with `details.status` and
+ * every problem) in both. A test written against `MockIstiodControl` runs against either.
  */
-import type * as grpc from '@grpc/grpc-js';
-import type { FaultInfo, FaultSpec, StreamSelector } from '../faults/model.js';
-import type { JournalEntry, JournalFilter } from '../journal/journal.js';
-import { MockIstiodError } from '../util/errors.js';
-import type { Problem } from '../util/problems.js';
+import { operationMethods, runInProcess, type OperationMethods } from '../api/methods.js';
+import type { FaultInfo, FaultSpec } from '../faults/model.js';
+import { isMockIstiodError } from '../util/errors.js';
 import type { TestMockIstiod } from './start.js';
-import { shortTypeName } from '../core/types/registry.js';
 
 /** A fault applied through `MockIstiodControl.inject`. */
 export interface ControlFault {
@@ -21,89 +21,43 @@ export interface ControlFault {
   remove(): Promise<void>;
 }
 
-/** What a replacement of the resources changed, and the references Envoy will reject. */
-export interface ResourcesChanged {
-  version: string;
-  /** Short type names (`CDS`, `LDS`) whose version changed. */
-  changed: string[];
-  warnings: Problem[];
-}
-
-export interface MockIstiodControl {
-  /** Holds every response until `release()`. */
-  withhold(): Promise<void>;
-  /** Lets held responses go; true if something was held. */
-  release(): Promise<boolean>;
-  /** Sends the current version again to the chosen streams (default: all); how many. */
-  push(selector?: Pick<StreamSelector, 'node' | 'types'>): Promise<number>;
-  /** Ends the chosen streams (default: all) with a gRPC status (default UNAVAILABLE); how many. */
-  disconnect(selector?: { node?: string }, code?: grpc.status, message?: string): Promise<number>;
-  /** Closes the xDS port until `up()`. */
-  down(): Promise<void>;
-  up(): Promise<void>;
-  /** Per-test cleanup: no faults, nothing held, port up, start-up resources, empty journal. */
-  reset(): Promise<void>;
-  /** Applies a fault; throws `MockIstiodError` (`INVALID_FAULT`) naming every bad field. */
+export interface MockIstiodControl extends OperationMethods {
+  /** Applies a fault (`applyFault`) and returns a handle to it. */
   inject(fault: FaultSpec): Promise<ControlFault>;
   /** Applies a fault while `fn` runs and removes it afterwards, even when `fn` throws. */
   withFault<T>(fault: FaultSpec, fn: (fault: ControlFault) => Promise<T> | T): Promise<T>;
-  /** The faults applied, with their state and counts. */
-  listFaults(): Promise<FaultInfo[]>;
-  /** Replaces the resources; throws `INVALID_RESOURCES` naming every problem (nothing changes). */
-  setResources(resources: readonly unknown[]): Promise<ResourcesChanged>;
-  /** Journal entries, oldest first. */
-  journal(filter?: JournalFilter): Promise<JournalEntry[]>;
 }
 
-/** Applies `fault` while `fn` runs; shared by both implementations. */
-export async function withControlFault<T>(
-  control: MockIstiodControl,
-  fault: FaultSpec,
-  fn: (fault: ControlFault) => Promise<T> | T,
-): Promise<T> {
-  const handle = await control.inject(fault);
-  try {
-    return await fn(handle);
-  } finally {
-    await handle.remove();
-  }
+/** Adds the fault handles to a set of operation methods; shared by both implementations. */
+export function withFaultHandles(methods: OperationMethods): MockIstiodControl {
+  const handle = (info: FaultInfo): ControlFault => ({
+    id: info.id,
+    info: async () => (await methods.getFault({ id: info.id })).fault,
+    remove: async () => {
+      // Removing twice is fine: a 404 means it is gone already.
+      await methods.removeFault({ id: info.id }).catch((err: unknown) => {
+        if (!(isMockIstiodError(err, 'CONTROL_REFUSED') && err.details.status === 404)) throw err;
+      });
+    },
+  });
+  const control: MockIstiodControl = {
+    ...methods,
+    inject: async (fault) => handle((await methods.applyFault(fault)).fault),
+    withFault: async (fault, fn) => {
+      const applied = await control.inject(fault);
+      try {
+        return await fn(applied);
+      } finally {
+        await applied.remove();
+      }
+    },
+  };
+  return control;
 }
 
 /** The control interface of a mock running in this process (from `startMockIstiod`). */
-export function localControl(mock: TestMockIstiod): MockIstiodControl {
-  const control: MockIstiodControl = {
-    withhold: () => Promise.resolve(mock.withhold()),
-    release: () => Promise.resolve(mock.release()),
-    push: (selector) => Promise.resolve(mock.push(selector)),
-    disconnect: (selector, code, message) =>
-      Promise.resolve(mock.disconnect(selector, code, message)),
-    down: () => mock.down(),
-    up: () => mock.up(),
-    reset: () => mock.reset(),
-    inject: async (fault) => {
-      const handle = await mock.inject(fault);
-      return {
-        id: handle.id,
-        info: () => Promise.resolve(handle.info()),
-        remove: () => handle.remove(),
-      };
-    },
-    withFault: (fault, fn) => withControlFault(control, fault, fn),
-    listFaults: () => Promise.resolve(mock.faults.list()),
-    setResources: (resources) => {
-      const result = mock.setResources(resources);
-      if (!result.ok) {
-        return Promise.reject(
-          MockIstiodError.fromProblems('INVALID_RESOURCES', 'invalid resources', result.problems),
-        );
-      }
-      return Promise.resolve({
-        version: result.value.snapshot.version,
-        changed: result.value.changed.map(shortTypeName),
-        warnings: [...result.warnings],
-      });
-    },
-    journal: (filter) => Promise.resolve(mock.journal(filter)),
-  };
-  return control;
+export function localControl(mock: Pick<TestMockIstiod, 'operations'>): MockIstiodControl {
+  return withFaultHandles(
+    operationMethods((op, input) => runInProcess(op, mock.operations, input)),
+  );
 }

@@ -19,6 +19,7 @@ export const MOCK_ISTIOD_ERROR_CODES = [
   'WAIT_TIMEOUT',
   'JOURNAL_FILE_FAILED',
   'CONTROL_API_FAILED',
+  'CONTROL_REFUSED',
   'INVALID_REQUEST',
   'CA_REFUSED',
   'ENVOY_NOT_FOUND',
@@ -39,6 +40,11 @@ export interface MockIstiodErrorDetails {
   WAIT_TIMEOUT: { lastValue: unknown };
   /** The journal file that could not be opened or written. */
   JOURNAL_FILE_FAILED: { path: string };
+  /**
+   * The control API refused a request (4xx): its HTTP status, the operation asked (when it
+   * was one of the table's), and the answer's body (`{error, problems}`).
+   */
+  CONTROL_REFUSED: { status: number; operation: string | undefined; body: unknown };
   /** The HTTP status the control API answers with (400, 413). */
   INVALID_REQUEST: { status: number };
   /**

@@ -4,7 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseTimeline, type Timeline } from '../../src/faults/timeline.js';
+import { parseTimeline, type Timeline } from '../../src/app/timeline.js';
 import { runTimeline } from '../../src/app/timeline-runner.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';

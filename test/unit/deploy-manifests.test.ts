@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Namespace, Service, ServiceAccount, type IService } from 'kubernetes-models/v1';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { parseTimeline } from '../../src/faults/timeline.js';
+import { parseTimeline } from '../../src/app/timeline.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import {
   DEPLOY_DIR,

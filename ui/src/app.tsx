@@ -15,7 +15,6 @@ import type { PageState } from './model/state.js';
 import { useEventStream, type StreamStatus } from './stream.js';
 
 /** The route that adds an Envoy admin address (ui-events.ts, `UiAdminRequest`). */
-const ADMINS_ROUTE = '/ui/admins';
 
 export function App() {
   const [attempt, setAttempt] = useState(0);
@@ -88,7 +87,7 @@ function Page({ page, status, lang, onToken }: PageProps) {
             <section class="panel" aria-labelledby="chart-title">
               <h2 id="chart-title">{t('chart.title')}</h2>
               <StatsChart data={chart} />
-              <AdminInput route={ADMINS_ROUTE} />
+              <AdminInput />
             </section>
             <Controls state={page.state} nackConfigs={page.catalogue.nacks.map((n) => n.name)} />
             <Faults faults={page.faults} />

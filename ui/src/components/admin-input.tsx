@@ -1,15 +1,15 @@
 /** An input to add an Envoy admin address the mock does not know (a real Istio sidecar's). */
 import { useState } from 'preact/hooks';
-import { callControl } from '../api.js';
+import { control } from '../api.js';
 import { useT } from '../i18n.js';
 
-export function AdminInput({ route }: { route: string }) {
+export function AdminInput() {
   const t = useT();
   const [address, setAddress] = useState('');
   const [error, setError] = useState('');
   const add = async () => {
     try {
-      await callControl('POST', route, { address: address.trim() });
+      await control.call('addAdmin', { address: address.trim() });
       setAddress('');
       setError('');
     } catch (err) {

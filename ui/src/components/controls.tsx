@@ -4,22 +4,32 @@
  * announced in a live region (screen readers hear it).
  */
 import { useState } from 'preact/hooks';
-import { callControl } from '../api.js';
+import { control } from '../api.js';
+import type { Operation } from '../../../src/api/operation.js';
+import { OPERATIONS, type OperationName } from '../../../src/api/table.js';
 import { useT } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
 import type { UiServerState } from '../../../src/control/ui-events.js';
 
-/** The four buttons that change the mock's state: their control route, look and label. */
-const STATE_BUTTONS: {
-  action: string;
-  variant?: 'brand' | 'danger' | 'success';
-  label: MessageKey;
-}[] = [
-  { action: 'withhold', label: 'controls.withhold' },
-  { action: 'release', variant: 'brand', label: 'controls.release' },
-  { action: 'down', variant: 'danger', label: 'controls.down' },
-  { action: 'up', variant: 'success', label: 'controls.up' },
-];
+/** The page's message for each operation with a button (a unit test checks none is missing). */
+export const BUTTON_LABELS = {
+  withhold: 'controls.withhold',
+  release: 'controls.release',
+  down: 'controls.down',
+  up: 'controls.up',
+} as const satisfies Partial<Record<OperationName, MessageKey>>;
+
+const BUTTONS = (OPERATIONS as readonly Operation[]).flatMap((op) =>
+  op.button
+    ? [
+        {
+          op,
+          variant: op.button.variant,
+          label: BUTTON_LABELS[op.name as keyof typeof BUTTON_LABELS],
+        },
+      ]
+    : [],
+);
 
 interface Outcome {
   ok: boolean;
@@ -47,7 +57,6 @@ export function Controls({ state, nackConfigs }: { state: UiServerState; nackCon
     }
   };
   const run = (label: MessageKey, call: () => Promise<unknown>) => () => void act(label, call);
-  const post = (path: string, body?: unknown) => () => callControl('POST', path, body);
 
   return (
     <section class="panel controls" aria-labelledby="controls-title">
@@ -61,13 +70,13 @@ export function Controls({ state, nackConfigs }: { state: UiServerState; nackCon
         </wa-badge>
       </p>
       <div class="button-row">
-        {STATE_BUTTONS.map((b) => (
+        {BUTTONS.map((b) => (
           <wa-button
-            key={b.action}
+            key={b.op.name}
             variant={b.variant}
-            data-testid={`${b.action}-button`}
+            data-testid={`${b.op.name}-button`}
             disabled={busy}
-            onClick={run(b.label, post(`/control/${b.action}`))}
+            onClick={run(b.label, () => control.run(b.op))}
           >
             {t(b.label)}
           </wa-button>
@@ -90,9 +99,8 @@ export function Controls({ state, nackConfigs }: { state: UiServerState; nackCon
           variant="warning"
           data-testid="nack-button"
           disabled={busy || !nackConfig}
-          onClick={run(
-            'controls.nackApply',
-            post('/control/faults', { scenario: 'nack', params: { config: nackConfig } }),
+          onClick={run('controls.nackApply', () =>
+            control.call('applyFault', { scenario: 'nack', params: { config: nackConfig } }),
           )}
         >
           {t('controls.nackApply')}
@@ -110,9 +118,8 @@ export function Controls({ state, nackConfigs }: { state: UiServerState; nackCon
         <wa-button
           data-testid="delay-button"
           disabled={busy || !/^\d+$/.test(delayMs)}
-          onClick={run(
-            'controls.delayApply',
-            post('/control/faults', { scenario: 'delay', params: { ms: Number(delayMs) } }),
+          onClick={run('controls.delayApply', () =>
+            control.call('applyFault', { scenario: 'delay', params: { ms: Number(delayMs) } }),
           )}
         >
           {t('controls.delayApply')}

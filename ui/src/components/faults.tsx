@@ -1,7 +1,7 @@
 /** The faults applied to the mock, with their state, and a button to remove each. */
 import { useState } from 'preact/hooks';
 import type { UiFault } from '../../../src/control/ui-events.js';
-import { callControl } from '../api.js';
+import { control } from '../api.js';
 import { useT } from '../i18n.js';
 
 const VARIANT = { armed: 'neutral', active: 'warning', done: 'success' } as const;
@@ -17,7 +17,7 @@ export function Faults({ faults }: { faults: UiFault[] }) {
   const [error, setError] = useState('');
   const remove = async (id: string) => {
     try {
-      await callControl('DELETE', `/control/faults/${encodeURIComponent(id)}`);
+      await control.call('removeFault', { id });
       setError('');
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));

@@ -1,6 +1,8 @@
 /**
- * Timelines: a YAML (or JSON) list of timed steps — apply a fault, remove one, release,
- * reset, push, disconnect — replayed deterministically against a mock istiod, for
+ * Timelines: a YAML (or JSON) list of timed steps — apply a fault, remove one, or run a control
+ * operation that allows it (release, reset, push, disconnect, withhold, down, up: each
+ * operation of src/api/table.ts with `timeline: true`, its input checked by its own fields) —
+ * replayed deterministically against a mock istiod, for
  * classroom demos and reproducible failure runs (`mock-istiod serve --scenario file.yaml`).
  *
  *   name: stuck-then-recovers
@@ -23,20 +25,18 @@ import { lazyRequire } from '../util/lazy-require.js';
 const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import type { Problem, Result } from '../util/problems.js';
 import { DURATION_HINT, parseDuration } from '../util/duration.js';
-import { parseGrpcStatus } from '../core/grpc-status.js';
-import { statusHint } from '../core/fields.js';
-import { resolveFault, type ResolvedFault } from './spec.js';
-import { parseTypeNames } from '../core/types/registry.js';
+import { validateFields } from '../core/fields.js';
+import type { Operation } from '../api/operation.js';
+import { OPERATIONS, type OperationName } from '../api/table.js';
+import { resolveFault, type ResolvedFault } from '../faults/spec.js';
 import { isObject } from '../util/guards.js';
 
 export type TimelineAction =
   /** Resolved when the timeline is read, so that a step cannot fail on its fault later. */
   | { kind: 'fault'; fault: ResolvedFault }
   | { kind: 'remove'; id: string }
-  | { kind: 'release' }
-  | { kind: 'reset' }
-  | { kind: 'push'; node?: string; types?: string[] }
-  | { kind: 'disconnect'; node?: string; code?: number; message?: string };
+  /** A control operation, its input already checked by its fields. */
+  | { kind: 'operation'; name: OperationName; input: Readonly<Record<string, unknown>> };
 
 export interface TimelineStep {
   at: number;
@@ -51,7 +51,11 @@ export interface Timeline {
   steps: TimelineStep[];
 }
 
-const ACTIONS = ['fault', 'remove', 'release', 'reset', 'push', 'disconnect'] as const;
+/** The operations a step may run, by name (each is a step key). */
+const STEP_OPERATIONS = new Map(
+  (OPERATIONS as readonly Operation[]).filter((op) => op.timeline).map((op) => [op.name, op]),
+);
+const ACTIONS = ['fault', 'remove', ...STEP_OPERATIONS.keys()];
 const FAULT_KEYS = ['params', 'scope', 'trigger', 'id'];
 const TOP_KEYS = ['name', 'description', 'start', 'steps'];
 
@@ -118,7 +122,7 @@ function validateStep(raw: unknown, path: string, ids: Set<string>, problems: Pr
     problems.push({ path, message: `expected exactly one action: ${ACTIONS.join(', ')}` });
     return undefined;
   }
-  const kind = actions[0] as (typeof ACTIONS)[number];
+  const kind = actions[0] ?? '';
   const known = ['at', 'note', kind, ...(kind === 'fault' ? FAULT_KEYS : [])];
   for (const key of Object.keys(raw)) {
     if (!known.includes(key))
@@ -130,73 +134,54 @@ function validateStep(raw: unknown, path: string, ids: Set<string>, problems: Pr
 }
 
 function validateAction(
-  kind: (typeof ACTIONS)[number],
+  kind: string,
   raw: Record<string, unknown>,
   path: string,
   ids: Set<string>,
   problems: Problem[],
 ): TimelineAction | undefined {
   const value = raw[kind];
-  switch (kind) {
-    case 'fault': {
-      const spec: Record<string, unknown> = { scenario: value };
-      for (const key of FAULT_KEYS) if (raw[key] !== undefined) spec[key] = raw[key];
-      const resolved = resolveFault(spec, path);
-      if (!resolved.ok) {
-        const rename = (p: string) => (p === `${path}.scenario` ? `${path}.fault` : p);
-        problems.push(...resolved.problems.map((p) => ({ ...p, path: rename(p.path) })));
-        return undefined;
-      }
-      if (typeof spec.id === 'string') ids.add(spec.id);
-      return { kind, fault: resolved.value };
+  if (kind === 'fault') {
+    const spec: Record<string, unknown> = { scenario: value };
+    for (const key of FAULT_KEYS) if (raw[key] !== undefined) spec[key] = raw[key];
+    const resolved = resolveFault(spec, path);
+    if (!resolved.ok) {
+      const rename = (p: string) => (p === `${path}.scenario` ? `${path}.fault` : p);
+      problems.push(...resolved.problems.map((p) => ({ ...p, path: rename(p.path) })));
+      return undefined;
     }
-    case 'remove':
-      if (typeof value === 'string' && ids.has(value)) return { kind, id: value };
-      problems.push({
-        path: `${path}.remove`,
-        message: `expected the id of a fault applied by an earlier step (give that step an "id"), found ${JSON.stringify(value)}`,
-      });
-      return undefined;
-    case 'release':
-    case 'reset':
-      if (value === true) return { kind };
-      problems.push({ path: `${path}.${kind}`, message: 'expected true' });
-      return undefined;
-    default:
-      return validateStreamAction(kind, value, `${path}.${kind}`, problems);
+    if (typeof spec.id === 'string') ids.add(spec.id);
+    return { kind, fault: resolved.value };
   }
+  if (kind === 'remove') {
+    if (typeof value === 'string' && ids.has(value)) return { kind, id: value };
+    problems.push({
+      path: `${path}.remove`,
+      message: `expected the id of a fault applied by an earlier step (give that step an "id"), found ${JSON.stringify(value)}`,
+    });
+    return undefined;
+  }
+  const op = STEP_OPERATIONS.get(kind);
+  if (!op) return undefined;
+  return validateOperationStep(op, value, `${path}.${kind}`, problems);
 }
 
-function validateStreamAction(
-  kind: 'push' | 'disconnect',
+/** `push: true`, or `push: {types: [LDS]}`: the operation's input, checked by its fields. */
+function validateOperationStep(
+  op: Operation,
   value: unknown,
   path: string,
   problems: Problem[],
 ): TimelineAction | undefined {
-  const body = value === true ? {} : value;
-  if (!isObject(body)) {
-    problems.push({ path, message: 'expected true or an object' });
+  const takesInput = Object.keys(op.input).length > 0;
+  if (value !== true && !(takesInput && isObject(value))) {
+    problems.push({ path, message: takesInput ? 'expected true or an object' : 'expected true' });
     return undefined;
   }
-  const before = problems.length;
-  const action: TimelineAction & Record<string, unknown> = { kind };
-  if (body.node !== undefined) {
-    if (typeof body.node === 'string') action.node = body.node;
-    else problems.push({ path: `${path}.node`, message: 'expected a node-id glob' });
+  const input = validateFields(op.input, value === true ? {} : value, { path });
+  if (!input.ok) {
+    problems.push(...input.problems);
+    return undefined;
   }
-  if (kind === 'push' && body.types !== undefined) {
-    const types = parseTypeNames(
-      Array.isArray(body.types) ? body.types : [body.types],
-      `${path}.types`,
-    );
-    if (types.ok) action.types = types.value;
-    else problems.push(...types.problems);
-  }
-  if (kind === 'disconnect' && body.code !== undefined) {
-    const code = parseGrpcStatus(body.code);
-    if (code === undefined) problems.push({ path: `${path}.code`, message: statusHint(body.code) });
-    else action.code = code;
-  }
-  if (kind === 'disconnect' && typeof body.message === 'string') action.message = body.message;
-  return problems.length > before ? undefined : action;
+  return { kind: 'operation', name: op.name as OperationName, input: input.value };
 }

@@ -1,0 +1,196 @@
+/**
+ * The shapes of the control API's answers: each as a TypeScript type and as the JSON Schema the
+ * OpenAPI document publishes, side by side so that they are read (and changed) together.
+ */
+import type { StreamView } from '../core/events.js';
+import type { JsonSchema } from '../core/fields.js';
+import type { FaultInfo } from '../faults/model.js';
+import type { Problem } from '../util/problems.js';
+
+const str = { type: 'string' } as const;
+const bool = { type: 'boolean' } as const;
+const int = { type: 'integer', minimum: 0 } as const;
+
+export function object(
+  properties: Record<string, JsonSchema>,
+  required: string[] = [],
+): JsonSchema {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+export const PROBLEM: JsonSchema = object({ path: str, message: str }, ['path', 'message']);
+
+/**
+ * The one refusal body of the control port: every 4xx and 5xx answers `{error, problems}`:
+ * one line, and every problem with its field path (empty when there is none to name).
+ */
+export const REFUSAL: JsonSchema = {
+  type: 'object',
+  properties: { error: str, problems: { type: 'array', items: PROBLEM } },
+  required: ['error', 'problems'],
+};
+
+export interface RefusalBody {
+  error: string;
+  problems: Problem[];
+}
+
+const typeNames = { oneOf: [{ type: 'array', items: str, minItems: 1 }, str] };
+
+export const FAULT: JsonSchema = object(
+  {
+    id: str,
+    scenario: str,
+    params: { type: 'object' },
+    scope: object({ node: str, types: typeNames }),
+    trigger: object({
+      after: { oneOf: [int, str] },
+      afterResponses: int,
+      onRequest: object({ node: str, type: str }),
+    }),
+    state: { type: 'string', enum: ['armed', 'active', 'done'] },
+    appliedAt: str,
+    activatedAt: str,
+    doneAt: str,
+    reason: str,
+    counts: { type: 'object', additionalProperties: { type: 'integer' } },
+  },
+  ['id', 'scenario', 'params', 'scope', 'state', 'appliedAt', 'counts'],
+);
+
+export const FAULTS: JsonSchema = { type: 'array', items: FAULT };
+
+/** A scenario as the API lists it: name, summary, what it may be scoped to, its parameters. */
+export interface ScenarioInfo {
+  name: string;
+  summary: string;
+  scope: string[];
+  releasable: boolean;
+  /** The JSON Schema of its parameters. */
+  params: JsonSchema;
+  /** More a scenario publishes (the nack catalogue's `configs`). */
+  [more: string]: unknown;
+}
+
+export const SCENARIO: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: str,
+    summary: str,
+    scope: { type: 'array', items: str },
+    releasable: bool,
+    params: { type: 'object' },
+  },
+  required: ['name', 'summary', 'scope', 'releasable', 'params'],
+};
+
+/** One stream as `GET /control/state` lists it. */
+export interface StreamInfo {
+  connectionId: string;
+  nodeId: string;
+  peer: string;
+  connectedAt: string;
+  types: {
+    typeUrl: string;
+    sent: string | undefined;
+    acked: string | undefined;
+    nack: { version: string; message: string } | undefined;
+  }[];
+}
+
+export function describeStream(stream: StreamView): StreamInfo {
+  return {
+    connectionId: stream.connectionId,
+    nodeId: stream.proxy.nodeId,
+    peer: stream.peer,
+    connectedAt: stream.connectedAt.toISOString(),
+    types: [...stream.types.values()].map((t) => ({
+      typeUrl: t.typeUrl,
+      sent: t.sent?.version,
+      acked: t.acked?.version,
+      nack: t.nack ? { version: t.nack.version, message: t.nack.message } : undefined,
+    })),
+  };
+}
+
+/** One resource set as `GET /control/resources` shows it. */
+export interface SetInfo {
+  name: string;
+  match?: object;
+  version: string;
+  /** The version of each type, by istiod's short name. */
+  types: Record<string, string>;
+  /** Every resource in canonical proto3 JSON, with its `@type`. */
+  resources: unknown[];
+}
+
+/** What a replacement of the default set changed, and the references Envoy will reject. */
+export interface ResourcesChanged {
+  version: string;
+  /** Short type names (`CDS`, `LDS`) whose version changed. */
+  changed: string[];
+  warnings: Problem[];
+}
+
+/** What a replacement of every set (or a reload of the files) changed, set by set. */
+export interface SetsChanged {
+  changed: { set: string; changed: string[] }[];
+  warnings?: Problem[];
+}
+
+const changedBySet = {
+  type: 'array',
+  items: object({ set: str, changed: { type: 'array', items: str } }, ['set', 'changed']),
+};
+export const RESOURCES_CHANGED: JsonSchema = object(
+  {
+    version: str,
+    changed: { type: 'array', items: str },
+    warnings: { type: 'array', items: PROBLEM },
+  },
+  ['version', 'changed', 'warnings'],
+);
+export const SETS_CHANGED: JsonSchema = object(
+  { changed: changedBySet, warnings: { type: 'array', items: PROBLEM } },
+  ['changed'],
+);
+
+const resource = { type: 'object', properties: { '@type': str }, required: ['@type'] };
+export const RESOURCES: JsonSchema = { type: 'array', items: resource };
+export const SETS: JsonSchema = {
+  type: 'array',
+  items: object({ name: str, match: { type: 'object' }, resources: RESOURCES }, ['resources']),
+};
+
+/** A token request's fields, as the API takes them (checked in depth by the CA). */
+export interface TokenFields {
+  namespace?: string;
+  serviceAccount?: string;
+  audience?: string;
+  audiences?: readonly string[];
+  ttlSeconds?: number;
+}
+
+export interface Minted {
+  token: string;
+  expiresAt: string;
+  subject: string;
+}
+
+/** An Envoy admin API the live page polls. */
+export interface AdminInfo {
+  /** `http://127.0.0.1:15000`. */
+  admin: string;
+  source: string;
+  nodeId?: string;
+  reachable: boolean;
+  error?: string;
+}
+
+export const ADMIN: JsonSchema = object(
+  { admin: str, source: str, nodeId: str, reachable: bool, error: str },
+  ['admin', 'source', 'reachable'],
+);
+
+export type { FaultInfo };
+export { bool, int, str };

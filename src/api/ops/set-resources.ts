@@ -1,0 +1,62 @@
+/**
+ * `PUT /control/resources`: replace the resources, validated as a whole against Envoy's
+ * protos. On any problem it answers 400 listing every problem with its field path, and the
+ * last good set keeps serving; references Envoy will reject or wait on are served all the
+ * same and listed as `warnings`.
+ */
+import {
+  RESOURCES,
+  RESOURCES_CHANGED,
+  SETS,
+  SETS_CHANGED,
+  type ResourcesChanged,
+  type SetsChanged,
+} from '../answers.js';
+import { answer, defineOperation, Refusal } from '../operation.js';
+
+const SHAPE =
+  'expected {"resources": [...]} (or a bare array), or {"sets": [{name, match, resources}]}';
+
+export const setResources = defineOperation({
+  name: 'setResources',
+  method: 'PUT',
+  path: '/control/resources',
+  summary: 'replace the resources (validated; on problems 400 and the last good set keeps serving)',
+  invalid: 'invalid resources',
+  input: {
+    resources: { type: 'json', schema: RESOURCES, description: 'the default set: Envoy resources' },
+    sets: { type: 'json', schema: SETS, description: 'every set, each with its node match' },
+  },
+  bodyField: 'resources',
+  output: answer<ResourcesChanged | SetsChanged>({
+    oneOf: [RESOURCES_CHANGED, SETS_CHANGED],
+  }),
+  cli: {
+    verb: ['resources', 'set'],
+    summary: 'replace the resources a running mock serves, from a resource file',
+    help: 'Replaces the resources served with those of a resource file (YAML or JSON, as\n--resources reads). On any problem nothing changes and every problem is printed.',
+    text: (a) =>
+      'version' in a
+        ? `resources set: version ${a.version}, changed ${a.changed.join(', ') || 'nothing'}${warned(a.warnings.length)}`
+        : `resource sets set: ${a.changed.map((c) => `${c.set} (${c.changed.join(', ') || 'unchanged'})`).join('; ')}${warned(a.warnings?.length ?? 0)}`,
+    file: { field: 'resources', help: 'the resource file (a path, or - for standard input)' },
+  },
+  run: (t, { resources, sets }) => {
+    if (sets !== undefined) {
+      if (resources !== undefined || !Array.isArray(sets)) {
+        return new Refusal(400, `invalid resources: sets: ${SHAPE}`, [
+          { path: 'sets', message: SHAPE },
+        ]);
+      }
+      return t.setResourceSets(sets);
+    }
+    if (!Array.isArray(resources)) {
+      return new Refusal(400, `invalid resources: ${SHAPE}`, [{ path: '', message: SHAPE }]);
+    }
+    return t.setResources(resources);
+  },
+});
+
+function warned(count: number): string {
+  return count > 0 ? `; ${count} warning(s)` : '';
+}

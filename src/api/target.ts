@@ -1,0 +1,73 @@
+/**
+ * What the control operations run against: the narrow face of a mock istiod that the table's
+ * `run`s call. The server implements it once over the assembly's rooms
+ * (src/control/operation-target.ts); the HTTP routes and the in-process client
+ * (`localControl`) run operations against that same object, so the two cannot drift.
+ *
+ * Answers come back already in their API shape: the shaping lives with the server, so that
+ * this floor, which the live page's bundle includes, loads no server code.
+ */
+import type { StreamView } from '../core/events.js';
+import type { FaultInfo } from '../faults/model.js';
+import type { JournalEntry, JournalFilter, JournalSinkStatus } from '../journal/journal.js';
+import type { ResourceStatus } from '../resources/status.js';
+import type { Result } from '../util/problems.js';
+import type {
+  AdminInfo,
+  Minted,
+  ResourcesChanged,
+  ScenarioInfo,
+  SetInfo,
+  SetsChanged,
+  TokenFields,
+} from './answers.js';
+import type { Refusal } from './operation.js';
+
+/** The faults applied to the mock: the part of its fault engine the operations use. */
+export interface FaultList {
+  /** Validates and applies a fault as written (JSON); every problem with its path. */
+  apply(input: unknown): Promise<Result<FaultInfo>>;
+  list(): FaultInfo[];
+  get(id: string): FaultInfo | undefined;
+  /** Removes it and undoes what it did; undefined when there is no such fault. */
+  remove(id: string): Promise<FaultInfo | undefined>;
+  clear(): Promise<FaultInfo[]>;
+}
+
+export interface OperationTarget {
+  readonly withheld: boolean;
+  /** Whether the xDS port accepts connections. */
+  readonly serving: boolean;
+  withhold(): void;
+  /** Lets held responses go; true if something was held. */
+  release(): boolean;
+  streams(): StreamView[];
+  /** Sends the current version again to the chosen streams; how many. */
+  push(selector: { node?: string; types?: readonly string[] }): number;
+  /** Ends the chosen streams with a gRPC status (default UNAVAILABLE); how many. */
+  disconnect(selector: { node?: string }, code?: number, message?: string): number;
+  down(): Promise<void>;
+  up(): Promise<void>;
+  reset(): Promise<void>;
+  readonly faults: FaultList;
+  /** Every fault scenario, with its parameters' JSON Schema. */
+  scenarios(): ScenarioInfo[];
+  /** The resource sets served, in canonical JSON. */
+  resourceSets(): SetInfo[];
+  setResources(resources: readonly unknown[]): ResourcesChanged | Refusal;
+  setResourceSets(sets: readonly unknown[]): SetsChanged | Refusal;
+  reloadResources(): SetsChanged | Refusal;
+  resourceStatus(): ResourceStatus;
+  journal(filter: JournalFilter): JournalEntry[];
+  journalSinks(): JournalSinkStatus[];
+  /** Mints a service account token for the CA; its signing key never leaves the mock. */
+  mintToken(fields: TokenFields): Minted | Refusal;
+  /** The CA's root certificate (PEM). */
+  rootCert(): string;
+  /** The Envoy admin APIs the live page polls. */
+  readonly admins: {
+    list(): AdminInfo[];
+    add(address: string): AdminInfo | Refusal;
+    remove(address: string): boolean;
+  };
+}

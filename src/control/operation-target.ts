@@ -1,0 +1,161 @@
+/**
+ * The one `OperationTarget` (src/api/target.ts) of a mock istiod: what the control
+ * operations run against, over the HTTP routes and in process (`localControl`) alike. It
+ * shapes the rooms' values into the API's answers (a resource set in canonical JSON, a
+ * scenario's JSON Schema, a token request checked by the CA), so the operations stay plain.
+ */
+import type { SetInfo, ScenarioInfo, TokenFields } from '../api/answers.js';
+import { invalid, Refusal } from '../api/operation.js';
+import type { FaultList, OperationTarget } from '../api/target.js';
+import type { MockSecurity } from '../ca/security.js';
+import { resolveTokenRequest, subjectOf, type TokenRequest } from '../ca/service-account-token.js';
+import type { StreamView } from '../core/events.js';
+import type { SnapshotChange } from '../core/snapshot.js';
+import { shortTypeName } from '../core/types/registry.js';
+import { describeScenarios } from '../faults/registry.js';
+import type { JournalEntry, JournalFilter, JournalSinkStatus } from '../journal/journal.js';
+import type { ResourceStatus } from '../resources/status.js';
+import type { StoredSet } from '../snapshot/store.js';
+import type { ResourceSetSpec } from '../snapshot/validated-set.js';
+import type { Problem, Result, ResultWithWarnings } from '../util/problems.js';
+import { resourceJson } from './config-dump.js';
+import { parseAdminAddress } from './ui-admins.js';
+import type { UiHub } from './ui-hub.js';
+
+/** What the operations need of the mock itself. */
+export interface OperationSource {
+  readonly withheld: boolean;
+  readonly serving: boolean;
+  withhold(): void;
+  release(): boolean;
+  streams(): StreamView[];
+  push(selector: { node?: string; types?: readonly string[] }): number;
+  disconnect(selector: { node?: string }, code?: number, message?: string): number;
+  down(): Promise<void>;
+  up(): Promise<void>;
+  reset(): Promise<void>;
+  readonly faults: FaultList;
+  resourceSets(): readonly StoredSet[];
+  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
+  setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
+  reloadResources(): Result<SnapshotChange[]>;
+  resourceStatus(): ResourceStatus;
+  journal(filter?: JournalFilter): JournalEntry[];
+  journalSinks(): JournalSinkStatus[];
+}
+
+export interface OperationParts {
+  mock: OperationSource;
+  /** The CA, once started. */
+  security(): Pick<MockSecurity, 'createToken' | 'rootCert'>;
+  /** The live page's hub: its admin addresses. */
+  ui: Pick<UiHub, 'admins' | 'adminsChanged'>;
+}
+
+function describeSets(sets: readonly StoredSet[]): SetInfo[] {
+  return sets.map((set) => ({
+    name: set.name,
+    ...(set.match ? { match: set.match } : {}),
+    version: set.snapshot.version,
+    types: Object.fromEntries(
+      set.snapshot.typeUrls().map((t) => [shortTypeName(t), set.snapshot.get(t).version]),
+    ),
+    resources: set.snapshot
+      .typeUrls()
+      .flatMap((t) => [...set.snapshot.get(t).resources.values()].map(resourceJson)),
+  }));
+}
+
+/** Which types changed in each set, by istiod's short names. */
+function changesBySet(changes: readonly SnapshotChange[]) {
+  return changes.map((c) => ({ set: c.set, changed: c.changed.map(shortTypeName) }));
+}
+
+const KEEPS_SERVING = 'invalid resources (the last good set keeps serving)';
+
+/** `{namespace, serviceAccount, audience | audiences, ttlSeconds}` → a checked token request. */
+function tokenRequest(fields: TokenFields): Result<TokenRequest> {
+  const { audience, audiences, ...rest } = fields;
+  const problems: Problem[] = [];
+  if (audience !== undefined && audiences !== undefined) {
+    problems.push({ path: 'audience', message: 'give audience or audiences, not both' });
+  }
+  const given = audience !== undefined ? [audience] : audiences;
+  const checked = resolveTokenRequest({ ...rest, ...(given ? { audiences: [...given] } : {}) });
+  if (!checked.ok) problems.push(...checked.problems);
+  return problems.length > 0 || !checked.ok ? { ok: false, problems } : checked;
+}
+
+export function createOperationTarget(parts: OperationParts): OperationTarget {
+  const { mock, ui } = parts;
+  return {
+    get withheld() {
+      return mock.withheld;
+    },
+    get serving() {
+      return mock.serving;
+    },
+    withhold: () => mock.withhold(),
+    release: () => mock.release(),
+    streams: () => mock.streams(),
+    push: (selector) => mock.push(selector),
+    disconnect: (selector, code, message) => mock.disconnect(selector, code, message),
+    down: () => mock.down(),
+    up: () => mock.up(),
+    reset: () => mock.reset(),
+    faults: mock.faults,
+    scenarios: () => describeScenarios() as ScenarioInfo[],
+    resourceSets: () => describeSets(mock.resourceSets()),
+    setResources: (resources) => {
+      const result = mock.setResources(resources);
+      if (!result.ok) return invalid(KEEPS_SERVING, result.problems);
+      return {
+        version: result.value.snapshot.version,
+        changed: result.value.changed.map(shortTypeName),
+        warnings: result.warnings,
+      };
+    },
+    setResourceSets: (sets) => {
+      // The store checks every set in depth (name, match, each resource), all or nothing.
+      const result = mock.setResourceSets(sets as ResourceSetSpec[]);
+      if (!result.ok) return invalid(KEEPS_SERVING, result.problems);
+      return { changed: changesBySet(result.value), warnings: result.warnings };
+    },
+    reloadResources: () => {
+      if (mock.resourceStatus().source === 'api') {
+        return new Refusal(409, 'this server does not serve resources from files');
+      }
+      const result = mock.reloadResources();
+      if (!result.ok) {
+        return invalid('invalid resource files (the last good sets keep serving)', result.problems);
+      }
+      return { changed: changesBySet(result.value) };
+    },
+    resourceStatus: () => mock.resourceStatus(),
+    journal: (filter) => mock.journal(filter),
+    journalSinks: () => mock.journalSinks(),
+    mintToken: (fields) => {
+      const request = tokenRequest(fields);
+      if (!request.ok) return invalid('invalid token request', request.problems);
+      const { token, expiresAt } = parts.security().createToken(request.value);
+      return { token, expiresAt: expiresAt.toISOString(), subject: subjectOf(request.value) };
+    },
+    rootCert: () => parts.security().rootCert,
+    admins: {
+      list: () => ui.admins.list(),
+      add: (address) => {
+        const parsed = parseAdminAddress(address);
+        if (!parsed.ok) return invalid('invalid admin address', parsed.problems);
+        const admin = ui.admins.add(parsed.value);
+        ui.adminsChanged();
+        return admin;
+      },
+      remove: (address) => {
+        const parsed = parseAdminAddress(address);
+        if (!parsed.ok || !ui.admins.remove(parsed.value)) return false;
+        ui.adminsChanged();
+        return true;
+      },
+    },
+  };
+}

@@ -11,6 +11,7 @@ export const CLUSTER_TYPE = `${TYPE_PREFIX}envoy.config.cluster.v3.Cluster`;
 export const LISTENER_TYPE = `${TYPE_PREFIX}envoy.config.listener.v3.Listener`;
 export const ENDPOINT_TYPE = `${TYPE_PREFIX}envoy.config.endpoint.v3.ClusterLoadAssignment`;
 export const ROUTE_TYPE = `${TYPE_PREFIX}envoy.config.route.v3.RouteConfiguration`;
+export const SCOPED_ROUTE_TYPE = `${TYPE_PREFIX}envoy.config.route.v3.ScopedRouteConfiguration`;
 export const SECRET_TYPE = `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.Secret`;
 export const EXTENSION_CONFIG_TYPE = `${TYPE_PREFIX}envoy.config.core.v3.TypedExtensionConfig`;
 

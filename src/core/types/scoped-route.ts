@@ -1,9 +1,9 @@
 /** SRDS: `envoy.config.route.v3.ScopedRouteConfiguration`, pushed between LDS and RDS. */
-import { ROUTE_TYPE, TYPE_PREFIX } from '../../xds/type-urls.js';
+import { ROUTE_TYPE, SCOPED_ROUTE_TYPE } from '../../xds/type-urls.js';
 import type { ResourceType } from './resource-type.js';
 
 export const scopedRouteType: ResourceType = {
-  typeUrl: `${TYPE_PREFIX}envoy.config.route.v3.ScopedRouteConfiguration`,
+  typeUrl: SCOPED_ROUTE_TYPE,
   shortName: 'SRDS',
   metricLabel: 'srds',
   nameField: 'name',

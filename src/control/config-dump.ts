@@ -10,10 +10,9 @@ import { toJson } from '../xds/json.js';
 import { findMessageType } from '../xds/protos.js';
 import { RESOURCE_TYPES, resourceType } from '../core/types/registry.js';
 import type { ConfigDumpSection } from '../core/types/resource-type.js';
-import { TYPE_PREFIX, messageNameOf } from '../xds/type-urls.js';
+import { ADMIN_TYPE_PREFIX, messageNameOf } from '../xds/type-urls.js';
 import type { SentType } from './sent-resources.js';
 
-const ADMIN = `${TYPE_PREFIX}envoy.admin.v3.`;
 type Json = Record<string, unknown>;
 
 /** One resource as `{ "@type": …, …fields }`; bytes of an unknown type stay base64. */
@@ -54,7 +53,7 @@ function entries(
 }
 
 function section(name: string, fields: Json): Json {
-  const out: Json = { '@type': `${ADMIN}${name}` };
+  const out: Json = { '@type': `${ADMIN_TYPE_PREFIX}${name}` };
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
   return out;
 }

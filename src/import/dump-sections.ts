@@ -7,6 +7,7 @@
  */
 import { isObject, objectsIn } from '../util/guards.js';
 import type { Problem } from '../util/problems.js';
+import { ADMIN_TYPE_PREFIX } from '../xds/type-urls.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,8 +29,6 @@ export interface DumpContents {
   /** Warming, draining and rejected entries, and which one was kept. */
   inFlight: Problem[];
 }
-
-const ADMIN = 'type.googleapis.com/envoy.admin.v3.';
 
 type SectionReader = (section: Json, path: string, out: DumpContents) => void;
 
@@ -62,7 +61,9 @@ export function readDumpSections(configs: readonly Json[]): DumpContents {
   configs.forEach((section, i) => {
     const path = `configs[${i}]`;
     const type = typeof section['@type'] === 'string' ? section['@type'] : '';
-    const reader = type.startsWith(ADMIN) ? SECTIONS[type.slice(ADMIN.length)] : undefined;
+    const reader = type.startsWith(ADMIN_TYPE_PREFIX)
+      ? SECTIONS[type.slice(ADMIN_TYPE_PREFIX.length)]
+      : undefined;
     if (reader) reader(section, path, out);
     else
       out.notImported.push({ path, message: `section ${type || '(no @type)'}: not a known one` });

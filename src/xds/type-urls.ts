@@ -15,6 +15,9 @@ export const SCOPED_ROUTE_TYPE = `${TYPE_PREFIX}envoy.config.route.v3.ScopedRout
 export const SECRET_TYPE = `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.Secret`;
 export const EXTENSION_CONFIG_TYPE = `${TYPE_PREFIX}envoy.config.core.v3.TypedExtensionConfig`;
 
+/** Envoy's admin messages: the sections of a `config_dump` (`…envoy.admin.v3.ClustersConfigDump`). */
+export const ADMIN_TYPE_PREFIX = `${TYPE_PREFIX}envoy.admin.v3.`;
+
 /** CSDS's per-proxy status, the resource type of istioctl's `proxy-status -o json`. */
 export const CLIENT_CONFIG_TYPE = `${TYPE_PREFIX}envoy.service.status.v3.ClientConfig`;
 

@@ -10,6 +10,17 @@ export const scopedRouteType: ResourceType = {
   // Envoy subscribes to every scope (no names) and treats each response as the full set.
   wildcard: true,
   adsOrder: 40,
+  configDump: {
+    rank: 40,
+    section: 'ScopedRoutesConfigDump',
+    list: 'dynamic_scoped_route_configs',
+    entry: 'scoped_route_configs',
+    grouped: true,
+    inline: {
+      list: 'inline_scoped_route_configs',
+      note: 'inline scopes live inside their listener, which carries them',
+    },
+  },
   // A scope whose route configuration is not served waits for it, as a listener does for RDS.
   references: (scope) =>
     typeof scope.route_configuration_name === 'string'

@@ -1,7 +1,7 @@
 /**
  * `/debug/config_dump?proxyID=`: what a proxy was sent, in the shape of Envoy's admin
  * `config_dump` (the sections and order istiod uses: bootstrap, clusters, [endpoints],
- * listeners, scoped routes, routes, secrets, ECDS). Resources are rendered as canonical
+ * listeners, scoped routes, routes, secrets, ECDS; each type's from its descriptor). Resources are rendered as canonical
  * proto3 JSON with the .proto field names, as Envoy prints them, so the two dumps can be
  * compared side by side. istiod prints the same structure with lowerCamelCase names.
  */
@@ -10,10 +10,9 @@ import { toJson } from '../xds/json.js';
 import { findMessageType } from '../xds/protos.js';
 import { RESOURCE_TYPES, resourceType } from '../core/types/registry.js';
 import type { ConfigDumpSection } from '../core/types/resource-type.js';
-import { TYPE_PREFIX, messageNameOf } from '../xds/type-urls.js';
+import { ADMIN_TYPE_PREFIX, messageNameOf } from '../xds/type-urls.js';
 import type { SentType } from './sent-resources.js';
 
-const ADMIN = `${TYPE_PREFIX}envoy.admin.v3.`;
 type Json = Record<string, unknown>;
 
 /** One resource as `{ "@type": …, …fields }`; bytes of an unknown type stay base64. */
@@ -54,7 +53,7 @@ function entries(
 }
 
 function section(name: string, fields: Json): Json {
-  const out: Json = { '@type': `${ADMIN}${name}` };
+  const out: Json = { '@type': `${ADMIN_TYPE_PREFIX}${name}` };
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
   return out;
 }
@@ -64,8 +63,9 @@ export interface ConfigDumpOptions {
   includeEds?: boolean;
 }
 
-/** One type's section, shaped as its descriptor says. */
+/** One type's section, shaped as its descriptor says (empty when its groups are not known). */
 function typeSection(dump: ConfigDumpSection, sent: SentType | undefined) {
+  if (dump.grouped) return section(dump.section, {});
   return section(dump.section, {
     version_info: dump.versioned ? sent?.version : undefined,
     [dump.list]: entries(sent, (resource, name, common) => {
@@ -78,15 +78,6 @@ function typeSection(dump: ConfigDumpSection, sent: SentType | undefined) {
   });
 }
 
-/**
- * Sections no served type fills, at their place in Envoy's order: the bootstrap (the mock
- * does not know the proxy's) and scoped routes.
- */
-const EMPTY_SECTIONS = [
-  { rank: 0, section: 'BootstrapConfigDump' },
-  { rank: 40, section: 'ScopedRoutesConfigDump' },
-];
-
 /** The full dump for one stream, in the order Envoy and istiod print the sections. */
 export function buildConfigDump(
   sent: ReadonlyMap<string, SentType>,
@@ -97,11 +88,9 @@ export function buildConfigDump(
     if (!dump || (dump.optIn && !options.includeEds)) return [];
     return [{ rank: dump.rank, json: typeSection(dump, sent.get(type.typeUrl)) }];
   });
-  const empty = EMPTY_SECTIONS.map(({ rank, section: name }) => ({
-    rank,
-    json: section(name, {}),
-  }));
-  return { configs: [...typed, ...empty].sort((a, b) => a.rank - b.rank).map((s) => s.json) };
+  // The bootstrap's section comes first, empty: the mock does not know the proxy's.
+  const bootstrap = { rank: 0, json: section('BootstrapConfigDump', {}) };
+  return { configs: [bootstrap, ...typed].sort((a, b) => a.rank - b.rank).map((s) => s.json) };
 }
 
 /** `?types=cds,lds`: the bare resources of the listed types, in that order. */

@@ -3,10 +3,14 @@
  * istioctl prints for `proxy-config all -o json`): which resources the proxy had received
  * dynamically, and a note for everything else. Each section is an `envoy.admin.v3.*ConfigDump`
  * message under `configs[]`; its fields are read by their proto names, which is how Envoy
- * 1.36–1.40 print them.
+ * 1.36–1.40 print them. Which section holds which type, and the fields of each, come from
+ * the type's descriptor (`configDump`, core/types/); what the import does with them is here.
  */
+import { configDumpType } from '../core/types/registry.js';
+import type { ConfigDumpSection, ResourceType } from '../core/types/resource-type.js';
 import { isObject, objectsIn } from '../util/guards.js';
 import type { Problem } from '../util/problems.js';
+import { ADMIN_TYPE_PREFIX, ENDPOINT_TYPE, SECRET_TYPE } from '../xds/type-urls.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,28 +25,13 @@ export interface DumpContents {
   resources: DumpedResource[];
   /** Candidate endpoint assignments: kept only for the EDS clusters imported (import-dump.ts). */
   endpoints: DumpedResource[];
-  /** The version the proxy last accepted, per type (`CDS`, `LDS`, `RDS`, `EDS`, `SRDS`, `ECDS`). */
+  /** The version the proxy last accepted, per type's short name (`CDS`, `LDS`, …). */
   versions: Record<string, string>;
   /** Sections and entries not served, and why. */
   notImported: Problem[];
   /** Warming, draining and rejected entries, and which one was kept. */
   inFlight: Problem[];
 }
-
-const ADMIN = 'type.googleapis.com/envoy.admin.v3.';
-
-type SectionReader = (section: Json, path: string, out: DumpContents) => void;
-
-const SECTIONS: Record<string, SectionReader> = {
-  BootstrapConfigDump: readBootstrap,
-  ClustersConfigDump: readClusters,
-  ListenersConfigDump: readListeners,
-  RoutesConfigDump: readRoutes,
-  EndpointsConfigDump: readEndpoints,
-  ScopedRoutesConfigDump: readScopedRoutes,
-  SecretsConfigDump: readSecrets,
-  EcdsConfigDump: readEcds,
-};
 
 /** The `configs` of a dump: `{ configs: [...] }` as Envoy and istioctl print it, or the bare list. */
 export function dumpConfigs(dump: unknown): Json[] | undefined {
@@ -51,6 +40,7 @@ export function dumpConfigs(dump: unknown): Json[] | undefined {
   return undefined;
 }
 
+/** Each section is read as its type's descriptor shapes it (core/types/), the bootstrap apart. */
 export function readDumpSections(configs: readonly Json[]): DumpContents {
   const out: DumpContents = {
     resources: [],
@@ -62,8 +52,10 @@ export function readDumpSections(configs: readonly Json[]): DumpContents {
   configs.forEach((section, i) => {
     const path = `configs[${i}]`;
     const type = typeof section['@type'] === 'string' ? section['@type'] : '';
-    const reader = type.startsWith(ADMIN) ? SECTIONS[type.slice(ADMIN.length)] : undefined;
-    if (reader) reader(section, path, out);
+    const name = type.startsWith(ADMIN_TYPE_PREFIX) ? type.slice(ADMIN_TYPE_PREFIX.length) : '';
+    const known = configDumpType(name);
+    if (known) readTypeSection(known, section, path, out);
+    else if (name === 'BootstrapConfigDump') readBootstrap(section, path, out);
     else
       out.notImported.push({ path, message: `section ${type || '(no @type)'}: not a known one` });
   });
@@ -80,6 +72,51 @@ function readBootstrap(section: Json, path: string, out: DumpContents): void {
   });
 }
 
+/** One type's section: its static, dynamic and warming entries, and the version it was at. */
+function readTypeSection(type: ResourceType, section: Json, path: string, out: DumpContents) {
+  const dump = type.configDump;
+  if (!dump) return;
+  if (type.typeUrl === SECRET_TYPE) return skipSecrets(dump, section, path, out);
+  if (dump.inline && objectsIn(section[dump.inline.list]).length > 0)
+    out.notImported.push({
+      path: `${path}.${dump.inline.list}`,
+      message: `${dump.inline.note}: not served apart`,
+    });
+  if (dump.versioned && typeof section.version_info === 'string')
+    out.versions[type.shortName] = section.version_info;
+  if (dump.staticList)
+    readStatic(section[dump.staticList], dump.entry, `${path}.${dump.staticList}`, out);
+  const entries = objectsIn(section[dump.list]);
+  const at = (i: number) => `${path}.${dump.list}[${i}]`;
+  if (dump.activeState) entries.forEach((entry, i) => readStates(entry, dump, at(i), out));
+  else if (dump.grouped)
+    entries.forEach((group, i) =>
+      objectsIn(group[dump.entry]).forEach((r, j) => take(r, `${at(i)}.${dump.entry}[${j}]`, out)),
+    );
+  else {
+    // The dump lists an assignment for every cluster: candidates, kept for EDS clusters only.
+    const keep = type.typeUrl === ENDPOINT_TYPE ? candidate : take;
+    entries.forEach((entry, i) => {
+      keep(entry[dump.entry], `${at(i)}.${dump.entry}`, out);
+      if (dump.errorState) reportError(entry.error_state, at(i), out);
+    });
+  }
+  if (dump.warmingList) readWarming(section, entries, dump, `${path}.${dump.warmingList}`, out);
+  if (!dump.versioned) latestVersion(entries, type.shortName, out);
+}
+
+/** Secrets are never served from a dump: the import's own come from `--sds`. */
+function skipSecrets(dump: ConfigDumpSection, section: Json, path: string, out: DumpContents) {
+  const count = [dump.staticList, dump.list, dump.warmingList]
+    .map((k) => (k === undefined ? 0 : objectsIn(section[k]).length))
+    .reduce((a, b) => a + b, 0);
+  if (count > 0)
+    out.notImported.push({
+      path,
+      message: `${count} ${dump.entry}(s): SDS is pilot-agent's, and the dump redacts private keys: not served (see --sds)`,
+    });
+}
+
 function readStatic(list: unknown, field: string, path: string, out: DumpContents): void {
   const entries = objectsIn(list);
   if (entries.length === 0) return;
@@ -90,118 +127,64 @@ function readStatic(list: unknown, field: string, path: string, out: DumpContent
   });
 }
 
-function readClusters(section: Json, path: string, out: DumpContents): void {
-  if (typeof section.version_info === 'string') out.versions.CDS = section.version_info;
-  readStatic(section.static_clusters, 'cluster', `${path}.static_clusters`, out);
-  const active = new Set<string>();
-  objectsIn(section.dynamic_active_clusters).forEach((entry, i) => {
-    const at = `${path}.dynamic_active_clusters[${i}]`;
-    if (take(entry.cluster, `${at}.cluster`, out)) active.add(nameIn(entry.cluster) ?? '');
-    reportError(entry.error_state, at, out);
-  });
-  objectsIn(section.dynamic_warming_clusters).forEach((entry, i) => {
-    const at = `${path}.dynamic_warming_clusters[${i}]`;
-    keepIfAlone(entry.cluster, `${at}.cluster`, active, 'cluster', out);
-  });
-}
-
-function readListeners(section: Json, path: string, out: DumpContents): void {
-  if (typeof section.version_info === 'string') out.versions.LDS = section.version_info;
-  readStatic(section.static_listeners, 'listener', `${path}.static_listeners`, out);
-  objectsIn(section.dynamic_listeners).forEach((entry, i) => {
-    const at = `${path}.dynamic_listeners[${i}]`;
-    const name = typeof entry.name === 'string' ? entry.name : '?';
-    const state = (key: string) => (isObject(entry[key]) ? (entry[key] as Json) : undefined);
-    const [active, warming, draining] = ['active_state', 'warming_state', 'draining_state'].map(
-      state,
-    );
-    if (active) take(active.listener, `${at}.active_state.listener`, out);
-    else if (warming) {
-      take(warming.listener, `${at}.warming_state.listener`, out);
-      out.inFlight.push({
-        path: `${at}.warming_state`,
-        message: `listener ${name} was warming (no active version): the warming one is served`,
-      });
-    }
-    if (active && warming)
-      out.inFlight.push({
-        path: `${at}.warming_state`,
-        message: `listener ${name}: a newer version was warming; the active one is served`,
-      });
-    if (draining)
-      out.inFlight.push({
-        path: `${at}.draining_state`,
-        message:
-          active || warming
-            ? `listener ${name}: an older version was draining; not served`
-            : `listener ${name} was draining (being removed): not served`,
-      });
-    reportError(entry.error_state, at, out);
-  });
-}
-
-function readRoutes(section: Json, path: string, out: DumpContents): void {
-  readStatic(section.static_route_configs, 'route_config', `${path}.static_route_configs`, out);
-  const entries = objectsIn(section.dynamic_route_configs);
-  entries.forEach((entry, i) =>
-    take(entry.route_config, `${path}.dynamic_route_configs[${i}].route_config`, out),
+/** Warming entries: served only where no active version of the same name was. */
+function readWarming(
+  section: Json,
+  entries: readonly Json[],
+  dump: ConfigDumpSection,
+  path: string,
+  out: DumpContents,
+): void {
+  const served = entries.map((e) => e[dump.entry]).filter(isResource);
+  const active = new Set(served.map((r) => nameIn(r) ?? ''));
+  objectsIn(section[dump.warmingList ?? '']).forEach((entry, i) =>
+    keepIfAlone(entry[dump.entry], `${path}[${i}].${dump.entry}`, active, dump.entry, out),
   );
-  latestVersion(entries, 'RDS', out);
 }
 
-function readEndpoints(section: Json, path: string, out: DumpContents): void {
-  readStatic(
-    section.static_endpoint_configs,
-    'endpoint_config',
-    `${path}.static_endpoint_configs`,
-    out,
+/** An entry in states (listeners): the active version served, else the warming one. */
+function readStates(entry: Json, dump: ConfigDumpSection, at: string, out: DumpContents): void {
+  const kind = dump.entry;
+  const name = typeof entry.name === 'string' ? entry.name : '?';
+  const state = (key: string) => (isObject(entry[key]) ? (entry[key] as Json) : undefined);
+  const [active, warming, draining] = ['active_state', 'warming_state', 'draining_state'].map(
+    state,
   );
-  const entries = objectsIn(section.dynamic_endpoint_configs);
-  entries.forEach((entry, i) => {
-    const origin = `${path}.dynamic_endpoint_configs[${i}].endpoint_config`;
-    if (isObject(entry.endpoint_config))
-      out.endpoints.push({ origin, resource: entry.endpoint_config });
-  });
-  latestVersion(entries, 'EDS', out);
-}
-
-function readScopedRoutes(section: Json, path: string, out: DumpContents): void {
-  if (objectsIn(section.inline_scoped_route_configs).length > 0)
-    out.notImported.push({
-      path: `${path}.inline_scoped_route_configs`,
-      message: 'inline scopes live inside their listener, which carries them: not served apart',
+  if (active) take(active[kind], `${at}.active_state.${kind}`, out);
+  else if (warming) {
+    take(warming[kind], `${at}.warming_state.${kind}`, out);
+    out.inFlight.push({
+      path: `${at}.warming_state`,
+      message: `${kind} ${name} was warming (no active version): the warming one is served`,
     });
-  const groups = objectsIn(section.dynamic_scoped_route_configs);
-  groups.forEach((group, i) => {
-    objectsIn(group.scoped_route_configs).forEach((scope, j) =>
-      take(scope, `${path}.dynamic_scoped_route_configs[${i}].scoped_route_configs[${j}]`, out),
-    );
-  });
-  latestVersion(groups, 'SRDS', out);
-}
-
-function readSecrets(section: Json, path: string, out: DumpContents): void {
-  const count = ['static_secrets', 'dynamic_active_secrets', 'dynamic_warming_secrets']
-    .map((k) => objectsIn(section[k]).length)
-    .reduce((a, b) => a + b, 0);
-  if (count > 0)
-    out.notImported.push({
-      path,
-      message: `${count} secret(s): SDS is pilot-agent's, and the dump redacts private keys: not served (see --sds)`,
+  }
+  if (active && warming)
+    out.inFlight.push({
+      path: `${at}.warming_state`,
+      message: `${kind} ${name}: a newer version was warming; the active one is served`,
     });
+  if (draining)
+    out.inFlight.push({
+      path: `${at}.draining_state`,
+      message:
+        active || warming
+          ? `${kind} ${name}: an older version was draining; not served`
+          : `${kind} ${name} was draining (being removed): not served`,
+    });
+  if (dump.errorState) reportError(entry.error_state, at, out);
 }
 
-function readEcds(section: Json, path: string, out: DumpContents): void {
-  const entries = objectsIn(section.ecds_filters);
-  entries.forEach((entry, i) =>
-    take(entry.ecds_filter, `${path}.ecds_filters[${i}].ecds_filter`, out),
-  );
-  latestVersion(entries, 'ECDS', out);
+/** An endpoint assignment, kept aside until the clusters say which are wanted. */
+function candidate(value: unknown, origin: string, out: DumpContents): void {
+  if (isObject(value)) out.endpoints.push({ origin, resource: value });
 }
+
+const isResource = (value: unknown): value is Json =>
+  isObject(value) && typeof value['@type'] === 'string';
 
 /** Adds a resource (an object with `@type`); false when the entry holds none. */
 function take(value: unknown, origin: string, out: DumpContents): boolean {
-  if (!isObject(value) || typeof value['@type'] !== 'string') {
+  if (!isResource(value)) {
     out.notImported.push({ path: origin, message: 'expected a resource with "@type"' });
     return false;
   }

@@ -11,8 +11,12 @@ export const CLUSTER_TYPE = `${TYPE_PREFIX}envoy.config.cluster.v3.Cluster`;
 export const LISTENER_TYPE = `${TYPE_PREFIX}envoy.config.listener.v3.Listener`;
 export const ENDPOINT_TYPE = `${TYPE_PREFIX}envoy.config.endpoint.v3.ClusterLoadAssignment`;
 export const ROUTE_TYPE = `${TYPE_PREFIX}envoy.config.route.v3.RouteConfiguration`;
+export const SCOPED_ROUTE_TYPE = `${TYPE_PREFIX}envoy.config.route.v3.ScopedRouteConfiguration`;
 export const SECRET_TYPE = `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.Secret`;
 export const EXTENSION_CONFIG_TYPE = `${TYPE_PREFIX}envoy.config.core.v3.TypedExtensionConfig`;
+
+/** Envoy's admin messages: the sections of a `config_dump` (`…envoy.admin.v3.ClustersConfigDump`). */
+export const ADMIN_TYPE_PREFIX = `${TYPE_PREFIX}envoy.admin.v3.`;
 
 /** CSDS's per-proxy status, the resource type of istioctl's `proxy-status -o json`. */
 export const CLIENT_CONFIG_TYPE = `${TYPE_PREFIX}envoy.service.status.v3.ClientConfig`;

@@ -19,6 +19,9 @@ export const clusterType: ResourceType = {
     section: 'ClustersConfigDump',
     list: 'dynamic_active_clusters',
     entry: 'cluster',
+    staticList: 'static_clusters',
+    warmingList: 'dynamic_warming_clusters',
+    errorState: true,
     versioned: true,
   },
   references: (cluster) => {

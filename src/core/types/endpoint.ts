@@ -17,6 +17,7 @@ export const endpointType: ResourceType = {
     section: 'EndpointsConfigDump',
     list: 'dynamic_endpoint_configs',
     entry: 'endpoint_config',
+    staticList: 'static_endpoint_configs',
     optIn: true,
   },
 };

@@ -57,6 +57,8 @@ export const listenerType: ResourceType = {
     section: 'ListenersConfigDump',
     list: 'dynamic_listeners',
     entry: 'listener',
+    staticList: 'static_listeners',
+    errorState: true,
     named: true,
     activeState: true,
     versioned: true,

@@ -27,10 +27,18 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
 
 const byUrl = new Map(RESOURCE_TYPES.map((t) => [t.typeUrl, t]));
 const byShortName = new Map(RESOURCE_TYPES.map((t) => [t.shortName, t]));
+const bySection = new Map(
+  RESOURCE_TYPES.flatMap((t) => (t.configDump ? [[t.configDump.section, t] as const] : [])),
+);
 
 /** The descriptor of a type URL, when the mock knows the type. */
 export function resourceType(typeUrl: string): ResourceType | undefined {
   return byUrl.get(typeUrl);
+}
+
+/** The type whose resources a `config_dump` section lists (`ClustersConfigDump`: CDS). */
+export function configDumpType(section: string): ResourceType | undefined {
+  return bySection.get(section);
 }
 
 /** The known types that have `rank` defined, sorted by it. */

@@ -34,6 +34,20 @@ export interface ConfigDumpSection {
   list: string;
   /** The field of a list entry that holds the resource (`cluster`). */
   entry: string;
+  /** The field that lists the bootstrap's static entries, each under `entry` (`static_clusters`). */
+  staticList?: string;
+  /** The field that lists entries still warming, beside the active ones (`dynamic_warming_clusters`). */
+  warmingList?: string;
+  /**
+   * `list` holds groups, each listing its resources under `entry` (scoped routes, grouped by
+   * the connection manager's `scoped_routes.name`, which a resource does not carry, so the
+   * mock shows the section empty).
+   */
+  grouped?: boolean;
+  /** Resources a dump shows inline, inside the one that carries them: the field, and what they are. */
+  inline?: { list: string; note: string };
+  /** Envoy records a rejected update in the entry's `error_state` (the other sections leave it unset). */
+  errorState?: boolean;
   /** The entry also carries the resource's name (listeners, secrets). */
   named?: boolean;
   /** The entry wraps version, time and resource in `active_state` (listeners). */

@@ -46,6 +46,7 @@ export const routeType: ResourceType = {
     section: 'RoutesConfigDump',
     list: 'dynamic_route_configs',
     entry: 'route_config',
+    staticList: 'static_route_configs',
   },
   // Envoy does not check RDS routes' clusters by default (validate_clusters is false), so a
   // missing one is a 503 at request time, not a NACK.

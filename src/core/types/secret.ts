@@ -21,6 +21,8 @@ export const secretType: ResourceType = {
     section: 'SecretsConfigDump',
     list: 'dynamic_active_secrets',
     entry: 'secret',
+    staticList: 'static_secrets',
+    warmingList: 'dynamic_warming_secrets',
     named: true,
     redact: redactSecret,
   },

@@ -25,6 +25,7 @@ export interface PageState {
   /** A snapshot has arrived (until then the page says it is connecting). */
   received: boolean;
   state: UiServerState;
+  /** istioctl's type columns, in order, as the server's snapshot names them (its type registry). */
   columns: string[];
   proxies: ProxyRow[];
   faults: UiFault[];
@@ -41,7 +42,8 @@ export interface PageState {
 export const EMPTY_STATE: PageState = {
   received: false,
   state: { withheld: false, serving: true },
-  columns: ['CDS', 'LDS', 'EDS', 'RDS', 'ECDS'],
+  // The snapshot, always the stream's first event, brings the columns (src/control/ui-views.ts).
+  columns: [],
   proxies: [],
   faults: [],
   exchange: [],

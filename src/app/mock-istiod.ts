@@ -22,7 +22,7 @@ import {
 } from '../journal/journal.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
-import { SentResources } from '../control/sent-resources.js';
+import { SentResources } from '../journal/sent-resources.js';
 import { createAdsServer, type AdsServer } from '../server/ads-server.js';
 import { MockIstiodError } from '../util/errors.js';
 import { ServerEventEmitter, type StreamView } from '../core/events.js';

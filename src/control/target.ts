@@ -15,7 +15,7 @@ import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
-import type { SentResources } from './sent-resources.js';
+import type { SentResources } from '../journal/sent-resources.js';
 import type { UiHub, UiTarget } from './ui-hub.js';
 
 /** Withhold and release (control-routes.ts). */

@@ -6,7 +6,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
 import { allRoutes } from '../control/routes.js';
-import { createDebugAnswerer } from '../control/debug-xds.js';
+import { debugEndpointBody } from '../control/debug-endpoint.js';
+import { createDebugAnswerer } from '../debug/debug-xds.js';
 import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { attachCollisionWarnings } from './collisions.js';
@@ -114,7 +115,11 @@ class MockIstiodImpl implements MockIstiod {
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
         register: (stream) => this.streamsById.set(stream.connectionId, stream),
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
-        debug: createDebugAnswerer(this),
+        debug: createDebugAnswerer({
+          streams: () => this.streams(),
+          sentTo: (connectionId) => this.sentResources.get(connectionId),
+          endpointBody: debugEndpointBody(this),
+        }),
         authenticate: (credentials) =>
           this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },

@@ -8,7 +8,7 @@
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import { filterEntries } from '../journal/journal.js';
 import { readJournalFile } from '../journal/read-file.js';
-import { parseJournalQuery } from '../control/journal-query.js';
+import { parseJournalQuery } from '../debug/journal-query.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from './control-command.js';
 import { callControl, controlApiError, reportControlErrors } from './control-client.js';

@@ -5,7 +5,7 @@
  * `?pretty` indents any of them.
  */
 import type { StreamView } from '../core/events.js';
-import { buildConfigDump, buildTypedDump } from './config-dump.js';
+import { buildConfigDump, buildTypedDump } from '../debug/config-dump.js';
 import {
   adszView,
   connectionsView,
@@ -13,10 +13,10 @@ import {
   namespaceOf,
   sortedStreams,
   syncStatus,
-} from './debug-views.js';
-import { parseJournalQuery } from './journal-query.js';
+} from '../debug/debug-views.js';
+import { parseJournalQuery } from '../debug/journal-query.js';
 import { requestError, type ControlRequest, type ControlResponse, type Route } from './router.js';
-import { streamzView } from './streamz-view.js';
+import { streamzView } from '../debug/streamz-view.js';
 import type { Debuggable } from './target.js';
 import { parseTypeList } from '../core/types/registry.js';
 import { problemsResponse } from './responses.js';

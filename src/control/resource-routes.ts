@@ -8,7 +8,7 @@
 import type { SnapshotChange } from '../core/snapshot.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { shortTypeName } from '../core/types/registry.js';
-import { resourceJson } from './config-dump.js';
+import { resourceJson } from '../debug/config-dump.js';
 import { problemsResponse } from './responses.js';
 import type { ControlResponse, Route } from './router.js';
 import type { ResourceTarget } from './target.js';

@@ -35,10 +35,12 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
   { folder: 'debug', floor: 4, may: ['journal', 'core', 'xds', 'util'] },
   { folder: 'server', floor: 4, may: ['protocol', 'snapshot', 'core', 'xds', 'util'] },
   { folder: 'faults', floor: 5, may: ['resources', 'snapshot', 'protocol', 'core', 'xds', 'util'] },
+  { folder: 'live', floor: 6, may: ['faults', 'debug', 'envoy', 'journal', 'core', 'util'] },
   {
     folder: 'control',
-    floor: 6,
+    floor: 7,
     may: [
+      'live',
       'faults',
       'debug',
       'envoy',
@@ -48,12 +50,16 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
       'metrics',
       'resources',
       'snapshot',
-    ].concat(['protocol', 'core', 'xds', 'util']),
+      'protocol',
+      'core',
+      'xds',
+      'util',
+    ],
   },
-  { folder: 'app', floor: 7, may: ['*'] },
-  { folder: 'testing', floor: 8, may: ['*'] },
-  { folder: 'cli', floor: 8, may: ['*'] },
-  { folder: 'index', floor: 9, may: ['*'] },
+  { folder: 'app', floor: 8, may: ['*'] },
+  { folder: 'testing', floor: 9, may: ['*'] },
+  { folder: 'cli', floor: 9, may: ['*'] },
+  { folder: 'index', floor: 10, may: ['*'] },
 ];
 
 export interface Breach {

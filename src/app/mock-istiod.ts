@@ -41,7 +41,7 @@ import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from './fault-host.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
-import { UiHub } from '../control/ui-hub.js';
+import { UiHub } from '../live/ui-hub.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
 
 export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): MockIstiod {

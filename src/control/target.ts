@@ -16,7 +16,7 @@ import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import type { SentResources } from '../journal/sent-resources.js';
-import type { UiHub, UiTarget } from './ui-hub.js';
+import type { UiHub, UiTarget } from '../live/ui-hub.js';
 
 /** Withhold and release (control-routes.ts). */
 export interface Controllable {

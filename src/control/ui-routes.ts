@@ -7,7 +7,7 @@ import { isObject } from '../util/guards.js';
 import { notFound, problemsResponse } from './responses.js';
 import type { Route } from './router.js';
 import type { HasUi } from './target.js';
-import { parseAdminAddress } from './ui-admins.js';
+import { parseAdminAddress } from '../live/ui-admins.js';
 import { defaultUiRoot, serveUiFile } from './ui-static.js';
 
 const ADMIN_BODY = {

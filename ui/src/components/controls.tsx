@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { callControl } from '../api.js';
 import { useT } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
-import type { UiServerState } from '../../../src/control/ui-events.js';
+import type { UiServerState } from '../../../src/live/ui-events.js';
 
 /** The four buttons that change the mock's state: their control route, look and label. */
 const STATE_BUTTONS: {

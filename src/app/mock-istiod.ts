@@ -6,7 +6,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
 import { allRoutes } from '../control/routes.js';
-import { debugEndpointBody } from '../control/debug-endpoint.js';
 import { createDebugAnswerer } from '../debug/debug-xds.js';
 import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
@@ -40,6 +39,7 @@ import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from './fault-host.js';
+import { debugXdsSource, metricsSources, uiTarget, type ServerState } from './room-views.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
 import { UiHub } from '../live/ui-hub.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
@@ -102,7 +102,13 @@ class MockIstiodImpl implements MockIstiod {
     this.policy = combinePolicies(withholdSwitch, this.faults, ...options.policies);
     this.journalStore = new Journal(options.journalSize);
     attachJournal(this.journalStore, this.events);
-    this.metrics = createXdsMetrics(this.events, this);
+    const state: ServerState = {
+      events: this.events,
+      journal: this.journalStore,
+      withholdSwitch,
+      streams: () => this.streams(),
+    };
+    this.metrics = createXdsMetrics(this.events, metricsSources(state));
     this.faults.events.on('applied', (fault) => this.metrics.faultApplied(fault.scenario));
     this.sentResources = new SentResources(this.events);
     this.ads = createAdsServer(
@@ -115,11 +121,7 @@ class MockIstiodImpl implements MockIstiod {
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
         register: (stream) => this.streamsById.set(stream.connectionId, stream),
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
-        debug: createDebugAnswerer({
-          streams: () => this.streams(),
-          sentTo: (connectionId) => this.sentResources.get(connectionId),
-          endpointBody: debugEndpointBody(this),
-        }),
+        debug: createDebugAnswerer(debugXdsSource(state, this.sentResources)),
         authenticate: (credentials) =>
           this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },
@@ -142,7 +144,7 @@ class MockIstiodImpl implements MockIstiod {
     this.policy.onChange(() => {
       for (const stream of this.streamsById.values()) stream.flush();
     });
-    this.ui = new UiHub(this, {
+    this.ui = new UiHub(uiTarget(state, this.faults, this.host), {
       lang: options.lang,
       addresses: () => {
         const started = this.started;

@@ -16,7 +16,7 @@ import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import type { SentResources } from '../journal/sent-resources.js';
-import type { UiHub, UiTarget } from '../live/ui-hub.js';
+import type { UiHub } from '../live/ui-hub.js';
 
 /** Withhold and release (control-routes.ts). */
 export interface Controllable {
@@ -34,7 +34,7 @@ export interface Debuggable {
   /** The health of the journal's sinks (a `--journal` file). */
   journalSinks(): JournalSinkStatus[];
   /** What each stream was last sent, per type. */
-  readonly sentResources: SentResources;
+  readonly sentResources: Pick<SentResources, 'get'>;
 }
 
 /** Faults, per-test reset, push and disconnect (fault-routes.ts). */
@@ -71,17 +71,9 @@ export interface HasMetrics {
 
 /** The live page's hub, which the assembly creates and closes (ui-routes.ts). */
 export interface HasUi {
-  readonly ui: UiHub;
+  readonly ui: Pick<UiHub, 'connect' | 'admins' | 'adminsChanged' | 'listening' | 'clientInfo'>;
 }
 
 /** Everything the control API serves from. */
 export interface ControlTarget
-  extends
-    Controllable,
-    Debuggable,
-    FaultTarget,
-    ResourceTarget,
-    HasSecurity,
-    HasMetrics,
-    UiTarget,
-    HasUi {}
+  extends Controllable, Debuggable, FaultTarget, ResourceTarget, HasSecurity, HasMetrics, HasUi {}

@@ -9,7 +9,7 @@
  */
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
-import { SentResources } from '../../src/control/sent-resources.js';
+import { SentResources } from '../../src/journal/sent-resources.js';
 import { FaultEngine } from '../../src/faults/engine.js';
 import { createFaultHost } from '../../src/app/fault-host.js';
 import { attachJournal, Journal } from '../../src/journal/journal.js';

@@ -10,8 +10,10 @@
  * This floor knows no HTTP server and loads no server code: the page's bundle includes it.
  */
 import type { FieldSchemas, FieldValue, FieldValues, JsonSchema } from '../core/fields.js';
-import { formatProblems, type Problem } from '../util/problems.js';
+import type { Refusal } from './refusal.js';
 import type { OperationTarget } from './target.js';
+
+export { invalid, Refusal, type RefusalStatus } from './refusal.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -24,31 +26,6 @@ export interface Answer<T> {
 
 export function answer<T>(schema: JsonSchema): Answer<T> {
   return { schema };
-}
-
-/** HTTP statuses an operation may refuse with. */
-export type RefusalStatus = 400 | 404 | 409;
-
-/**
- * An operation's refusal: the one body every 4xx and 5xx of the control port carries,
- * `{ error, problems }` (docs/api.md), with its status. `extra` adds fields beside them (a
- * 404 for an unknown scenario lists the valid ones).
- */
-export class Refusal {
-  readonly problems: readonly Problem[];
-  constructor(
-    readonly status: RefusalStatus,
-    readonly error: string,
-    problems: readonly Problem[] = [],
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    this.problems = problems;
-  }
-}
-
-/** A 400 for bad input: `<what>: <every problem, with its path>`. */
-export function invalid(what: string, problems: readonly Problem[]): Refusal {
-  return new Refusal(400, `${what}: ${formatProblems(problems)}`, problems);
 }
 
 /** What a CLI verb adds to an operation: its help, and how its answer reads as a line. */

@@ -21,7 +21,7 @@ import type {
   SetsChanged,
   TokenFields,
 } from './answers.js';
-import type { Refusal } from './operation.js';
+import type { Refusal } from './refusal.js';
 
 /** The faults applied to the mock: the part of its fault engine the operations use. */
 export interface FaultList {

@@ -5,7 +5,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { OperationTarget } from '../api/target.js';
 import type { MockSecurity } from '../ca/security.js';
-import type { SentResources } from '../control/sent-resources.js';
+import type { SentResources } from '../journal/sent-resources.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { Snapshot, SnapshotChange } from '../core/snapshot.js';

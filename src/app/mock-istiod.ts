@@ -6,7 +6,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
 import { allRoutes } from '../control/routes.js';
-import { createDebugAnswerer } from '../control/debug-xds.js';
+import type { Debuggable } from '../control/target.js';
+import { createDebugAnswerer } from '../debug/debug-xds.js';
 import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { attachCollisionWarnings } from './collisions.js';
@@ -22,7 +23,7 @@ import {
 } from '../journal/journal.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
-import { SentResources } from '../control/sent-resources.js';
+import { SentResources } from '../journal/sent-resources.js';
 import { createAdsServer, type AdsServer } from '../server/ads-server.js';
 import { MockIstiodError } from '../util/errors.js';
 import { ServerEventEmitter, type StreamView } from '../core/events.js';
@@ -39,8 +40,15 @@ import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { FaultEngine } from '../faults/engine.js';
 import { createFaultHost } from './fault-host.js';
+import {
+  debuggable,
+  debugXdsSource,
+  metricsSources,
+  uiTarget,
+  type ServerState,
+} from './room-views.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
-import { UiHub } from '../control/ui-hub.js';
+import { UiHub } from '../live/ui-hub.js';
 import { createOperationTarget } from '../control/operation-target.js';
 import type { OperationTarget } from '../api/target.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
@@ -68,6 +76,8 @@ class MockIstiodImpl implements MockIstiod {
   /** The live page's events; it listens to the server only while a page is open. */
   readonly ui: UiHub;
   readonly operations: OperationTarget;
+  /** What istiod's debug views read (over HTTP and over ADS). */
+  private readonly debug: Debuggable;
   private readonly host: FaultHost;
   private readonly streamsById = new Map<string, AdsStream>();
   private readonly ads: AdsServer;
@@ -104,9 +114,16 @@ class MockIstiodImpl implements MockIstiod {
     this.policy = combinePolicies(withholdSwitch, this.faults, ...options.policies);
     this.journalStore = new Journal(options.journalSize);
     attachJournal(this.journalStore, this.events);
-    this.metrics = createXdsMetrics(this.events, this);
+    const state: ServerState = {
+      events: this.events,
+      journal: this.journalStore,
+      withholdSwitch,
+      streams: () => this.streams(),
+    };
+    this.metrics = createXdsMetrics(this.events, metricsSources(state));
     this.faults.events.on('applied', (fault) => this.metrics.faultApplied(fault.scenario));
     this.sentResources = new SentResources(this.events);
+    this.debug = debuggable(state, this.sentResources);
     this.ads = createAdsServer(
       {
         snapshotFor: (proxy) => store.snapshotFor(proxy),
@@ -117,7 +134,7 @@ class MockIstiodImpl implements MockIstiod {
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
         register: (stream) => this.streamsById.set(stream.connectionId, stream),
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
-        debug: createDebugAnswerer(this),
+        debug: createDebugAnswerer(debugXdsSource(state, this.sentResources)),
         authenticate: (credentials) =>
           this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },
@@ -140,7 +157,7 @@ class MockIstiodImpl implements MockIstiod {
     this.policy.onChange(() => {
       for (const stream of this.streamsById.values()) stream.flush();
     });
-    this.ui = new UiHub(this, {
+    this.ui = new UiHub(uiTarget(state, this.faults, this.host), {
       lang: options.lang,
       addresses: () => {
         const started = this.started;
@@ -196,16 +213,9 @@ class MockIstiodImpl implements MockIstiod {
       });
       let control: Endpoint | undefined;
       if (this.options.control) {
-        const withholdSwitch = this.withholdSwitch;
         const routes = allRoutes({
           operations: this.operations,
-          debug: {
-            streams: () => this.streams(),
-            get withheld() {
-              return withholdSwitch.withheld;
-            },
-            sentResources: this.sentResources,
-          },
+          debug: this.debug,
           metrics: { metrics: this.metrics },
           ui: { ui: this.ui },
         });

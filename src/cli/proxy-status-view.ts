@@ -13,11 +13,11 @@ import {
   sentAt,
   type ResourceStatus,
   type SyncStatusJson,
-} from '../control/client-config.js';
+} from '../debug/client-config.js';
 import { humanDuration } from './human-duration.js';
 import { formatTable } from './tabwriter.js';
 
-export type { SyncStatusJson } from '../control/client-config.js';
+export type { SyncStatusJson } from '../debug/client-config.js';
 
 /** istioctl's type columns, in its order: CDS LDS EDS RDS ECDS. */
 export const TABLE_TYPES = rankedTypes((t) => t.proxyStatusColumn).map((t) => t.typeUrl);

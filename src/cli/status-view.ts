@@ -4,7 +4,7 @@
  * last NACK. Built for a projector: one block per proxy, Envoy's stat names as they are.
  */
 import { RESOURCE_TYPES } from '../core/types/registry.js';
-import type { TypeDetail } from '../control/streamz-view.js';
+import type { TypeDetail } from '../debug/streamz-view.js';
 import { grpcCodeName } from '../metrics/grpc-codes.js';
 import type { EnvoySide } from './status-envoy.js';
 import type { ProxyReport, StatusReport } from './status-report.js';

@@ -6,7 +6,7 @@
  * `?pretty` indents any of them.
  */
 import type { StreamView } from '../core/events.js';
-import { buildConfigDump, buildTypedDump } from './config-dump.js';
+import { buildConfigDump, buildTypedDump } from '../debug/config-dump.js';
 import {
   adszView,
   connectionsView,
@@ -14,9 +14,9 @@ import {
   namespaceOf,
   sortedStreams,
   syncStatus,
-} from './debug-views.js';
+} from '../debug/debug-views.js';
 import type { ControlRequest, ControlResponse, Route } from './router.js';
-import { streamzView } from './streamz-view.js';
+import { streamzView } from '../debug/streamz-view.js';
 import type { Debuggable } from './target.js';
 import { parseTypeList } from '../core/types/registry.js';
 import { problemsResponse } from './responses.js';

@@ -18,9 +18,9 @@ import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Problem, Result, ResultWithWarnings } from '../util/problems.js';
-import { resourceJson } from './config-dump.js';
-import { parseAdminAddress } from './ui-admins.js';
-import type { UiHub } from './ui-hub.js';
+import { resourceJson } from '../debug/config-dump.js';
+import { parseAdminAddress } from '../live/ui-admins.js';
+import type { UiHub } from '../live/ui-hub.js';
 
 /** What the operations need of the mock itself. */
 export interface OperationSource {

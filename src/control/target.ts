@@ -9,15 +9,15 @@
 import type { StreamView } from '../core/events.js';
 import type { OperationTarget } from '../api/target.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
-import type { SentResources } from './sent-resources.js';
-import type { UiHub } from './ui-hub.js';
+import type { SentResources } from '../journal/sent-resources.js';
+import type { UiHub } from '../live/ui-hub.js';
 
 /** istiod's debug endpoints (debug-routes.ts). */
 export interface Debuggable {
   streams(): StreamView[];
   readonly withheld: boolean;
   /** What each stream was last sent, per type. */
-  readonly sentResources: SentResources;
+  readonly sentResources: Pick<SentResources, 'get'>;
 }
 
 /** `/metrics` (metrics-routes.ts). */
@@ -27,7 +27,7 @@ export interface HasMetrics {
 
 /** The live page's hub, which the assembly creates and closes (ui-routes.ts). */
 export interface HasUi {
-  readonly ui: UiHub;
+  readonly ui: Pick<UiHub, 'connect' | 'listening' | 'clientInfo'>;
 }
 
 /** Everything the control API serves from, each route file's part by name. */

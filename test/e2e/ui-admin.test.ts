@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
-import type { UiProxy, UiSnapshot, UiStatSample } from '../../src/control/ui-events.js';
+import type { UiProxy, UiSnapshot, UiStatSample } from '../../src/live/ui-events.js';
 import { startAgent } from '../../src/envoy/agent.js';
 import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { makeLabResources } from '../../src/resources/lab.js';

@@ -14,7 +14,7 @@ import type {
   UiProxy,
   UiServerState,
   UiSnapshot,
-} from '../../src/control/ui-events.js';
+} from '../../src/live/ui-events.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
 import { ack, handshake, requestClusters } from '../support/handshake.js';

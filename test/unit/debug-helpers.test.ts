@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJournalQuery } from '../../src/control/journal-query.js';
+import { parseJournalQuery } from '../../src/debug/journal-query.js';
 import { syncState } from '../../src/core/sync-status.js';
 import { ConvergenceTracker } from '../../src/metrics/convergence.js';
 import { grpcCodeName } from '../../src/metrics/grpc-codes.js';

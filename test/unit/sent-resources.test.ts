@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { SentResources } from '../../src/control/sent-resources.js';
+import { SentResources } from '../../src/journal/sent-resources.js';
 import { ServerEventEmitter, type StreamView } from '../../src/core/events.js';
 import { TypeSnapshot } from '../../src/core/snapshot.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';

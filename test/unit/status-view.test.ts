@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamDetail } from '../../src/control/streamz-view.js';
+import type { StreamDetail } from '../../src/debug/streamz-view.js';
 import { adminFromMetadata, adminUrl } from '../../src/cli/status-envoy.js';
 import type { StatusReport } from '../../src/cli/status-report.js';
 import { renderStatus } from '../../src/cli/status-view.js';

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  loopbackPeer,
-  parseAdminAddress,
-  trustedMetadataAdmin,
-} from '../../src/control/ui-admins.js';
+import { loopbackPeer, parseAdminAddress, trustedMetadataAdmin } from '../../src/live/ui-admins.js';
 import { matchRoute, type Route } from '../../src/control/router.js';
 import { redactedUrl } from '../../src/control/auth.js';
 

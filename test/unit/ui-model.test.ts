@@ -9,7 +9,7 @@ import type {
   UiProxy,
   UiSnapshot,
   UiStatSample,
-} from '../../src/control/ui-events.js';
+} from '../../src/live/ui-events.js';
 import { buildChart, statValue } from '../../ui/src/model/chart.js';
 import { stillWaiting } from '../../ui/src/model/exchange.js';
 import { EMPTY_STATE, reduce } from '../../ui/src/model/reduce.js';

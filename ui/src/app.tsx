@@ -1,6 +1,6 @@
 /** The whole page: header, pods, chart, controls, faults, and the ADS exchange. */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { UiProxy, UiStatSample } from '../../src/control/ui-events.js';
+import type { UiProxy, UiStatSample } from '../../src/live/ui-events.js';
 import { AdminInput } from './components/admin-input.js';
 import { Controls } from './components/controls.js';
 import { Faults } from './components/faults.js';

@@ -5,7 +5,7 @@
  * parameter.
  */
 import { useEffect, useReducer, useState } from 'preact/hooks';
-import { UI_EVENT_TYPES, type UiEvent } from '../../src/control/ui-events.js';
+import { UI_EVENT_TYPES, type UiEvent } from '../../src/live/ui-events.js';
 import { loadToken } from './api.js';
 import { EMPTY_STATE, reduce } from './model/reduce.js';
 import type { PageState } from './model/state.js';

@@ -9,7 +9,7 @@ import type { Operation } from '../../../src/api/operation.js';
 import { OPERATIONS, type OperationName } from '../../../src/api/table.js';
 import { useT } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
-import type { UiServerState } from '../../../src/control/ui-events.js';
+import type { UiServerState } from '../../../src/live/ui-events.js';
 
 /** The page's message for each operation with a button (a unit test checks none is missing). */
 export const BUTTON_LABELS = {

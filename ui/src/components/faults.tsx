@@ -1,6 +1,6 @@
 /** The faults applied to the mock, with their state, and a button to remove each. */
 import { useState } from 'preact/hooks';
-import type { UiFault } from '../../../src/control/ui-events.js';
+import type { UiFault } from '../../../src/live/ui-events.js';
 import { control } from '../api.js';
 import { useT } from '../i18n.js';
 

@@ -3,7 +3,7 @@
  * `/ready`, and per resource type the proxy-status cell and the version Envoy ACKed. Two or
  * more proxies sit side by side.
  */
-import type { UiProxy, UiSyncStatus, UiTypeStatus } from '../../../src/control/ui-events.js';
+import type { UiProxy, UiSyncStatus, UiTypeStatus } from '../../../src/live/ui-events.js';
 import type { ProxyRow } from '../model/state.js';
 import { useT } from '../i18n.js';
 

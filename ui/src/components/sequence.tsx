@@ -6,7 +6,7 @@
  * the diagram.
  */
 import { useEffect, useRef } from 'preact/hooks';
-import type { UiJournalEntry, UiProxy } from '../../../src/control/ui-events.js';
+import type { UiJournalEntry, UiProxy } from '../../../src/live/ui-events.js';
 import { useT, type Translate } from '../i18n.js';
 import { stillWaiting } from '../model/exchange.js';
 import type { ExchangeItem } from '../model/state.js';

@@ -3,7 +3,7 @@
  * as uPlot wants) and, per Envoy admin, a line for `control_plane.connected_state` and one
  * each for update_success / update_rejected summed over the types Envoy reports (CDS, LDS, …).
  */
-import type { UiStatSample } from '../../../src/control/ui-events.js';
+import type { UiStatSample } from '../../../src/live/ui-events.js';
 
 export type ChartStat = 'connected_state' | 'update_success' | 'update_rejected';
 

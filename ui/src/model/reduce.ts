@@ -1,5 +1,5 @@
 /**
- * The page's state after each event of the stream (src/control/ui-events.ts): a `snapshot`
+ * The page's state after each event of the stream (src/live/ui-events.ts): a `snapshot`
  * replaces everything; the other events update their part. Unknown events change nothing.
  */
 import type {
@@ -8,7 +8,7 @@ import type {
   UiFaultMarker,
   UiJournalEntry,
   UiSnapshot,
-} from '../../../src/control/ui-events.js';
+} from '../../../src/live/ui-events.js';
 import {
   EMPTY_STATE,
   EXCHANGE_LIMIT,

@@ -11,7 +11,7 @@ import type {
   UiProxy,
   UiServerState,
   UiStatSample,
-} from '../../../src/control/ui-events.js';
+} from '../../../src/live/ui-events.js';
 
 /** One row of the sequence diagram: a journal entry, or a fault's step. */
 export type ExchangeItem =

@@ -11,7 +11,7 @@ import { findMessageType } from '../xds/protos.js';
 import { RESOURCE_TYPES, resourceType } from '../core/types/registry.js';
 import type { ConfigDumpSection } from '../core/types/resource-type.js';
 import { ADMIN_TYPE_PREFIX, messageNameOf } from '../xds/type-urls.js';
-import type { SentType } from './sent-resources.js';
+import type { SentType } from '../journal/sent-resources.js';
 
 type Json = Record<string, unknown>;
 

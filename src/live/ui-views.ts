@@ -10,8 +10,8 @@ import { matchesGlob } from '../faults/glob.js';
 import { NACK_CATALOGUE } from '../faults/nack-catalogue.js';
 import { scenarioNames } from '../faults/registry.js';
 import type { JournalEntry } from '../journal/journal.js';
-import { configStatus, type ResourceStatus } from './client-config.js';
-import { namespaceOf, syncStatus } from './debug-views.js';
+import { configStatus, type ResourceStatus } from '../debug/client-config.js';
+import { namespaceOf, syncStatus } from '../debug/debug-views.js';
 import type {
   UiCatalogue,
   UiEnvoyState,

@@ -16,19 +16,27 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { DebugAnswer, DebugAnswerer, DebugResource } from '../core/debug-answer.js';
+import type { StreamView } from '../core/events.js';
+import type { SentType } from '../journal/sent-resources.js';
 import { packAnyJson } from '../xds/json.js';
 import { CONFIG_DUMP_DEBUG_TYPE, DEBUG_TYPE, SYNCZ_DEBUG_TYPE } from '../xds/type-urls.js';
 import { buildConfigDump } from './config-dump.js';
 import { clientConfigJson } from './client-config.js';
 import { findStream, namespaceOf, sortedStreams, syncStatus } from './debug-views.js';
-import { debugRoutes } from './debug-routes.js';
-import { matchRoute, type ControlResponse } from './router.js';
-import type { Debuggable } from './target.js';
+
+/** What the ADS debug answers read; the assembly fills it in. */
+export interface DebugXdsSource {
+  streams(): StreamView[];
+  /** What a stream was last sent, by type URL (`SentResources.get`). */
+  sentTo(connectionId: string): ReadonlyMap<string, SentType>;
+  /**
+   * The body of the `/debug/<name>` endpoint (`name` may carry a query), run in process
+   * by the HTTP side (control/debug-endpoint.ts), whatever its status.
+   */
+  endpointBody(name: string): Promise<Uint8Array>;
+}
 
 type Json = Record<string, unknown>;
-
-/** What Go's net/http answers for a path no handler serves (istioctl looks for this text). */
-const NOT_FOUND_BODY = '404 page not found\n';
 
 function pack(name: string, json: Json): DebugResource {
   const packed = packAnyJson(json);
@@ -39,52 +47,24 @@ function pack(name: string, json: Json): DebugResource {
   return { name, typeUrl: packed.value.typeUrl, value: packed.value.bytes };
 }
 
-function syncz(target: Debuggable): DebugResource[] {
+function syncz(target: DebugXdsSource): DebugResource[] {
   return sortedStreams(target.streams()).map((stream) =>
     pack(stream.proxy.id, clientConfigJson(syncStatus(stream), namespaceOf(stream))),
   );
 }
 
-function configDump(target: Debuggable, names: readonly string[]): DebugResource[] {
+function configDump(target: DebugXdsSource, names: readonly string[]): DebugResource[] {
   // istiod answers a malformed request (not exactly one name) with nothing.
   const [proxyId] = names;
   if (names.length !== 1 || proxyId === undefined) return [];
   const stream = findStream(target.streams(), proxyId);
   if (!stream) return [];
-  const dump = buildConfigDump(target.sentResources.get(stream.connectionId));
+  const dump = buildConfigDump(target.sentTo(stream.connectionId));
   return dump.configs.map((section) => pack('', section));
 }
 
-function bodyBytes(response: ControlResponse): Buffer {
-  const { body } = response;
-  return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-}
-
-/** `istio.io/debug`: runs the `/debug/<name>` endpoint in process and returns its body. */
-async function debugEndpoint(target: Debuggable, name: string): Promise<DebugResource[]> {
-  const url = new URL(`/debug/${name}`, 'http://mock-istiod');
-  const found = matchRoute(debugRoutes(target), 'GET', url.pathname);
-  let body: Buffer;
-  if (!found || !('route' in found)) body = Buffer.from(NOT_FOUND_BODY);
-  else {
-    try {
-      const response = await found.route.handle({
-        method: 'GET',
-        path: url.pathname,
-        query: url.searchParams,
-        params: found.params,
-        body: undefined,
-      });
-      body = bodyBytes(response);
-    } catch (err) {
-      body = Buffer.from(`${err instanceof Error ? err.message : String(err)}\n`);
-    }
-  }
-  return [{ name, typeUrl: DEBUG_TYPE, value: body }];
-}
-
 /** The answerer the assembly hands to the ADS streams. */
-export function createDebugAnswerer(target: Debuggable): DebugAnswerer {
+export function createDebugAnswerer(target: DebugXdsSource): DebugAnswerer {
   return async ({ typeUrl, names }): Promise<DebugAnswer> => {
     switch (typeUrl) {
       case SYNCZ_DEBUG_TYPE:
@@ -98,7 +78,8 @@ export function createDebugAnswerer(target: Debuggable): DebugAnswerer {
           const message = 'exactly one debug request is required';
           return { ok: false, code: grpc.status.INVALID_ARGUMENT, message };
         }
-        return { ok: true, resources: await debugEndpoint(target, name) };
+        const body = await target.endpointBody(name);
+        return { ok: true, resources: [{ name, typeUrl: DEBUG_TYPE, value: body }] };
       }
       default:
         // Another istio.io/debug/* type istiod does not generate: nothing to send.

@@ -2,7 +2,7 @@
  * CSDS's `ClientConfig` for one proxy, built from its `/debug/syncz` entry (istiod's
  * `SyncStatus`): the shape istiod's `istio.io/debug/syncz` answers over ADS and
  * `istioctl proxy-status -o json` prints (pilot/pkg/xds/statusgen.go). One builder serves
- * both the ADS debug type (src/control/debug-xds.ts) and `mock-istiod proxy-status -o json`.
+ * both the ADS debug type (debug/debug-xds.ts) and `mock-istiod proxy-status -o json`.
  * Field names are proto3 JSON's lowerCamelCase, as istioctl prints them; the encoder takes
  * them too.
  */

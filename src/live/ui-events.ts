@@ -1,6 +1,6 @@
 /**
  * The contract between the mock and its live page (`/ui`): the events of the server-sent
- * stream `GET /ui/events`. Types only, shared by the server (src/control/ui-*.ts) and the
+ * stream `GET /ui/events`. Types only, shared by the server (src/live/ui-*.ts) and the
  * page (ui/), so that neither can drift from the other.
  *
  * The stream opens with one `snapshot` event holding everything the page shows; then

@@ -7,7 +7,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
-import type { FaultEngine } from '../faults/engine.js';
 import type { FaultInfo } from '../faults/model.js';
 import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
 import { UiAdmins } from './ui-admins.js';
@@ -32,10 +31,22 @@ import {
   UI_COLUMNS,
 } from './ui-views.js';
 
+type FaultAction = UiFaultMarker['action'];
+type FaultListener = (fault: FaultInfo) => void;
+
+/** The few members of the fault engine the page reads: the faults, and word of each change. */
+export interface UiFaults {
+  list(): FaultInfo[];
+  readonly events: {
+    on(action: FaultAction, listener: FaultListener): unknown;
+    off(action: FaultAction, listener: FaultListener): unknown;
+  };
+}
+
 /** The live page's events : what the server does, read only while a page is open. */
 export interface UiTarget {
   readonly events: ServerEventEmitter;
-  readonly faults: FaultEngine;
+  readonly faults: UiFaults;
   readonly journalStore: Pick<Journal, 'addSink'>;
   journal(filter?: JournalFilter): JournalEntry[];
   streams(): StreamView[];
@@ -59,7 +70,7 @@ export interface UiHubOptions {
   addresses?: () => UiSnapshot['addresses'];
 }
 
-const FAULT_ACTIONS = ['applied', 'activated', 'done', 'removed'] as const;
+const FAULT_ACTIONS: readonly FaultAction[] = ['applied', 'activated', 'done', 'removed'];
 
 /** The share of the event loop's time the batches may take (see `flush`). */
 const FLUSH_BUDGET = 0.02;

@@ -5,13 +5,13 @@
  * With `--file` it reads a journal file `serve --journal` wrote instead, saying on stderr
  * when its last line was cut short (the writer was killed) and skipping it.
  */
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
-import { filterEntries } from '../journal/journal.js';
-import { readJournalFile } from '../journal/read-file.js';
-import { parseJournalQuery } from '../control/journal-query.js';
-import type { JournalEntry } from '../journal/journal.js';
-import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from './control-command.js';
-import { callControl, controlApiError, reportControlErrors } from './control-client.js';
+import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
+import { filterEntries } from '../../journal/journal.js';
+import { readJournalFile } from '../../journal/read-file.js';
+import { parseJournalQuery } from '../../control/journal-query.js';
+import type { JournalEntry } from '../../journal/journal.js';
+import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from '../control-command.js';
+import { callControl, controlApiError, reportControlErrors } from '../control-client.js';
 
 const USAGE = `Usage: mock-istiod journal [--follow | --file <file>] [options]
 

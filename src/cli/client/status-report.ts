@@ -5,9 +5,9 @@
  * to the mock (or the mock is down): that is the moment a class wants to watch
  * `control_plane.connected_state` drop to 0.
  */
-import type { StreamDetail, StreamzView } from '../control/streamz-view.js';
-import { isMockIstiodError } from '../util/errors.js';
-import { getControlJson } from './control-client.js';
+import type { StreamDetail, StreamzView } from '../../control/streamz-view.js';
+import { isMockIstiodError } from '../../util/errors.js';
+import { getControlJson } from '../control-client.js';
 import { adminFromMetadata, readEnvoy, type AdminAddress, type EnvoySide } from './status-envoy.js';
 
 export interface ProxyReport {

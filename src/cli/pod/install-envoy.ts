@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { packageRoot } from '../util/package-root.js';
+import { packageRoot } from '../../util/package-root.js';
 
 export async function installEnvoy(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const script = join(packageRoot(), 'scripts', 'install-envoy.sh');

@@ -4,11 +4,11 @@
  * --from-config-dump`. With `kubectl port-forward <pod> 15000` it reaches a real sidecar.
  */
 import { writeFileSync } from 'node:fs';
-import { EnvoyAdminClient } from '../envoy/admin-client.js';
-import { dumpConfigs } from '../import/dump-sections.js';
-import { parseHostPort } from '../import/json-walk.js';
-import { MockIstiodError } from '../util/errors.js';
-import { parseFlags } from './flags.js';
+import { EnvoyAdminClient } from '../../envoy/admin-client.js';
+import { dumpConfigs } from '../../import/dump-sections.js';
+import { parseHostPort } from '../../import/json-walk.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { parseFlags } from '../flags.js';
 
 export const CAPTURE_USAGE = `Usage: mock-istiod capture --admin <host:port> [-o <file>]
 

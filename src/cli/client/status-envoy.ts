@@ -11,16 +11,16 @@
  * The state shown is `/server_info`'s, which is current; the `server.state` stat lags up to
  * a stats flush and reads 0 (LIVE) before the first one.
  */
-import { RESOURCE_TYPES } from '../core/types/registry.js';
-import { EnvoyAdminClient, type StatValue } from '../envoy/admin-client.js';
-import type { AdminAddress, AdminSource } from '../envoy/admin-address.js';
+import { RESOURCE_TYPES } from '../../core/types/registry.js';
+import { EnvoyAdminClient, type StatValue } from '../../envoy/admin-client.js';
+import type { AdminAddress, AdminSource } from '../../envoy/admin-address.js';
 
 export {
   adminFromMetadata,
   adminUrl,
   type AdminAddress,
   type AdminSource,
-} from '../envoy/admin-address.js';
+} from '../../envoy/admin-address.js';
 
 /** The per-type subscription stats shown beside the mock's view. */
 const TYPE_STATS = ['update_success', 'update_rejected', 'version_text'];

@@ -6,9 +6,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { MockIstiodError } from '../util/errors.js';
-import { parseChoice } from './args.js';
-import { CONTROL_FLAGS, CONTROL_HELP, controlTarget } from './control-client.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { parseChoice } from '../args.js';
+import { CONTROL_FLAGS, CONTROL_HELP, controlTarget } from '../control-client.js';
 import { adminUrl, type AdminAddress } from './status-envoy.js';
 import { collectStatus, type StatusOptions, type StatusReport } from './status-report.js';
 import { renderStatus } from './status-view.js';

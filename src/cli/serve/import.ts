@@ -3,9 +3,9 @@
  * `proxy-config all -o json`) written as an editable resource file, with the import report.
  */
 import { writeFileSync } from 'node:fs';
-import { parseFlagsAndArgs } from './flags.js';
-import { formatOf, formatResourceFile } from '../import/resource-file.js';
-import { MockIstiodError } from '../util/errors.js';
+import { parseFlagsAndArgs } from '../flags.js';
+import { formatOf, formatResourceFile } from '../../import/resource-file.js';
+import { MockIstiodError } from '../../util/errors.js';
 import {
   IMPORT_FLAGS,
   IMPORT_USAGE,

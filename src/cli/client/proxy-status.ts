@@ -3,16 +3,16 @@
  * reads `/debug/syncz` from the mock's control API and prints istioctl's table, or with
  * `-o json` istioctl's JSON.
  */
-import { parseFlagsAndArgs } from './flags.js';
-import { MockIstiodError } from '../util/errors.js';
-import { parseChoice } from './args.js';
+import { parseFlagsAndArgs } from '../flags.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { parseChoice } from '../args.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
   controlTarget,
   getControlJson,
   reportControlErrors,
-} from './control-client.js';
+} from '../control-client.js';
 import {
   errorLines,
   proxyStatusJson,

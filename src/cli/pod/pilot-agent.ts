@@ -7,13 +7,13 @@
  * `agent` is the emulated twin: no Go needed.
  */
 import * as tls from 'node:tls';
-import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
-import { describeExit } from '../envoy/envoy-exit.js';
-import { findIstio } from '../envoy/find-istio.js';
-import { startPilotAgent, type PilotAgent } from '../envoy/pilot-agent.js';
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
-import { isObject } from '../util/guards.js';
-import { parseChoice, parsePort } from './args.js';
+import { describePodEnvProblems, podIdentityFromEnv } from '../../bootstrap/pod-env.js';
+import { describeExit } from '../../envoy/envoy-exit.js';
+import { findIstio } from '../../envoy/find-istio.js';
+import { startPilotAgent, type PilotAgent } from '../../envoy/pilot-agent.js';
+import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
+import { isObject } from '../../util/guards.js';
+import { parseChoice, parsePort } from '../args.js';
 import { parseHostPort, POD_PORT_FLAGS } from './bootstrap.js';
 import {
   CONTROL_FLAGS,
@@ -22,10 +22,10 @@ import {
   controlTarget,
   getControlText,
   reportControlErrors,
-} from './control-client.js';
-import { createCliLogger, LOG_LEVELS } from './logger.js';
+} from '../control-client.js';
+import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { runPodUntilDone } from './pod-run.js';
-import { parseFlags } from './flags.js';
+import { parseFlags } from '../flags.js';
 import { mintRemotely } from './token.js';
 
 const ENVOY_LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'critical', 'off'] as const;

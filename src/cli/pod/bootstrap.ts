@@ -6,20 +6,20 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
-import { renderBootstrap, type BootstrapFormat } from '../bootstrap/render.js';
+import { describePodEnvProblems, podIdentityFromEnv } from '../../bootstrap/pod-env.js';
+import { renderBootstrap, type BootstrapFormat } from '../../bootstrap/render.js';
 import {
   makeSidecarBootstrap,
   resolveSidecarBootstrapOptions,
   SIDECAR_PORTS,
-} from '../bootstrap/sidecar.js';
-import { formatProblems } from '../util/problems.js';
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
-import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
-import { envoyValidateError, envoyValidateOkLine } from '../bootstrap/validate-message.js';
-import { validateEnvoyConfig } from '../envoy/validate.js';
-import { parseFlags } from './flags.js';
-import { parseChoice, parsePort } from './args.js';
+} from '../../bootstrap/sidecar.js';
+import { formatProblems } from '../../util/problems.js';
+import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
+import type { SidecarBootstrapOptions } from '../../bootstrap/sidecar.js';
+import { envoyValidateError, envoyValidateOkLine } from '../../bootstrap/validate-message.js';
+import { validateEnvoyConfig } from '../../envoy/validate.js';
+import { parseFlags } from '../flags.js';
+import { parseChoice, parsePort } from '../args.js';
 
 const DEFAULT_DISCOVERY = `127.0.0.1:${SIDECAR_PORTS.discovery}`;
 

@@ -3,9 +3,9 @@
  * version sent, version ACKed) beside the Envoy's own counters for CDS and LDS, then the
  * last NACK. Built for a projector: one block per proxy, Envoy's stat names as they are.
  */
-import { RESOURCE_TYPES } from '../core/types/registry.js';
-import type { TypeDetail } from '../control/streamz-view.js';
-import { grpcCodeName } from '../metrics/grpc-codes.js';
+import { RESOURCE_TYPES } from '../../core/types/registry.js';
+import type { TypeDetail } from '../../control/streamz-view.js';
+import { grpcCodeName } from '../../metrics/grpc-codes.js';
 import type { EnvoySide } from './status-envoy.js';
 import type { ProxyReport, StatusReport } from './status-report.js';
 import { formatTable } from './tabwriter.js';

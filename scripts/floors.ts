@@ -44,6 +44,7 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
       'util',
     ]),
   },
+  { folder: 'status', floor: 7, may: ['control', 'envoy', 'core', 'xds', 'util'] },
   { folder: 'app', floor: 7, may: ['*'] },
   { folder: 'testing', floor: 8, may: ['*'] },
   { folder: 'cli', floor: 8, may: ['*'] },

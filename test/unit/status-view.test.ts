@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamDetail } from '../../src/control/streamz-view.js';
-import { adminFromMetadata, adminUrl } from '../../src/cli/client/status-envoy.js';
-import type { StatusReport } from '../../src/cli/client/status-report.js';
+import { adminFromMetadata, adminUrl } from '../../src/envoy/admin-address.js';
+import type { StatusReport } from '../../src/status/status-report.js';
 import { renderStatus } from '../../src/cli/client/status-view.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 

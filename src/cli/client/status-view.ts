@@ -6,8 +6,8 @@
 import { RESOURCE_TYPES } from '../../core/types/registry.js';
 import type { TypeDetail } from '../../control/streamz-view.js';
 import { grpcCodeName } from '../../metrics/grpc-codes.js';
-import type { EnvoySide } from './status-envoy.js';
-import type { ProxyReport, StatusReport } from './status-report.js';
+import type { EnvoySide } from '../../envoy/admin-status.js';
+import type { ProxyReport, StatusReport } from '../../status/status-report.js';
 import { formatTable } from './tabwriter.js';
 
 /** Types whose subscription Envoy counts in stats of its own: CDS and LDS. */

@@ -9,8 +9,12 @@ import { parseArgs } from 'node:util';
 import { MockIstiodError } from '../../util/errors.js';
 import { parseChoice } from '../args.js';
 import { CONTROL_FLAGS, CONTROL_HELP, controlTarget } from '../control-client.js';
-import { adminUrl, type AdminAddress } from './status-envoy.js';
-import { collectStatus, type StatusOptions, type StatusReport } from './status-report.js';
+import { adminUrl, type AdminAddress } from '../../envoy/admin-address.js';
+import {
+  collectStatus,
+  type StatusOptions,
+  type StatusReport,
+} from '../../status/status-report.js';
 import { renderStatus } from './status-view.js';
 
 export const STATUS_USAGE = `Usage: mock-istiod status [options]

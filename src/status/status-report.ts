@@ -5,10 +5,10 @@
  * to the mock (or the mock is down): that is the moment a class wants to watch
  * `control_plane.connected_state` drop to 0.
  */
-import type { StreamDetail, StreamzView } from '../../control/streamz-view.js';
-import { isMockIstiodError } from '../../util/errors.js';
-import { getControlJson } from '../control-client.js';
-import { adminFromMetadata, readEnvoy, type AdminAddress, type EnvoySide } from './status-envoy.js';
+import type { StreamDetail, StreamzView } from '../control/streamz-view.js';
+import { adminFromMetadata, type AdminAddress } from '../envoy/admin-address.js';
+import { readEnvoy, type EnvoySide } from '../envoy/admin-status.js';
+import { reasonOf } from '../util/reason.js';
 
 export interface ProxyReport {
   /** istiod's proxy id (`<pod>.<namespace>`), else the node id, else the admin address. */
@@ -37,20 +37,47 @@ export interface StatusOptions {
   remembered?: Map<string, AdminAddress>;
 }
 
-async function readMock(report: StatusReport, token?: string): Promise<StreamDetail[]> {
+const STREAMZ = '/debug/streamz';
+
+/**
+ * The mock's `/debug/streamz`, or why it cannot be read, in the words the client commands
+ * use (`cli/control-client.ts`), since `status` prints them.
+ */
+async function readStreamz(
+  address: string,
+  token: string | undefined,
+): Promise<{ ok: true; view: StreamzView } | { ok: false; error: string }> {
+  let response: Response;
   try {
-    const target = token
-      ? { address: report.mock.address, token }
-      : { address: report.mock.address };
-    const view = await getControlJson<StreamzView>(target, '/debug/streamz', 3_000);
-    report.mock.reachable = true;
-    report.mock.withheld = view.withheld;
-    return view.streams;
+    response = await fetch(`http://${address}${STREAMZ}`, {
+      signal: AbortSignal.timeout(3_000),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
   } catch (err) {
-    if (!isMockIstiodError(err, 'CONTROL_API_FAILED')) throw err;
-    report.mock.error = err.message;
+    const error = `cannot reach mock-istiod at ${address} (${reasonOf(err)}); is \`mock-istiod serve\` running there? (--control-host, --control-port)`;
+    return { ok: false, error };
+  }
+  const body = await response.text();
+  if (response.status !== 200) {
+    const error = `mock-istiod at ${address} answered ${response.status} to ${STREAMZ}: ${body.trim()}`;
+    return { ok: false, error };
+  }
+  try {
+    return { ok: true, view: JSON.parse(body) as StreamzView };
+  } catch {
+    return { ok: false, error: `${address} answered ${STREAMZ} with something other than JSON` };
+  }
+}
+
+async function readMock(report: StatusReport, token?: string): Promise<StreamDetail[]> {
+  const read = await readStreamz(report.mock.address, token);
+  if (!read.ok) {
+    report.mock.error = read.error;
     return [];
   }
+  report.mock.reachable = true;
+  report.mock.withheld = read.view.withheld;
+  return read.view.streams;
 }
 
 /** The proxy id part of a node id (`sidecar~ip~pod.ns~domain` → `pod.ns`). */
@@ -103,6 +130,10 @@ async function readRemembered(
   });
 }
 
+/**
+ * One report: the mock's streams, each beside its Envoy where the admin address is known,
+ * and the Envoys known without a stream. Nothing unreachable throws: it is in the report.
+ */
 export async function collectStatus(options: StatusOptions): Promise<StatusReport> {
   const report: StatusReport = {
     at: new Date().toISOString(),

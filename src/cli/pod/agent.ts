@@ -11,6 +11,7 @@ import { startAgent, type Agent } from '../../envoy/agent.js';
 import type { EnvoyLogLevel } from '../../envoy/envoy-process.js';
 import { describeExit } from '../../envoy/envoy-exit.js';
 import { isMockIstiodError } from '../../util/errors.js';
+import { fail } from '../fail.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice } from '../args.js';
 import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './bootstrap.js';
@@ -97,9 +98,4 @@ function startFailure(err: unknown): string | undefined {
   if (code === 'EADDRINUSE')
     return `status port ${port ?? ''} is in use (is another agent running?)`;
   return undefined;
-}
-
-function fail(message: string, code: number): number {
-  process.stderr.write(`mock-istiod: ${message}\n`);
-  return code;
 }

@@ -18,6 +18,7 @@ import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
 import type { SidecarBootstrapOptions } from '../../bootstrap/sidecar.js';
 import { envoyValidateError, envoyValidateOkLine } from '../../bootstrap/validate-message.js';
 import { validateEnvoyConfig } from '../../envoy/validate.js';
+import { fail } from '../fail.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice, parsePort } from '../args.js';
 
@@ -207,9 +208,4 @@ async function validate(text: string, format: BootstrapFormat, out: string | und
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function fail(message: string, code: number): number {
-  process.stderr.write(`mock-istiod: ${message}\n`);
-  return code;
 }

@@ -26,6 +26,7 @@ import {
 } from '../control-client.js';
 import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { runPodUntilDone } from './pod-run.js';
+import { fail } from '../fail.js';
 import { parseFlags } from '../flags.js';
 import { mintRemotely } from './token.js';
 
@@ -182,9 +183,4 @@ async function checkTlsPort(host: string, port: number, rootCert: string): Promi
     `the mock's xDS port ${host}:${port} does not answer TLS with its root certificate (${probe.reason}): ` +
       'pilot-agent needs `mock-istiod serve --tls` (and --discovery-address naming its port)',
   );
-}
-
-function fail(message: string, code: number): number {
-  process.stderr.write(`mock-istiod: ${message}\n`);
-  return code;
 }

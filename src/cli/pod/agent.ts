@@ -14,7 +14,7 @@ import { isMockIstiodError } from '../../util/errors.js';
 import { fail } from '../fail.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice } from '../args.js';
-import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './bootstrap.js';
+import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './pod-flags.js';
 import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { runPodUntilDone } from './pod-run.js';
 

@@ -15,7 +15,7 @@ import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
 import { probeTls } from '../../tls/tls-probe.js';
 import { isObject } from '../../util/guards.js';
 import { parseChoice, parsePort } from '../args.js';
-import { parseHostPort, POD_PORT_FLAGS } from './bootstrap.js';
+import { parseHostPort, POD_PORT_FLAGS } from './pod-flags.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,

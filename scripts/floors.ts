@@ -58,6 +58,7 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
       'util',
     ],
   },
+  { folder: 'status', floor: 7, may: ['api', 'debug', 'envoy', 'core', 'xds', 'util'] },
   { folder: 'app', floor: 8, may: ['*'] },
   { folder: 'testing', floor: 9, may: ['*'] },
   { folder: 'cli', floor: 9, may: ['*'] },

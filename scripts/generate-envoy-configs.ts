@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { renderBootstrap } from '../src/bootstrap/render.js';
 import { makeSidecarBootstrap } from '../src/bootstrap/sidecar.js';
 import type { JsonObject, SidecarBootstrapOptions } from '../src/bootstrap/sidecar.js';
-import { podBootstrapInput } from '../src/cli/bootstrap.js';
+import { podBootstrapInput } from '../src/cli/pod/pod-flags.js';
 import { isMainModule } from '../src/util/is-main.js';
 import { packageRoot } from '../src/util/package-root.js';
 

@@ -127,7 +127,7 @@ export type { XdsMetrics } from './metrics/metrics.js';
 export { openJournalFile, type JournalFile } from './journal/file-sink.js';
 export { syncState, type SyncState } from './core/sync-status.js';
 export type { SentResources, SentType } from './journal/sent-resources.js';
-export { collectStatus, type StatusReport, type ProxyReport } from './cli/status-report.js';
+export { collectStatus, type StatusReport, type ProxyReport } from './status/status-report.js';
 export type { MockSecurity } from './ca/security.js';
 export { TLS_FILES } from './tls/tls-files.js';
 export {

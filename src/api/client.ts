@@ -11,6 +11,7 @@
  */
 import { MockIstiodError } from '../util/errors.js';
 import { isObject } from '../util/guards.js';
+import { reasonOf } from '../util/reason.js';
 import type { Problem } from '../util/problems.js';
 import { requestFor, type OutgoingRequest } from './http-shape.js';
 import type { Operation, OutputOf, RequestOf } from './operation.js';
@@ -48,15 +49,6 @@ export interface ControlClient {
   getJson<T>(path: string): Promise<T>;
   /** GETs a route that answers text (`/metrics`). */
   getText(path: string): Promise<string>;
-}
-
-function reasonOf(err: unknown): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-    return 'no answer in time';
-  }
-  const cause = (err as { cause?: { code?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  return err instanceof Error ? err.message : String(err);
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {

@@ -22,64 +22,64 @@ function lazy<K extends string>(
 export const COMMANDS: Record<string, Command> = {
   serve: lazy(
     "serve xDS like istiod, with the sidecar lab's resources",
-    () => import('./serve.js'),
+    () => import('./serve/serve.js'),
     'serve',
   ),
   'proxy-status': lazy(
     "each proxy's sync status per type, like istioctl proxy-status",
-    () => import('./proxy-status.js'),
+    () => import('./client/proxy-status.js'),
     'proxyStatus',
   ),
   status: lazy(
     "the mock's view of each proxy beside its Envoy's own",
-    () => import('./status.js'),
+    () => import('./client/status.js'),
     'status',
   ),
   bootstrap: lazy(
     'write the Envoy bootstrap pilot-agent would write',
-    () => import('./bootstrap.js'),
+    () => import('./pod/bootstrap.js'),
     'bootstrap',
   ),
   agent: lazy(
     'play pilot-agent: Envoy, readiness, the pod view',
-    () => import('./agent.js'),
+    () => import('./pod/agent.js'),
     'agent',
   ),
   'pilot-agent': lazy(
     'run the real pilot-agent (npm run install-istio) against the mock',
-    () => import('./pilot-agent.js'),
+    () => import('./pod/pilot-agent.js'),
     'pilotAgent',
   ),
   token: lazy(
     "mint a service account token for the mock's CA service",
-    () => import('./token.js'),
+    () => import('./pod/token.js'),
     'token',
   ),
   'install-envoy': lazy(
     'install the pinned Envoy where the library looks for it (needs Python 3)',
-    () => import('./install-envoy.js'),
+    () => import('./pod/install-envoy.js'),
     'installEnvoy',
   ),
   import: lazy(
     'write a captured Envoy config_dump as a resource file',
-    () => import('./import.js'),
+    () => import('./serve/import.js'),
     'importCommand',
   ),
   capture: lazy(
     "save a running Envoy's config_dump (with endpoints)",
-    () => import('./capture.js'),
+    () => import('./serve/capture.js'),
     'capture',
   ),
   certs: lazy(
     'make the TLS directory serve --tls-dir uses, and exit',
-    () => import('./certs.js'),
+    () => import('./serve/certs.js'),
     'certs',
   ),
   ...CONTROL_VERBS,
-  fault: lazy('fault add|ls|rm on a running mock', () => import('./fault.js'), 'fault'),
+  fault: lazy('fault add|ls|rm on a running mock', () => import('./client/fault.js'), 'fault'),
   journal: lazy(
     "a running mock's journal; --follow keeps printing",
-    () => import('./journal.js'),
+    () => import('./client/journal.js'),
     'journal',
   ),
 };

@@ -9,6 +9,7 @@
  * Each poll has a deadline, and an address still being polled is skipped by the next tick,
  * so an Envoy that hangs costs one pending request, never a pile of them.
  */
+import { reasonOf } from '../util/reason.js';
 import type { StreamView } from '../core/events.js';
 import { adminFromMetadata, adminUrl } from '../envoy/admin-address.js';
 import { EnvoyAdminClient } from '../envoy/admin-client.js';
@@ -88,14 +89,6 @@ export function parseAdminAddress(input: unknown): Result<string> {
     const message = `expected host:port (an Envoy admin API, such as 127.0.0.1:15000), got ${JSON.stringify(input)}`;
     return { ok: false, problems: [{ path: 'address', message }] };
   }
-}
-
-function reasonOf(err: unknown): string {
-  const cause = (err as { cause?: { code?: string } }).cause;
-  if (cause?.code) return cause.code;
-  if (err instanceof Error && err.name === 'TimeoutError') return 'no answer in time';
-  if (err instanceof SyntaxError) return 'not an Envoy admin API (no JSON)';
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class UiAdmins {
@@ -209,7 +202,7 @@ export class UiAdmins {
       };
       this.options.onSample({ at: Date.now(), admin: url, ...(nodeId && { nodeId }), values });
     } catch (err) {
-      const error = reasonOf(err);
+      const error = err instanceof SyntaxError ? 'not an Envoy admin API (no JSON)' : reasonOf(err);
       polled.admin = { ...polled.admin, reachable: false, error };
       polled.state = { admin: url, adminSource: polled.admin.source, error };
     } finally {

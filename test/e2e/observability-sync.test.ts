@@ -9,7 +9,7 @@ import {
   proxyStatusTable,
   statusCell,
   type SyncStatusJson,
-} from '../../src/cli/proxy-status-view.js';
+} from '../../src/cli/client/proxy-status-view.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';

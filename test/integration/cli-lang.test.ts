@@ -3,7 +3,7 @@
  * (for grep and collectors) in English; `--lang en` wins over the environment.
  */
 import { describe, expect, it } from 'vitest';
-import { SERVE_TEXT } from '../../src/cli/serve-messages.js';
+import { SERVE_TEXT } from '../../src/cli/serve/serve-messages.js';
 import { waitFor } from '../../src/util/wait.js';
 import {
   FREE_SERVE_PORTS,

@@ -9,7 +9,7 @@ import {
   podIdentityFromEnv,
 } from '../../src/bootstrap/pod-env.js';
 import { makeSidecarBootstrap, type JsonObject } from '../../src/bootstrap/sidecar.js';
-import { parseHostPort, podBootstrapInput } from '../../src/cli/bootstrap.js';
+import { parseHostPort, podBootstrapInput } from '../../src/cli/pod/pod-flags.js';
 
 const POD = {
   POD_NAME: 'reviews-v2-7f9c',

@@ -43,7 +43,7 @@ describe('message catalogues', () => {
         'scripts/demo-messages.ts',
         'scripts/demo-steps-messages.ts',
         'scripts/demo-clusters-messages.ts',
-        'src/cli/serve-messages.ts',
+        'src/cli/serve/serve-messages.ts',
       ]),
     );
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFaultFlags } from '../../src/cli/fault-flags.js';
+import { parseFaultFlags } from '../../src/cli/serve/fault-flags.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
 
 describe('--fault flags', () => {

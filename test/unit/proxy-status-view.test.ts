@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { humanDuration } from '../../src/cli/human-duration.js';
+import { humanDuration } from '../../src/cli/client/human-duration.js';
 import {
   errorLines,
   proxyStatusJson,
@@ -7,8 +7,8 @@ import {
   sortedProxies,
   statusCell,
   type SyncStatusJson,
-} from '../../src/cli/proxy-status-view.js';
-import { formatTable } from '../../src/cli/tabwriter.js';
+} from '../../src/cli/client/proxy-status-view.js';
+import { formatTable } from '../../src/cli/client/tabwriter.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
 
 const S = 1000;

@@ -10,7 +10,7 @@ import {
   parseTypeName,
   shortTypeName,
 } from '../../src/core/types/registry.js';
-import { TABLE_TYPES } from '../../src/cli/proxy-status-view.js';
+import { TABLE_TYPES } from '../../src/cli/client/proxy-status-view.js';
 import { checkReferences } from '../../src/snapshot/references.js';
 import { packResourceSet } from '../../src/snapshot/resource-set.js';
 import {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamDetail } from '../../src/debug/streamz-view.js';
-import { adminFromMetadata, adminUrl } from '../../src/cli/status-envoy.js';
-import type { StatusReport } from '../../src/cli/status-report.js';
-import { renderStatus } from '../../src/cli/status-view.js';
+import { adminFromMetadata, adminUrl } from '../../src/envoy/admin-address.js';
+import type { StatusReport } from '../../src/status/status-report.js';
+import { renderStatus } from '../../src/cli/client/status-view.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 
 describe('the admin address of a proxy', () => {

@@ -3,16 +3,16 @@
  * reads `/debug/syncz` from the mock's control API and prints istioctl's table, or with
  * `-o json` istioctl's JSON.
  */
-import { parseFlagsAndArgs } from './flags.js';
-import { MockIstiodError } from '../util/errors.js';
-import { parseChoice } from './args.js';
+import { parseFlags } from '../flags.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { parseChoice } from '../args.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
   controlTarget,
   clientFor,
   reportControlErrors,
-} from './control-client.js';
+} from '../control-client.js';
 import {
   errorLines,
   proxyStatusJson,
@@ -42,7 +42,7 @@ const OPTIONS = {
 } as const;
 
 export async function proxyStatus(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const parsed = parseFlagsAndArgs(argv, OPTIONS, PROXY_STATUS_USAGE);
+  const parsed = parseFlags(argv, OPTIONS, PROXY_STATUS_USAGE, { positionals: true });
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 1) {

@@ -5,13 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { parseFaultFlag } from '../faults/flag-spec.js';
-import { resolveFault, type ResolvedFault } from '../faults/spec.js';
-import { parseTimeline, type Timeline } from '../app/timeline.js';
-import { runTimeline } from '../app/timeline-runner.js';
-import type { MockIstiod } from '../app/mock-istiod-api.js';
-import { formatProblems } from '../util/problems.js';
-import { MockIstiodError } from '../util/errors.js';
+import { parseFaultFlag } from '../../faults/flag-spec.js';
+import { resolveFault, type ResolvedFault } from '../../faults/spec.js';
+import { parseTimeline, type Timeline } from '../../app/timeline.js';
+import { runTimeline } from '../../app/timeline-runner.js';
+import type { MockIstiod } from '../../app/mock-istiod-api.js';
+import { formatProblems } from '../../util/problems.js';
+import { MockIstiodError } from '../../util/errors.js';
 
 export const FAULT_USAGE = `  --fault <spec>           apply a fault at start (repeatable): JSON, or
                            scenario[:key=value,…], e.g. delay:ms=2s,jitter=500ms or

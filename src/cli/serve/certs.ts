@@ -3,11 +3,11 @@
  * files can be handed to a mock that cannot write them itself: a Kubernetes Secret mounted
  * read-only (deploy/, docs/kubernetes.md), or a container started many times with one root.
  */
-import { DEFAULT_CA_OPTIONS, servingHosts } from '../ca/security-options.js';
-import { prepareTlsMaterial } from '../tls/tls-material.js';
-import { TLS_FILES } from '../tls/tls-files.js';
-import { MockIstiodError } from '../util/errors.js';
-import { parseFlags } from './flags.js';
+import { DEFAULT_CA_OPTIONS, servingHosts } from '../../ca/security-options.js';
+import { prepareTlsMaterial } from '../../tls/tls-material.js';
+import { TLS_FILES } from '../../tls/tls-files.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { parseFlags } from '../flags.js';
 import { parseTlsFlags } from './tls-flags.js';
 
 export const CERTS_USAGE = `Usage: mock-istiod certs --tls-dir <dir> [options]

@@ -4,20 +4,20 @@
  * it (control API `POST /ca/token`; its signing key never leaves it); with `--tls-dir` the
  * token is signed here with that directory's `jwt-key.pem`, so the mock need not be running.
  */
-import { parseFlags } from './flags.js';
+import { parseFlags } from '../flags.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDuration } from '../util/duration.js';
+import { parseDuration } from '../../util/duration.js';
 import {
   mintToken,
   resolveTokenRequest,
   subjectOf,
   type TokenRequest,
-} from '../ca/service-account-token.js';
-import { loadJwtKey } from '../tls/tls-files.js';
-import { TLS_FILES } from '../tls/tls-files.js';
-import type { Problem } from '../util/problems.js';
-import { MockIstiodError } from '../util/errors.js';
+} from '../../ca/service-account-token.js';
+import { loadJwtKey } from '../../tls/tls-files.js';
+import { TLS_FILES } from '../../tls/tls-files.js';
+import type { Problem } from '../../util/problems.js';
+import { MockIstiodError } from '../../util/errors.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
@@ -25,7 +25,7 @@ import {
   controlTarget,
   reportControlErrors,
   type ControlTarget,
-} from './control-client.js';
+} from '../control-client.js';
 
 export const TOKEN_USAGE = `Usage: mock-istiod token [options]
 

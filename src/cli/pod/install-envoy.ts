@@ -7,15 +7,15 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { packageRoot } from '../util/package-root.js';
+import { packageRoot } from '../../util/package-root.js';
+import { fail } from '../fail.js';
 
 export async function installEnvoy(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const script = join(packageRoot(), 'scripts', 'install-envoy.sh');
   const child = spawn('bash', [script, ...argv], { stdio: 'inherit', env });
   return new Promise((resolve) => {
     child.on('error', (err) => {
-      process.stderr.write(`mock-istiod: cannot run ${script}: ${err.message}\n`);
-      resolve(1);
+      resolve(fail(`cannot run ${script}: ${err.message}`, 1));
     });
     child.on('exit', (code) => resolve(code ?? 1));
   });

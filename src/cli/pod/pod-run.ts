@@ -4,8 +4,8 @@
  * signal exits at once) or when the sidecar's process exits on its own.
  */
 import type { Logger } from 'pino';
-import { formatPodHeader, formatPodLine, type PodView } from '../envoy/agent-pod-view.js';
-import { describeExit, type EnvoyExit } from '../envoy/envoy-exit.js';
+import { formatPodHeader, formatPodLine, type PodView } from '../../envoy/agent-pod-view.js';
+import { describeExit, type EnvoyExit } from '../../envoy/envoy-exit.js';
 
 export interface RunningPod {
   podView(): PodView;

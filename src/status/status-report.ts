@@ -5,10 +5,11 @@
  * to the mock (or the mock is down): that is the moment a class wants to watch
  * `control_plane.connected_state` drop to 0.
  */
+import { createControlClient } from '../api/client.js';
 import type { StreamDetail, StreamzView } from '../debug/streamz-view.js';
+import { adminFromMetadata, type AdminAddress } from '../envoy/admin-address.js';
+import { readEnvoy, type EnvoySide } from '../envoy/admin-status.js';
 import { isMockIstiodError } from '../util/errors.js';
-import { clientFor } from './control-client.js';
-import { adminFromMetadata, readEnvoy, type AdminAddress, type EnvoySide } from './status-envoy.js';
 
 export interface ProxyReport {
   /** istiod's proxy id (`<pod>.<namespace>`), else the node id, else the admin address. */
@@ -37,14 +38,16 @@ export interface StatusOptions {
   remembered?: Map<string, AdminAddress>;
 }
 
+/** The mock's `/debug/streamz` (through the one control client), or why it cannot be read. */
 async function readMock(report: StatusReport, token?: string): Promise<StreamDetail[]> {
+  const client = createControlClient({
+    baseUrl: `http://${report.mock.address}`,
+    ...(token ? { token } : {}),
+    timeoutMs: 3_000,
+    unreachableHint: 'is `mock-istiod serve` running there? (--control-host, --control-port)',
+  });
   try {
-    const target = token
-      ? { address: report.mock.address, token }
-      : { address: report.mock.address };
-    const view = await clientFor(target, { timeoutMs: 3_000 }).getJson<StreamzView>(
-      '/debug/streamz',
-    );
+    const view = await client.getJson<StreamzView>('/debug/streamz');
     report.mock.reachable = true;
     report.mock.withheld = view.withheld;
     return view.streams;
@@ -106,6 +109,10 @@ async function readRemembered(
   });
 }
 
+/**
+ * One report: the mock's streams, each beside its Envoy where the admin address is known,
+ * and the Envoys known without a stream. Nothing unreachable throws: it is in the report.
+ */
 export async function collectStatus(options: StatusOptions): Promise<StatusReport> {
   const report: StatusReport = {
     at: new Date().toISOString(),

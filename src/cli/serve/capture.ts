@@ -4,11 +4,12 @@
  * --from-config-dump`. With `kubectl port-forward <pod> 15000` it reaches a real sidecar.
  */
 import { writeFileSync } from 'node:fs';
-import { EnvoyAdminClient } from '../envoy/admin-client.js';
-import { dumpConfigs } from '../import/dump-sections.js';
-import { parseHostPort } from '../import/json-walk.js';
-import { MockIstiodError } from '../util/errors.js';
-import { parseFlags } from './flags.js';
+import { EnvoyAdminClient } from '../../envoy/admin-client.js';
+import { dumpConfigs } from '../../import/dump-sections.js';
+import { parseHostPort } from '../../import/json-walk.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { fail } from '../fail.js';
+import { parseFlags } from '../flags.js';
 
 export const CAPTURE_USAGE = `Usage: mock-istiod capture --admin <host:port> [-o <file>]
 
@@ -53,16 +54,10 @@ export async function capture(argv: string[]): Promise<number> {
       err instanceof Error
         ? ((err.cause as Error | undefined)?.message ?? err.message)
         : String(err);
-    process.stderr.write(`mock-istiod: cannot read ${client.adminUrl}/config_dump: ${reason}\n`);
-    return 1;
+    return fail(`cannot read ${client.adminUrl}/config_dump: ${reason}`, 1);
   }
   const configs = dumpConfigs(parseJson(body));
-  if (!configs) {
-    process.stderr.write(
-      `mock-istiod: ${client.adminUrl}/config_dump did not answer a config_dump\n`,
-    );
-    return 1;
-  }
+  if (!configs) return fail(`${client.adminUrl}/config_dump did not answer a config_dump`, 1);
   if (values.output) writeFileSync(values.output, body);
   else process.stdout.write(body);
   process.stderr.write(

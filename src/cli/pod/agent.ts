@@ -6,15 +6,16 @@
  * does the agent (exit code 1), as the sidecar container would.
  */
 import * as grpc from '@grpc/grpc-js';
-import { envoyValidateError } from '../bootstrap/validate-message.js';
-import { startAgent, type Agent } from '../envoy/agent.js';
-import type { EnvoyLogLevel } from '../envoy/envoy-process.js';
-import { describeExit } from '../envoy/envoy-exit.js';
-import { isMockIstiodError } from '../util/errors.js';
-import { parseFlags } from './flags.js';
-import { parseChoice } from './args.js';
-import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './bootstrap.js';
-import { createCliLogger, LOG_LEVELS } from './logger.js';
+import { envoyValidateError } from '../../bootstrap/validate-message.js';
+import { startAgent, type Agent } from '../../envoy/agent.js';
+import type { EnvoyLogLevel } from '../../envoy/envoy-process.js';
+import { describeExit } from '../../envoy/envoy-exit.js';
+import { isMockIstiodError } from '../../util/errors.js';
+import { fail } from '../fail.js';
+import { parseFlags } from '../flags.js';
+import { parseChoice } from '../args.js';
+import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './pod-flags.js';
+import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { runPodUntilDone } from './pod-run.js';
 
 const ENVOY_LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'critical', 'off'] as const;
@@ -97,9 +98,4 @@ function startFailure(err: unknown): string | undefined {
   if (code === 'EADDRINUSE')
     return `status port ${port ?? ''} is in use (is another agent running?)`;
   return undefined;
-}
-
-function fail(message: string, code: number): number {
-  process.stderr.write(`mock-istiod: ${message}\n`);
-  return code;
 }

@@ -5,19 +5,19 @@
  * istioctl's `-o json` (a DiscoveryResponse of `ClientConfig`s). Pure functions of the data
  * and the current time.
  */
-import { rankedTypes, shortTypeName } from '../core/types/registry.js';
-import { CLIENT_CONFIG_TYPE } from '../xds/type-urls.js';
+import { rankedTypes, shortTypeName } from '../../core/types/registry.js';
+import { CLIENT_CONFIG_TYPE } from '../../xds/type-urls.js';
 import {
   clientConfigJson,
   configStatus,
   sentAt,
   type ResourceStatus,
   type SyncStatusJson,
-} from '../debug/client-config.js';
+} from '../../debug/client-config.js';
 import { humanDuration } from './human-duration.js';
 import { formatTable } from './tabwriter.js';
 
-export type { SyncStatusJson } from '../debug/client-config.js';
+export type { SyncStatusJson } from '../../debug/client-config.js';
 
 /** istioctl's type columns, in its order: CDS LDS EDS RDS ECDS. */
 export const TABLE_TYPES = rankedTypes((t) => t.proxyStatusColumn).map((t) => t.typeUrl);

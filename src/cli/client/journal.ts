@@ -5,14 +5,14 @@
  * With `--file` it reads a journal file `serve --journal` wrote instead, saying on stderr
  * when its last line was cut short (the writer was killed) and skipping it.
  */
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
-import { filterEntries } from '../journal/journal.js';
-import { readJournalFile } from '../journal/read-file.js';
-import type { JournalEntry } from '../journal/journal.js';
-import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from './control-command.js';
-import { clientFor, reportControlErrors } from './control-client.js';
-import { validateFields } from '../core/fields.js';
-import { journal as journalOperation, journalFilter } from '../api/ops/journal.js';
+import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
+import { filterEntries } from '../../journal/journal.js';
+import { readJournalFile } from '../../journal/read-file.js';
+import type { JournalEntry } from '../../journal/journal.js';
+import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from '../control-command.js';
+import { clientFor, reportControlErrors } from '../control-client.js';
+import { validateFields } from '../../core/fields.js';
+import { journal as journalOperation, journalFilter } from '../../api/ops/journal.js';
 
 const USAGE = `Usage: mock-istiod journal [--follow | --file <file>] [options]
 

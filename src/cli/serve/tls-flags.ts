@@ -4,9 +4,9 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MockIstiodOptions } from '../app/options.js';
-import { DEFAULT_CA_OPTIONS } from '../ca/security-options.js';
-import { MockIstiodError } from '../util/errors.js';
+import type { MockIstiodOptions } from '../../app/options.js';
+import { DEFAULT_CA_OPTIONS } from '../../ca/security-options.js';
+import { MockIstiodError } from '../../util/errors.js';
 
 /** Where `--tls` keeps its files without `--tls-dir`: the same place every run, so that Envoy
  * bootstraps pointing at its root-cert.pem and tokens minted earlier stay valid. */

@@ -1,7 +1,8 @@
 /**
- * The Envoy side of `mock-istiod status`: where a proxy's admin API is, and what it says.
+ * What a proxy's Envoy says about its control plane on its admin API: the Envoy side of
+ * `mock-istiod status` (`status/status-report.ts`).
  *
- * The admin address comes from `--admin` or from the proxy's node metadata:
+ * The admin address (`admin-address.ts`) comes from `--admin` or from the proxy's node metadata:
  * `ENVOY_ADMIN_ADDRESS` (mock-istiod's key: set `ISTIO_META_ENVOY_ADMIN_ADDRESS=host:port`
  * in the pod's environment, or `metadata.ENVOY_ADMIN_ADDRESS` in the bootstrap), else
  * Istio's own `PROXY_CONFIG.proxyAdminPort` on 127.0.0.1 (the admin API of a sidecar only
@@ -12,15 +13,9 @@
  * a stats flush and reads 0 (LIVE) before the first one.
  */
 import { RESOURCE_TYPES } from '../core/types/registry.js';
-import { EnvoyAdminClient, type StatValue } from '../envoy/admin-client.js';
-import type { AdminAddress, AdminSource } from '../envoy/admin-address.js';
-
-export {
-  adminFromMetadata,
-  adminUrl,
-  type AdminAddress,
-  type AdminSource,
-} from '../envoy/admin-address.js';
+import { reasonOf } from '../util/reason.js';
+import { EnvoyAdminClient, type StatValue } from './admin-client.js';
+import type { AdminAddress, AdminSource } from './admin-address.js';
 
 /** The per-type subscription stats shown beside the mock's view. */
 const TYPE_STATS = ['update_success', 'update_rejected', 'version_text'];
@@ -44,13 +39,6 @@ export interface EnvoySide {
   /** `state` from `/server_info`: LIVE, PRE_INITIALIZING, INITIALIZING, DRAINING. */
   state?: string;
   stats: Partial<Record<string, StatValue>>;
-}
-
-function reasonOf(err: unknown): string {
-  const cause = (err as { cause?: { code?: string } }).cause;
-  if (cause?.code) return cause.code;
-  if (err instanceof Error && err.name === 'TimeoutError') return 'no answer in time';
-  return err instanceof Error ? err.message : String(err);
 }
 
 const STATS_FILTER = `^(${ENVOY_STATS.map((s) => s.replace(/\./g, '\\.')).join('|')})$`;

@@ -6,25 +6,27 @@
  * Prints the pod as `agent` does, and pilot-agent's own log on stderr, until SIGINT/SIGTERM.
  * `agent` is the emulated twin: no Go needed.
  */
-import * as tls from 'node:tls';
-import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
-import { describeExit } from '../envoy/envoy-exit.js';
-import { findIstio } from '../envoy/find-istio.js';
-import { startPilotAgent, type PilotAgent } from '../envoy/pilot-agent.js';
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
-import { isObject } from '../util/guards.js';
-import { parseChoice, parsePort } from './args.js';
-import { parseHostPort, POD_PORT_FLAGS } from './bootstrap.js';
+import { describePodEnvProblems, podIdentityFromEnv } from '../../bootstrap/pod-env.js';
+import { ISTIOD_SERVICE_NAME } from '../../ca/security-options.js';
+import { describeExit } from '../../envoy/envoy-exit.js';
+import { findIstio } from '../../envoy/find-istio.js';
+import { startPilotAgent, type PilotAgent } from '../../envoy/pilot-agent.js';
+import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
+import { probeTls } from '../../tls/tls-probe.js';
+import { isObject } from '../../util/guards.js';
+import { parseChoice, parsePort } from '../args.js';
+import { parseHostPort, POD_PORT_FLAGS } from './pod-flags.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
   controlTarget,
   clientFor,
   reportControlErrors,
-} from './control-client.js';
-import { createCliLogger, LOG_LEVELS } from './logger.js';
+} from '../control-client.js';
+import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { runPodUntilDone } from './pod-run.js';
-import { parseFlags } from './flags.js';
+import { fail } from '../fail.js';
+import { parseFlags } from '../flags.js';
 import { mintRemotely } from './token.js';
 
 const ENVOY_LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'critical', 'off'] as const;
@@ -166,38 +168,19 @@ function userProxyConfig(text: string | undefined): Record<string, unknown> {
  * pilot-agent speaks TLS to any discovery port but 15010 and would retry a plaintext mock
  * forever, logging handshake errors: say it in one line before starting it.
  */
-function checkTlsPort(host: string, port: number, rootCert: string): Promise<void> {
-  const where = `${host}:${port}`;
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({
-      host,
-      port,
-      ca: rootCert,
-      ALPNProtocols: ['h2'],
-      servername: 'istiod.istio-system.svc',
-      checkServerIdentity: () => undefined,
-      timeout: 3_000,
-    });
-    const refuse = (reason: string) => {
-      socket.destroy();
-      reject(
-        new MockIstiodError(
-          'CONTROL_API_FAILED',
-          `the mock's xDS port ${where} does not answer TLS with its root certificate (${reason}): ` +
-            'pilot-agent needs `mock-istiod serve --tls` (and --discovery-address naming its port)',
-        ),
-      );
-    };
-    socket.once('secureConnect', () => {
-      socket.end();
-      resolve();
-    });
-    socket.once('timeout', () => refuse('no answer in 3 s'));
-    socket.once('error', (err: NodeJS.ErrnoException) => refuse(err.code ?? err.message));
+async function checkTlsPort(host: string, port: number, rootCert: string): Promise<void> {
+  const probe = await probeTls({
+    host,
+    port,
+    ca: rootCert,
+    alpn: ['h2'],
+    servername: ISTIOD_SERVICE_NAME,
+    timeoutMs: 3_000,
   });
-}
-
-function fail(message: string, code: number): number {
-  process.stderr.write(`mock-istiod: ${message}\n`);
-  return code;
+  if (probe.ok) return;
+  throw new MockIstiodError(
+    'CONTROL_API_FAILED',
+    `the mock's xDS port ${host}:${port} does not answer TLS with its root certificate (${probe.reason}): ` +
+      'pilot-agent needs `mock-istiod serve --tls` (and --discovery-address naming its port)',
+  );
 }

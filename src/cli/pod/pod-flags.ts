@@ -1,25 +1,14 @@
 /**
- * `mock-istiod bootstrap`: writes the Envoy bootstrap pilot-agent would write for this pod,
- * from the same inputs (the pod's environment variables and the discovery address), and
- * optionally has the real Envoy validate it. The flag set is shared with `mock-istiod agent`.
+ * The flags the sidecar commands share: where the mock is and the sidecar's ports (`bootstrap`,
+ * `agent`, `pilot-agent`), the control plane's root certificate and the pod's token (`bootstrap`,
+ * `agent`), checked once here together with the pod's environment.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
-import { renderBootstrap, type BootstrapFormat } from '../bootstrap/render.js';
-import {
-  makeSidecarBootstrap,
-  resolveSidecarBootstrapOptions,
-  SIDECAR_PORTS,
-} from '../bootstrap/sidecar.js';
-import { formatProblems } from '../util/problems.js';
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
-import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
-import { envoyValidateError, envoyValidateOkLine } from '../bootstrap/validate-message.js';
-import { validateEnvoyConfig } from '../envoy/validate.js';
-import { parseFlags } from './flags.js';
-import { parseChoice, parsePort } from './args.js';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describePodEnvProblems, podIdentityFromEnv } from '../../bootstrap/pod-env.js';
+import { SIDECAR_PORTS, type SidecarBootstrapOptions } from '../../bootstrap/sidecar.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { parseChoice, parsePort } from '../args.js';
 
 const DEFAULT_DISCOVERY = `127.0.0.1:${SIDECAR_PORTS.discovery}`;
 
@@ -57,19 +46,6 @@ INSTANCE_IP and SERVICE_ACCOUNT (required), and every ISTIO_META_<KEY> (node met
   --token-file <file>              send this service account token on the ADS stream, as
                                    pilot-agent does (\`mock-istiod token\` mints one; a TLS mock
                                    refuses streams without it unless it runs --xds-auth=off)`;
-
-export const BOOTSTRAP_USAGE = `Usage: mock-istiod bootstrap [options]
-
-Writes the Envoy bootstrap pilot-agent would write for this pod (node identity, the xds-grpc
-cluster, CDS and LDS over ADS, the readiness and Prometheus listeners).
-
-${POD_BOOTSTRAP_HELP}
-  --format <format>                yaml|json (default yaml; json for an --out ending in .json)
-  --out <file>                     write to this file instead of stdout
-  --validate                       run \`envoy --mode validate\` on the result (ENVOY_BIN or
-                                   the installed one): OK, or Envoy's error and exit code 1
-  -h, --help                       show this help
-`;
 
 type PodBootstrapValues = { [K in keyof typeof POD_BOOTSTRAP_FLAGS]?: string };
 
@@ -159,57 +135,4 @@ function parseFixedPort(flag: string, value: string | undefined, fallback: numbe
   if (port === 0)
     throw new MockIstiodError('USAGE', `${flag}: expected a port number 1-65535, got "0"`);
   return port;
-}
-
-const OPTIONS = {
-  ...POD_BOOTSTRAP_FLAGS,
-  format: { type: 'string' },
-  out: { type: 'string' },
-  validate: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-export async function bootstrap(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const values = parseFlags(argv, OPTIONS, BOOTSTRAP_USAGE);
-  if (!values) return 0;
-  const fallbackFormat: BootstrapFormat = values.out?.endsWith('.json') ? 'json' : 'yaml';
-  const format = parseChoice('--format', values.format, ['yaml', 'json'] as const, fallbackFormat);
-  const input = podBootstrapInput(values, env);
-  if (!input.ok) return fail(input.message, 2);
-  const built = resolveSidecarBootstrapOptions(input.options);
-  if (!built.ok) return fail(formatProblems(built.problems), 2);
-  const text = renderBootstrap(makeSidecarBootstrap(built.value), format);
-  if (values.out === undefined) process.stdout.write(text);
-  else writeFileSync(values.out, text);
-  return values.validate ? validate(text, format, values.out) : 0;
-}
-
-/** Runs Envoy's validation on the written file (or a temporary copy) and reports in one place. */
-async function validate(text: string, format: BootstrapFormat, out: string | undefined) {
-  const dir = out === undefined ? mkdtempSync(join(tmpdir(), 'mock-istiod-bootstrap-')) : undefined;
-  const path = out ?? join(dir ?? '', `bootstrap.${format}`);
-  try {
-    if (out === undefined) writeFileSync(path, text);
-    const result = await validateEnvoyConfig(path);
-    if (result.ok) {
-      process.stderr.write(
-        `${envoyValidateOkLine(result.output) ?? `configuration '${path}' OK`}\n`,
-      );
-      return 0;
-    }
-    return fail(
-      `envoy --mode validate rejected the bootstrap: ${envoyValidateError(result.output)}`,
-      1,
-    );
-  } catch (err) {
-    if (isMockIstiodError(err, 'ENVOY_NOT_FOUND')) return fail(err.message, 1);
-    throw err;
-  } finally {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function fail(message: string, code: number): number {
-  process.stderr.write(`mock-istiod: ${message}\n`);
-  return code;
 }

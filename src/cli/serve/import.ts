@@ -3,9 +3,9 @@
  * `proxy-config all -o json`) written as an editable resource file, with the import report.
  */
 import { writeFileSync } from 'node:fs';
-import { parseFlagsAndArgs } from './flags.js';
-import { formatOf, formatResourceFile } from '../import/resource-file.js';
-import { MockIstiodError } from '../util/errors.js';
+import { parseFlags } from '../flags.js';
+import { formatOf, formatResourceFile } from '../../import/resource-file.js';
+import { MockIstiodError } from '../../util/errors.js';
 import {
   IMPORT_FLAGS,
   IMPORT_USAGE,
@@ -34,7 +34,7 @@ const OPTIONS = {
 } as const;
 
 export function importCommand(argv: string[]): Promise<number> {
-  const parsed = parseFlagsAndArgs(argv, OPTIONS, IMPORT_COMMAND_USAGE);
+  const parsed = parseFlags(argv, OPTIONS, IMPORT_COMMAND_USAGE, { positionals: true });
   if (!parsed) return Promise.resolve(0);
   const { values, positionals } = parsed;
   const [source, ...extra] = positionals;

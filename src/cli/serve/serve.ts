@@ -3,12 +3,17 @@
  * lab's resources, until SIGINT/SIGTERM.
  */
 import * as grpc from '@grpc/grpc-js';
-import { makeLabResources, LAB_DEFAULTS, LAB_VARIANTS, type LabVariant } from '../resources/lab.js';
-import { createMockIstiod } from '../app/mock-istiod.js';
-import { DEFAULT_HOST } from '../app/options.js';
-import { parseFlags } from './flags.js';
-import { parseChoice, parsePort } from './args.js';
-import { createCliLogger, LOG_LEVELS } from './logger.js';
+import {
+  makeLabResources,
+  LAB_DEFAULTS,
+  LAB_VARIANTS,
+  type LabVariant,
+} from '../../resources/lab.js';
+import { createMockIstiod } from '../../app/mock-istiod.js';
+import { DEFAULT_HOST } from '../../app/options.js';
+import { parseFlags } from '../flags.js';
+import { parseChoice, parsePort } from '../args.js';
+import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { FAULT_USAGE, parseFaultFlags, startFaults } from './fault-flags.js';
 import {
   attachJournalFile,
@@ -18,11 +23,11 @@ import {
 } from './journal-flag.js';
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
-import { MockIstiodError } from '../util/errors.js';
-import { DURATION_HINT, parseDuration } from '../util/duration.js';
-import { resolveLang } from '../util/lang.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { DURATION_HINT, parseDuration } from '../../util/duration.js';
+import { resolveLang } from '../../util/lang.js';
 import { SERVE_TEXT } from './serve-messages.js';
-import { formatEndpoint } from '../core/endpoint.js';
+import { formatEndpoint } from '../../core/endpoint.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 

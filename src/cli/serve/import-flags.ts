@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type * as Yaml from 'yaml';
-import { lazyRequire } from '../util/lazy-require.js';
+import { lazyRequire } from '../../util/lazy-require.js';
 
 /** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
 const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
@@ -15,15 +15,15 @@ import {
   readDumpFile,
   type ImportedDump,
   type ImportOptions,
-} from '../import/import-dump.js';
-import { parseHostPort, type HostPort } from '../import/json-walk.js';
-import { formatReport } from '../import/report.js';
-import type { SdsRewrite } from '../import/rewrite-sds.js';
-import type { ResourceSetSpec } from '../snapshot/validated-set.js';
-import { TLS_FILES } from '../tls/tls-files.js';
-import { isObject } from '../util/guards.js';
-import { MockIstiodError } from '../util/errors.js';
-import { parseChoice } from './args.js';
+} from '../../import/import-dump.js';
+import { parseHostPort, type HostPort } from '../../import/json-walk.js';
+import { formatReport } from '../../import/report.js';
+import type { SdsRewrite } from '../../import/rewrite-sds.js';
+import type { ResourceSetSpec } from '../../snapshot/validated-set.js';
+import { TLS_FILES } from '../../tls/tls-files.js';
+import { isObject } from '../../util/guards.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { parseChoice } from '../args.js';
 
 export const IMPORT_FLAGS = {
   'keep-versions': { type: 'boolean', default: false },

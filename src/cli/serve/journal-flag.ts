@@ -4,10 +4,10 @@
  * server has closed, so the file ends with the streams' close entries.
  */
 import type { Logger } from 'pino';
-import { openJournalFile, type JournalFile } from '../journal/file-sink.js';
-import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
-import type { MockIstiod } from '../app/mock-istiod-api.js';
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
+import { openJournalFile, type JournalFile } from '../../journal/file-sink.js';
+import { DEFAULT_JOURNAL_SIZE } from '../../journal/journal.js';
+import type { MockIstiod } from '../../app/mock-istiod-api.js';
+import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
 
 export const JOURNAL_USAGE = `  --journal <file>         write every request and response to <file> as JSON lines
   --journal-size <n>       entries kept in memory for GET /debug/journal (default ${DEFAULT_JOURNAL_SIZE})

@@ -3,11 +3,11 @@
  * version sent, version ACKed) beside the Envoy's own counters for CDS and LDS, then the
  * last NACK. Built for a projector: one block per proxy, Envoy's stat names as they are.
  */
-import { RESOURCE_TYPES } from '../core/types/registry.js';
-import type { TypeDetail } from '../debug/streamz-view.js';
-import { grpcCodeName } from '../metrics/grpc-codes.js';
-import type { EnvoySide } from './status-envoy.js';
-import type { ProxyReport, StatusReport } from './status-report.js';
+import { RESOURCE_TYPES } from '../../core/types/registry.js';
+import type { TypeDetail } from '../../debug/streamz-view.js';
+import { grpcCodeName } from '../../metrics/grpc-codes.js';
+import type { EnvoySide } from '../../envoy/admin-status.js';
+import type { ProxyReport, StatusReport } from '../../status/status-report.js';
 import { formatTable } from './tabwriter.js';
 
 /** Types whose subscription Envoy counts in stats of its own: CDS and LDS. */

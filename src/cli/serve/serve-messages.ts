@@ -3,7 +3,7 @@
  * lines), in English and in Korean (`--lang ko`, or `LANG=ko_*`). The mock's own log lines
  * stay in English: they are for grep and log collectors, and some carry istiod's wording.
  */
-import { defineCatalogue } from '../util/catalogue.js';
+import { defineCatalogue } from '../../util/catalogue.js';
 
 export const SERVE_TEXT = defineCatalogue(
   {

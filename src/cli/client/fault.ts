@@ -3,11 +3,11 @@
  * `serve --fault`: JSON, or scenario[:key=value,…]), list the faults with their state and
  * counts, remove one or all. Flags, output and exit codes: control-command.ts.
  */
-import { parseFaultFlag } from '../faults/flag-spec.js';
-import { MockIstiodError } from '../util/errors.js';
-import { isObject } from '../util/guards.js';
-import { formatProblems } from '../util/problems.js';
-import { CLIENT_HELP, parseClientArgs, runOperation, stringFlag } from './control-command.js';
+import { parseFaultFlag } from '../../faults/flag-spec.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { isObject } from '../../util/guards.js';
+import { formatProblems } from '../../util/problems.js';
+import { CLIENT_HELP, parseClientArgs, runOperation, stringFlag } from '../control-command.js';
 import { formatTable } from './tabwriter.js';
 
 const USAGE = `Usage: mock-istiod fault add <spec> [--id <id>] [options]

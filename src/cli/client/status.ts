@@ -5,12 +5,16 @@
  * `version_text`). `--watch` redraws the screen every `--interval` seconds for a classroom.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { MockIstiodError } from '../util/errors.js';
-import { parseChoice } from './args.js';
-import { CONTROL_FLAGS, CONTROL_HELP, controlTarget } from './control-client.js';
-import { adminUrl, type AdminAddress } from './status-envoy.js';
-import { collectStatus, type StatusOptions, type StatusReport } from './status-report.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { parseChoice } from '../args.js';
+import { parseFlags } from '../flags.js';
+import { CONTROL_FLAGS, CONTROL_HELP, controlTarget } from '../control-client.js';
+import { adminUrl, type AdminAddress } from '../../envoy/admin-address.js';
+import {
+  collectStatus,
+  type StatusOptions,
+  type StatusReport,
+} from '../../status/status-report.js';
 import { renderStatus } from './status-view.js';
 
 export const STATUS_USAGE = `Usage: mock-istiod status [options]
@@ -57,11 +61,8 @@ function parseInterval(value: string | undefined): number {
 }
 
 export async function status(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true });
-  if (values.help) {
-    process.stdout.write(STATUS_USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, OPTIONS, STATUS_USAGE);
+  if (!values) return 0;
   const output = parseChoice('--output', values.output, ['table', 'json'] as const, 'table');
   const target = controlTarget(values, env);
   const options: StatusOptions = {

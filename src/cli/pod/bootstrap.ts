@@ -1,0 +1,79 @@
+/**
+ * `mock-istiod bootstrap`: writes the Envoy bootstrap pilot-agent would write for this pod,
+ * from the same inputs (the pod's environment variables and the discovery address), and
+ * optionally has the real Envoy validate it. The flag set is shared with `mock-istiod agent`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderBootstrap, type BootstrapFormat } from '../../bootstrap/render.js';
+import { makeSidecarBootstrap, resolveSidecarBootstrapOptions } from '../../bootstrap/sidecar.js';
+import { formatProblems } from '../../util/problems.js';
+import { isMockIstiodError } from '../../util/errors.js';
+import { envoyValidateError, envoyValidateOkLine } from '../../bootstrap/validate-message.js';
+import { validateEnvoyConfig } from '../../envoy/validate.js';
+import { fail } from '../fail.js';
+import { parseFlags } from '../flags.js';
+import { parseChoice } from '../args.js';
+import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './pod-flags.js';
+
+export const BOOTSTRAP_USAGE = `Usage: mock-istiod bootstrap [options]
+
+Writes the Envoy bootstrap pilot-agent would write for this pod (node identity, the xds-grpc
+cluster, CDS and LDS over ADS, the readiness and Prometheus listeners).
+
+${POD_BOOTSTRAP_HELP}
+  --format <format>                yaml|json (default yaml; json for an --out ending in .json)
+  --out <file>                     write to this file instead of stdout
+  --validate                       run \`envoy --mode validate\` on the result (ENVOY_BIN or
+                                   the installed one): OK, or Envoy's error and exit code 1
+  -h, --help                       show this help
+`;
+
+const OPTIONS = {
+  ...POD_BOOTSTRAP_FLAGS,
+  format: { type: 'string' },
+  out: { type: 'string' },
+  validate: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export async function bootstrap(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const values = parseFlags(argv, OPTIONS, BOOTSTRAP_USAGE);
+  if (!values) return 0;
+  const fallbackFormat: BootstrapFormat = values.out?.endsWith('.json') ? 'json' : 'yaml';
+  const format = parseChoice('--format', values.format, ['yaml', 'json'] as const, fallbackFormat);
+  const input = podBootstrapInput(values, env);
+  if (!input.ok) return fail(input.message, 2);
+  const built = resolveSidecarBootstrapOptions(input.options);
+  if (!built.ok) return fail(formatProblems(built.problems), 2);
+  const text = renderBootstrap(makeSidecarBootstrap(built.value), format);
+  if (values.out === undefined) process.stdout.write(text);
+  else writeFileSync(values.out, text);
+  return values.validate ? validate(text, format, values.out) : 0;
+}
+
+/** Runs Envoy's validation on the written file (or a temporary copy) and reports in one place. */
+async function validate(text: string, format: BootstrapFormat, out: string | undefined) {
+  const dir = out === undefined ? mkdtempSync(join(tmpdir(), 'mock-istiod-bootstrap-')) : undefined;
+  const path = out ?? join(dir ?? '', `bootstrap.${format}`);
+  try {
+    if (out === undefined) writeFileSync(path, text);
+    const result = await validateEnvoyConfig(path);
+    if (result.ok) {
+      process.stderr.write(
+        `${envoyValidateOkLine(result.output) ?? `configuration '${path}' OK`}\n`,
+      );
+      return 0;
+    }
+    return fail(
+      `envoy --mode validate rejected the bootstrap: ${envoyValidateError(result.output)}`,
+      1,
+    );
+  } catch (err) {
+    if (isMockIstiodError(err, 'ENVOY_NOT_FOUND')) return fail(err.message, 1);
+    throw err;
+  } finally {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -4,7 +4,7 @@
  * `import` or `certs` need (start-up pays only for the command given).
  */
 import type { Command } from './command.js';
-import { CONTROL_VERBS } from './control-verbs.js';
+import { CONTROL_VERBS } from './client/control-verbs.js';
 
 export type { Command } from './command.js';
 

@@ -7,7 +7,7 @@ import { parseFaultFlag } from '../../faults/flag-spec.js';
 import { MockIstiodError } from '../../util/errors.js';
 import { isObject } from '../../util/guards.js';
 import { formatProblems } from '../../util/problems.js';
-import { CLIENT_HELP, parseClientArgs, runOperation, stringFlag } from '../control-command.js';
+import { CLIENT_HELP, parseClientArgs, runOperation, stringFlag } from './control-command.js';
 import { formatTable } from './tabwriter.js';
 
 const USAGE = `Usage: mock-istiod fault add <spec> [--id <id>] [options]

@@ -9,8 +9,8 @@ import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
 import { filterEntries } from '../../journal/journal.js';
 import { readJournalFile } from '../../journal/read-file.js';
 import type { JournalEntry } from '../../journal/journal.js';
-import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from '../control-command.js';
-import { clientFor, reportControlErrors } from '../control-client.js';
+import { CLIENT_HELP, parseClientArgs, stringFlag, type ClientArgs } from './control-command.js';
+import { clientFor, reportControlErrors } from './control-client.js';
 import { validateFields } from '../../core/fields.js';
 import { journal as journalOperation, journalFilter } from '../../api/ops/journal.js';
 

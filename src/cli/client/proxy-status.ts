@@ -12,7 +12,7 @@ import {
   controlTarget,
   clientFor,
   reportControlErrors,
-} from '../control-client.js';
+} from './control-client.js';
 import {
   errorLines,
   proxyStatusJson,

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MockIstiodError } from '../../util/errors.js';
 import { parseChoice } from '../args.js';
 import { parseFlags } from '../flags.js';
-import { CONTROL_FLAGS, CONTROL_HELP, controlTarget } from '../control-client.js';
+import { CONTROL_FLAGS, CONTROL_HELP, controlTarget } from './control-client.js';
 import { adminUrl, type AdminAddress } from '../../envoy/admin-address.js';
 import {
   collectStatus,

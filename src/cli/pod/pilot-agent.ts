@@ -22,7 +22,7 @@ import {
   controlTarget,
   clientFor,
   reportControlErrors,
-} from '../control-client.js';
+} from '../client/control-client.js';
 import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { runPodUntilDone } from './pod-run.js';
 import { fail } from '../fail.js';

@@ -25,7 +25,7 @@ import {
   controlTarget,
   reportControlErrors,
   type ControlTarget,
-} from '../control-client.js';
+} from '../client/control-client.js';
 
 export const TOKEN_USAGE = `Usage: mock-istiod token [options]
 

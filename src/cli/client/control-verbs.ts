@@ -7,14 +7,14 @@
  * control-command.ts has the flags, output and exit codes they share.
  */
 import type { ParseArgsConfig } from 'node:util';
-import { validateFields, type FieldSchema } from '../core/fields.js';
-import type { Operation } from '../api/operation.js';
-import { OPERATIONS, type OperationName } from '../api/table.js';
-import { loadResourceFiles } from '../resources/files.js';
-import { DEFAULT_SET } from '../snapshot/validated-set.js';
-import { MockIstiodError } from '../util/errors.js';
-import { formatProblems } from '../util/problems.js';
-import type { Command } from './command.js';
+import { validateFields, type FieldSchema } from '../../core/fields.js';
+import type { Operation } from '../../api/operation.js';
+import { OPERATIONS, type OperationName } from '../../api/table.js';
+import { loadResourceFiles } from '../../resources/files.js';
+import { DEFAULT_SET } from '../../snapshot/validated-set.js';
+import { MockIstiodError } from '../../util/errors.js';
+import { formatProblems } from '../../util/problems.js';
+import type { Command } from '../command.js';
 import {
   CLIENT_HELP,
   parseClientArgs,

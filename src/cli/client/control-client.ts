@@ -4,11 +4,11 @@
  * or the environment variables `serve` reads), through the one control client
  * (src/api/client.ts). A mock that cannot be asked is reported in one line.
  */
-import { createControlClient, type ControlClient } from '../api/client.js';
-import { DEFAULT_HOST } from '../app/options.js';
-import { formatEndpoint } from '../core/endpoint.js';
-import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
-import { parsePort } from './args.js';
+import { createControlClient, type ControlClient } from '../../api/client.js';
+import { DEFAULT_HOST } from '../../app/options.js';
+import { formatEndpoint } from '../../core/endpoint.js';
+import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
+import { parsePort } from '../args.js';
 
 export const CONTROL_FLAGS = {
   control: { type: 'string' },

@@ -7,10 +7,10 @@
  *   2  a usage mistake, or the mock refused the request (400/404/409): the reason is printed
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { OutputOf } from '../api/operation.js';
-import type { OperationName, OperationNamed } from '../api/table.js';
-import { isMockIstiodError } from '../util/errors.js';
-import { parseChoice } from './args.js';
+import type { OutputOf } from '../../api/operation.js';
+import type { OperationName, OperationNamed } from '../../api/table.js';
+import { isMockIstiodError } from '../../util/errors.js';
+import { parseChoice } from '../args.js';
 import {
   clientFor,
   CONTROL_FLAGS,

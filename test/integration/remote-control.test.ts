@@ -37,60 +37,63 @@ async function example(control: MockIstiodControl, server: TestMockIstiod, clien
   await handshake(stream);
   await server.waitForAck(CLUSTER_TYPE);
 
-  expect(await control.push({ types: ['CDS'] })).toBe(1);
-  const acks = await control.journal({ kind: 'ack', typeUrl: CLUSTER_TYPE });
+  expect(await control.push({ types: ['CDS'] })).toEqual({ streams: 1 });
+  const acks = await control.journal({ kind: 'ack', type: CLUSTER_TYPE });
   expect(acks.length).toBeGreaterThan(0);
 
-  await control.withhold();
+  expect(await control.withhold()).toEqual({ withheld: true });
   expect(server.withheld).toBe(true);
-  expect(await control.release()).toBe(true);
-  expect(await control.release()).toBe(false);
+  expect(await control.release()).toEqual({ released: true, withheld: false });
+  expect((await control.release()).released).toBe(false);
 
   const seen = await control.withFault(
     { scenario: 'delay', id: 'slow', params: { ms: 20 } },
     async (fault) => {
       expect(fault.id).toBe('slow');
       expect((await fault.info()).state).toBe('active');
-      return (await control.listFaults()).map((f) => f.id);
+      return (await control.listFaults()).faults.map((f) => f.id);
     },
   );
   expect(seen).toEqual(['slow']);
-  expect(await control.listFaults()).toEqual([]);
+  expect(await control.listFaults()).toEqual({ faults: [] });
 
   const bad = await control
     .inject({ scenario: 'delay', params: { ms: 'soon' } })
     .catch((e: unknown) => e);
-  expect(isMockIstiodError(bad, 'INVALID_FAULT') && bad.problems.map((p) => p.path)).toEqual([
-    'params.ms',
-  ]);
+  expect(isMockIstiodError(bad, 'CONTROL_REFUSED') && bad.details.status).toBe(400);
+  expect(isMockIstiodError(bad) && bad.problems.map((p) => p.path)).toEqual(['params.ms']);
 
   const refused = await control
-    .setResources([
-      {
-        '@type': 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
-        name: 'a',
-        connect_timeout: 'soon',
-      },
-    ])
+    .setResources({
+      resources: [
+        {
+          '@type': 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
+          name: 'a',
+          connect_timeout: 'soon',
+        },
+      ],
+    })
     .catch((e: unknown) => e);
-  expect(isMockIstiodError(refused, 'INVALID_RESOURCES') && refused.problems[0]?.path).toMatch(
+  expect(isMockIstiodError(refused, 'CONTROL_REFUSED') && refused.problems[0]?.path).toMatch(
     /^resources\[0\]/,
   );
-  const changed = await control.setResources([
-    ...makeLabResources(),
-    makeStaticCluster({ name: 'extra', endpoints: [] }),
-  ]);
-  expect(changed.changed).toContain('CDS');
+  const changed = await control.setResources({
+    resources: [...makeLabResources(), makeStaticCluster({ name: 'extra', endpoints: [] })],
+  });
+  expect('version' in changed && changed.changed).toContain('CDS');
 
-  expect(await control.disconnect({}, 7, 'go away')).toBe(1);
+  expect(await control.disconnect({ code: 7, message: 'go away' })).toEqual({
+    disconnected: 1,
+    code: 'PERMISSION_DENIED',
+  });
   await waitFor(() => server.streams().length === 0, {
     timeoutMs: 5_000,
     description: 'the stream to end',
   });
 
-  await control.down();
+  expect(await control.down()).toEqual({ serving: false });
   expect(server.serving).toBe(false);
-  await control.up();
+  expect(await control.up()).toEqual({ serving: true });
   expect(server.serving).toBe(true);
   // A new client: the first one's channel is in its reconnect back-off after the port closed.
   const after = new AdsTestClient(server.xdsAddress);
@@ -112,7 +115,7 @@ describe('the same example in process and over HTTP', () => {
     const { server, client } = await started({ controlToken: 's3cret' });
     const url = `http://127.0.0.1:${server.addresses.control?.port}`;
     const refused = await connectMockIstiod(url).catch((e: unknown) => e);
-    expect(isMockIstiodError(refused, 'CONTROL_API_FAILED') && refused.message).toMatch(/401/);
+    expect(isMockIstiodError(refused, 'CONTROL_REFUSED') && refused.details.status).toBe(401);
     await example(await connectMockIstiod(url, { token: 's3cret' }), server, client);
   });
 
@@ -121,7 +124,7 @@ describe('the same example in process and over HTTP', () => {
       (e: unknown) => e,
     );
     expect(isMockIstiodError(err, 'CONTROL_API_FAILED') && err.message).toMatch(
-      /cannot reach mock-istiod at http:\/\/127\.0\.0\.1:1/,
+      /cannot reach mock-istiod at 127\.0\.0\.1:1 \(ECONNREFUSED\)/,
     );
   });
 });

@@ -28,7 +28,11 @@ steps:
     if (!result.ok) return;
     expect(result.value.name).toBe('demo');
     expect(result.value.start).toBe('first-stream');
-    expect(result.value.steps.map((s) => [s.at, s.action.kind])).toEqual([
+    const kinds = result.value.steps.map((s) => [
+      s.at,
+      s.action.kind === 'operation' ? s.action.name : s.action.kind,
+    ]);
+    expect(kinds).toEqual([
       [0, 'fault'],
       [0, 'push'],
       [10_000, 'release'],
@@ -43,8 +47,16 @@ steps:
     // The step's fault is resolved once, when the timeline is read.
     const first = result.value.steps[0]?.action;
     expect(first?.kind === 'fault' && first.fault.scenario.name).toBe('withhold');
-    expect(result.value.steps[1]?.action).toEqual({ kind: 'push', types: [LISTENER_TYPE] });
-    expect(result.value.steps[4]?.action).toEqual({ kind: 'disconnect', code: 14, message: 'bye' });
+    expect(result.value.steps[1]?.action).toEqual({
+      kind: 'operation',
+      name: 'push',
+      input: { types: [LISTENER_TYPE] },
+    });
+    expect(result.value.steps[4]?.action).toEqual({
+      kind: 'operation',
+      name: 'disconnect',
+      input: { code: 14, message: 'bye' },
+    });
   });
 
   it('reports every problem with its path', () => {

@@ -6,18 +6,11 @@
 import { useState } from 'preact/hooks';
 import { control } from '../api.js';
 import type { Operation } from '../../../src/api/operation.js';
-import { OPERATIONS, type OperationName } from '../../../src/api/table.js';
+import { OPERATIONS } from '../../../src/api/table.js';
+import { BUTTON_LABELS } from '../buttons.js';
 import { useT } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
 import type { UiServerState } from '../../../src/live/ui-events.js';
-
-/** The page's message for each operation with a button (a unit test checks none is missing). */
-export const BUTTON_LABELS = {
-  withhold: 'controls.withhold',
-  release: 'controls.release',
-  down: 'controls.down',
-  up: 'controls.up',
-} as const satisfies Partial<Record<OperationName, MessageKey>>;
 
 const BUTTONS = (OPERATIONS as readonly Operation[]).flatMap((op) =>
   op.button

@@ -128,6 +128,15 @@ export { openJournalFile, type JournalFile } from './journal/file-sink.js';
 export { syncState, type SyncState } from './core/sync-status.js';
 export type { SentResources, SentType } from './journal/sent-resources.js';
 export { collectStatus, type StatusReport, type ProxyReport } from './status/status-report.js';
+export {
+  createControlClient,
+  DEFAULT_TIMEOUT_MS,
+  type ControlClient,
+  type ControlClientOptions,
+} from './api/client.js';
+export { OPERATIONS, type OperationName, type Operations } from './api/table.js';
+export type { Operation, InputOf, OutputOf, RequestOf } from './api/operation.js';
+export type { OperationTarget } from './api/target.js';
 export type { MockSecurity } from './ca/security.js';
 export { TLS_FILES } from './tls/tls-files.js';
 export {

@@ -4,6 +4,7 @@
  * own routes), no way out of the folder, and long caching only for Vite's hashed assets.
  * The files hold no data, so they need no token; the data comes from `/ui/events`.
  */
+import { errorResponse, notFound } from './responses.js';
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
@@ -36,10 +37,6 @@ export function defaultUiRoot(): string {
   return join(packageRoot(), 'dist', 'ui');
 }
 
-function text(status: number, body: string): ControlResponse {
-  return { status, body, contentType: 'text/plain; charset=utf-8' };
-}
-
 /** The file under `root` a request path names, or undefined when it would leave `root`. */
 export function resolveUiPath(root: string, path: string): string | undefined {
   const segments = path.split('/').filter((s) => s !== '' && s !== '.');
@@ -60,9 +57,9 @@ async function read(file: string): Promise<Buffer | undefined> {
 /** Answers `GET /ui/<path>` from `root`. */
 export async function serveUiFile(root: string, path: string): Promise<ControlResponse> {
   const index = await read(join(root, 'index.html'));
-  if (!index) return text(503, UI_NOT_BUILT);
+  if (!index) return errorResponse(503, UI_NOT_BUILT.trim());
   const file = resolveUiPath(root, path);
-  if (file === undefined) return text(404, `no such file: /ui/${path}\n`);
+  if (file === undefined) return notFound(`no such file: /ui/${path}`);
   const html = { 'cache-control': 'no-cache' };
   const ext = extname(file);
   if (path === '' || ext === '') {
@@ -70,7 +67,7 @@ export async function serveUiFile(root: string, path: string): Promise<ControlRe
     return { status: 200, body, contentType: TYPES['.html'], headers: html };
   }
   const body = await read(file);
-  if (!body) return text(404, `no such file: /ui/${path}\n`);
+  if (!body) return notFound(`no such file: /ui/${path}`);
   const cache = HASHED.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache';
   return {
     status: 200,

@@ -12,8 +12,8 @@ import { freePorts } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { useCli } from '../support/cli.js';
-import { useLab } from '../support/lab.js';
+import { useCli } from '../support/fixtures/cli.js';
+import { useLab } from '../support/harness/lab.js';
 
 const cli = useCli();
 const labs = useLab();

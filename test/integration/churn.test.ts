@@ -6,7 +6,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { churn, settledHeap } from '../support/churn.js';
+import { churn, settledHeap } from '../support/harness/churn.js';
 
 const CYCLES = 1_000;
 /** Allowed heap growth after the churn, once collected (client and server share this heap). */

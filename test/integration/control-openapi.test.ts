@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkJson } from '../support/json-schema.js';
+import { checkJson } from '../support/fixtures/json-schema.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
 
 const mock = useMockIstiod();

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { NO_PROXY_ID, PROXY_NOT_CONNECTED } from '../../src/control/debug-routes.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { handshake, requestClusters } from '../support/handshake.js';
+import { handshake, requestClusters } from '../support/fixtures/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const mock = useMockIstiod();
 const setup = mock.setup;

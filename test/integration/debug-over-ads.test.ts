@@ -8,9 +8,9 @@ import {
   LISTENER_TYPE,
   SYNCZ_DEBUG_TYPE,
 } from '../../src/xds/type-urls.js';
-import { ack, handshake } from '../support/handshake.js';
+import { ack, handshake } from '../support/fixtures/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 import type { AdsTestClient } from '../../src/testing/ads-client.js';
 
 const clientConfigType = envoyRoot().lookupType('envoy.service.status.v3.ClientConfig');

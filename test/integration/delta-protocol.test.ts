@@ -5,7 +5,7 @@ import { AdsTestClient, type ClientDeltaResponse } from '../../src/testing/ads-c
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from '../support/nodes.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 let server: TestMockIstiod | undefined;
 let client: AdsTestClient | undefined;

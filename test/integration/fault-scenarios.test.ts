@@ -11,9 +11,9 @@ import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { envoyRoot } from '../../src/xds/protos.js';
-import { ack, handshake, requestClusters } from '../support/handshake.js';
+import { ack, handshake, requestClusters } from '../support/fixtures/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const mock = useMockIstiod();
 const setup = mock.setup;

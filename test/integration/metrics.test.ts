@@ -9,8 +9,8 @@ import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js
 import { waitFor } from '../../src/util/wait.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { ack, requestClusters } from '../support/handshake.js';
-import { sidecarNode } from '../support/nodes.js';
+import { ack, requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const servers: TestMockIstiod[] = [];
 const clients: AdsTestClient[] = [];

@@ -13,7 +13,7 @@ import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js
 import { isMockIstiodError } from '../../src/util/errors.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { handshake, requestClusters } from '../support/handshake.js';
+import { handshake, requestClusters } from '../support/fixtures/handshake.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -4,9 +4,9 @@ import { makeLabResources } from '../../src/resources/lab.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { encodeStats } from '../../src/xds/wire.js';
-import { ack, requestClusters } from '../support/handshake.js';
+import { ack, requestClusters } from '../support/fixtures/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const VERSION_PATTERN = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\/\d+$/;
 const clusterType = envoyRoot().lookupType('envoy.config.cluster.v3.Cluster');

@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { requestClustersOnce } from '../support/handshake.js';
+import { requestClustersOnce } from '../support/fixtures/handshake.js';
 
 let server: TestMockIstiod | undefined;
 afterEach(async () => {

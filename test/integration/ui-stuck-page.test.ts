@@ -12,9 +12,9 @@ import type { UiJournalEntry, UiProxy, UiSnapshot } from '../../src/control/ui-e
 import type { UiClientInfo } from '../../src/control/ui-client.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
-import { ack, requestClusters } from '../support/handshake.js';
-import { sidecarNode } from '../support/nodes.js';
-import { SseReader } from '../support/sse.js';
+import { ack, requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { SseReader } from '../support/fixtures/sse.js';
 
 const STREAMS = 60;
 

@@ -1,19 +1,19 @@
 /**
  * The CA and its tokens under attack, at full size: every row of
- * test/support/ca-attacks.ts, `rounds` times, against `CreateCertificate` over TLS and on
+ * test/support/harness/ca-attacks.ts, `rounds` times, against `CreateCertificate` over TLS and on
  * plaintext with `--plaintext-ca`, and every token row against xDS streams on the TLS port.
  * Each answer must be istiod's and move the counters it should; nothing may be signed for
  * another identity. Returns the number of attacks and of problems.
  */
 import pino from 'pino';
 import { startMockIstiod } from '../../src/testing/start.js';
-import { CSR_ATTACKS, TOKEN_ATTACKS } from '../../test/support/ca-attacks.js';
+import { CSR_ATTACKS, TOKEN_ATTACKS } from '../../test/support/harness/ca-attacks.js';
 import {
   attackClient,
   attackContext,
   checkCaAttack,
   checkXdsTokenAttack,
-} from '../../test/support/ca-attack-run.js';
+} from '../../test/support/harness/ca-attack-run.js';
 import type { PartResult } from './fuzz.js';
 
 export async function caAttacksPart(rounds: number): Promise<PartResult> {

@@ -3,8 +3,8 @@
  * proxies, checked against the answers replayed in revision order.
  */
 import { startMockIstiod } from '../../src/testing/start.js';
-import { concurrentControl } from '../../test/support/concurrent-control.js';
-import { seededRandom } from '../../test/support/raw-ads.js';
+import { concurrentControl } from '../../test/support/harness/concurrent-control.js';
+import { seededRandom } from '../../test/support/fixtures/raw-ads.js';
 
 export async function concurrentRun(clients: number, ops: number, seed: number): Promise<boolean> {
   const server = await startMockIstiod({ journalSize: 1000 });

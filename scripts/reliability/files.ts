@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockIstiod } from '../../src/testing/start.js';
-import { FileChurn, slowWriter } from '../../test/support/file-churn.js';
-import { seededRandom } from '../../test/support/raw-ads.js';
+import { FileChurn, slowWriter } from '../../test/support/harness/file-churn.js';
+import { seededRandom } from '../../test/support/fixtures/raw-ads.js';
 
 async function churnMode(mode: 'file' | 'dir', steps: number, seed: number): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-reliability-files-'));

@@ -9,13 +9,13 @@ import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { attackClient, attackContext, send } from '../../test/support/ca-attack-run.js';
-import { csrFor } from '../../test/support/ca-attacks.js';
-import { caFuzzSeeds, fuzzCa } from '../../test/support/fuzz-ca.js';
-import { fuzzControl, listenerCount } from '../../test/support/fuzz-control.js';
-import { fuzzCase } from '../../test/support/fuzz-inputs.js';
-import { requestClustersOnce } from '../../test/support/handshake.js';
-import { RawAdsClient, seededRandom } from '../../test/support/raw-ads.js';
+import { attackClient, attackContext, send } from '../../test/support/harness/ca-attack-run.js';
+import { csrFor } from '../../test/support/harness/ca-attacks.js';
+import { caFuzzSeeds, fuzzCa } from '../../test/support/harness/fuzz-ca.js';
+import { fuzzControl, listenerCount } from '../../test/support/harness/fuzz-control.js';
+import { fuzzCase } from '../../test/support/harness/fuzz-inputs.js';
+import { requestClustersOnce } from '../../test/support/fixtures/handshake.js';
+import { RawAdsClient, seededRandom } from '../../test/support/fixtures/raw-ads.js';
 
 export interface PartResult {
   part: string;

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { parseJournalText } from '../../src/journal/read-file.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
-import { spawnCli, type CliRun } from '../../test/support/cli.js';
-import { requestClusters } from '../../test/support/handshake.js';
+import { spawnCli, type CliRun } from '../../test/support/fixtures/cli.js';
+import { requestClusters } from '../../test/support/fixtures/handshake.js';
 import {
   fileSize,
   keepBusy,
@@ -18,7 +18,7 @@ import {
   sigtermUnderLoad,
   waitForJournalFailure,
   type Served,
-} from '../../test/support/own-faults.js';
+} from '../../test/support/harness/own-faults.js';
 
 const started: CliRun[] = [];
 const start = (args: string[]) => {

@@ -2,7 +2,7 @@
  * The soak of docs/RELIABILITY.md at full size: `minutes` of churn, pushes, faults and a slow
  * consumer against the full server in its own process; prints a line a minute and the figures.
  */
-import { soak, type SoakReport } from '../../test/support/soak.js';
+import { soak, type SoakReport } from '../../test/support/harness/soak.js';
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 

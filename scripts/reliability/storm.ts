@@ -2,7 +2,7 @@
  * The connection storm of docs/RELIABILITY.md at full size: `attempts` new connections at
  * once from several processes against the full server; prints the counts and latencies.
  */
-import { storm, type ProbeFigures } from '../../test/support/storm.js';
+import { storm, type ProbeFigures } from '../../test/support/harness/storm.js';
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const probe = (p: ProbeFigures) =>

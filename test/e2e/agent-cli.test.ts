@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { useCli } from '../support/cli.js';
+import { useCli } from '../support/fixtures/cli.js';
 
 const cli = useCli();
 let istiod: TestMockIstiod | undefined;

@@ -13,7 +13,7 @@ import { freePorts } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { get, makeBrokenInbound } from '../support/lab.js';
+import { get, makeBrokenInbound } from '../support/harness/lab.js';
 
 const NOT_RECEIVED =
   'config not received from XDS server (is Istiod running?): ' +

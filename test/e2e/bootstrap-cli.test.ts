@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
 import { packageRoot } from '../../src/util/package-root.js';
-import { useCli, type CliResult } from '../support/cli.js';
+import { useCli, type CliResult } from '../support/fixtures/cli.js';
 
 const cli = useCli();
 

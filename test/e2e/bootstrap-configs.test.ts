@@ -4,15 +4,14 @@
  * validate cannot see (no HTTP/2 on xds-grpc) is shown failing at run time instead.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CONFIG_SPECS } from '../../scripts/generate-envoy-configs.js';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { envoyValidateError } from '../../src/bootstrap/validate-message.js';
-import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { validateEnvoyConfig } from '../../src/envoy/validate.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { it } from '../support/fixtures/test.js';
 
 const configPath = (file: string) => join(packageRoot(), 'envoy-configs', file);
 
@@ -37,18 +36,11 @@ describe('envoy --mode validate on envoy-configs/', () => {
 });
 
 describe('sidecar-broken-no-http2: what validate cannot see', () => {
-  let envoy: EnvoyProcess | undefined;
-  let istiod: TestMockIstiod | undefined;
-  afterEach(async () => {
-    await envoy?.stop();
-    await istiod?.close();
-    envoy = undefined;
-    istiod = undefined;
-  });
-
-  it('never gets a stream through: protocol errors, connected_state 0, PRE_INITIALIZING', async () => {
+  it('never gets a stream through: protocol errors, connected_state 0, PRE_INITIALIZING', async ({
+    mock: istiod,
+    startEnvoy,
+  }) => {
     const spec = CONFIG_SPECS.find((s) => s.file === 'sidecar-broken-no-http2.yaml');
-    istiod = await startMockIstiod();
     const opened: string[] = [];
     istiod.events.on('stream-open', (stream) => opened.push(stream.connectionId));
     // The same mistake on free ports (the committed file uses a sidecar's fixed ports).
@@ -57,17 +49,16 @@ describe('sidecar-broken-no-http2: what validate cannot see', () => {
       adminPort: 0,
     });
     spec?.breakIt?.(bootstrap);
-    envoy = await startEnvoy({ bootstrap });
+    const envoy = await startEnvoy({ bootstrap });
     await envoy.waitForStat('cluster.xds-grpc.upstream_cx_protocol_error', (v) => Number(v) >= 2);
     // Envoy counts a stream as connected while it is being set up, so between retries the
     // stat flickers to 1 for a moment: wait for the resting value.
     await envoy.waitForStat('control_plane.connected_state', (v) => v === 0);
     expect(await envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
     // Envoy logs the failing stream once it has stayed down for a while (about a second).
-    const running = envoy;
     const line = await waitFor(
       () =>
-        running
+        envoy
           .logs()
           .split('\n')
           .find((l) =>

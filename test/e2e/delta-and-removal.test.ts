@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { expectLabTraffic, get, useLab } from '../support/lab.js';
+import { expectLabTraffic, get, useLab } from '../support/harness/lab.js';
 
 const labs = useLab();
 

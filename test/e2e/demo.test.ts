@@ -9,7 +9,7 @@ import { runDemo } from '../../scripts/demo.js';
 import { DEMO_TEXT } from '../../scripts/demo-messages.js';
 import { STEPS_TEXT } from '../../scripts/demo-steps-messages.js';
 import { CLUSTERS_TEXT } from '../../scripts/demo-clusters-messages.js';
-import { expectDemoEvidence, FRONTEND_COLLISION } from '../support/demo-evidence.js';
+import { expectDemoEvidence, FRONTEND_COLLISION } from '../support/harness/demo-evidence.js';
 
 describe('npm run demo', () => {
   it('walks through (a)–(f) with the evidence of each step', { timeout: 90_000 }, async () => {

@@ -1,5 +1,5 @@
 /**
- * deploy/'s Deployment (its command line, Secret and ConfigMap, test/support/deploy-pod.ts)
+ * deploy/'s Deployment (its command line, Secret and ConfigMap, test/support/harness/deploy-pod.ts)
  * met by the real pilot-agent and Envoy as a pod in a cluster would meet it: the pod's token
  * signed by a key that is not the mock's (as the cluster signs it), and the certificate
  * checked for the Service's name (`ISTIOD_SAN`, as when dialing
@@ -19,10 +19,10 @@ import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { startPilotAgent } from '../../src/envoy/pilot-agent.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
-import { JSON_LOGS, logLines, useCli, waitForServing } from '../support/cli.js';
-import { layOutPod, SERVICE_HOST } from '../support/deploy-pod.js';
-import { freeLabPorts } from '../support/lab.js';
-import { POD_ENV, requireIstio } from '../support/real-agent.js';
+import { JSON_LOGS, logLines, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { layOutPod, SERVICE_HOST } from '../support/harness/deploy-pod.js';
+import { freeLabPorts } from '../support/harness/lab.js';
+import { POD_ENV, requireIstio } from '../support/harness/real-agent.js';
 
 const CSR_REFUSED =
   'citadelclient\tfailed to sign CSR: create certificate: rpc error: code = Unauthenticated desc = request authenticate failure';

@@ -9,7 +9,7 @@ import { makeClusterLoadAssignment } from '../../src/resources/endpoint.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { ENDPOINT_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
-import { expectLabTraffic, get, useLab } from '../support/lab.js';
+import { expectLabTraffic, get, useLab } from '../support/harness/lab.js';
 
 const labs = useLab();
 

@@ -8,7 +8,7 @@ import { jittered, seededRandom } from '../../src/faults/random.js';
 import type { JournalEntry } from '../../src/journal/journal.js';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { closeFaultLabs, startFaultLab } from '../support/fault-lab.js';
+import { closeFaultLabs, startFaultLab } from '../support/harness/fault-lab.js';
 
 afterEach(async () => {
   await closeFaultLabs();

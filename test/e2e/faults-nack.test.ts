@@ -11,7 +11,7 @@ import { freePorts } from '../../src/util/ports.js';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/fault-lab.js';
+import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/harness/fault-lab.js';
 
 const STATS: Record<string, string> = {
   [CLUSTER_TYPE]: 'cluster_manager.cds',

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESET_PRESETS } from '../../src/faults/scenarios/reset.js';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
 import { waitFor } from '../../src/util/wait.js';
-import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/fault-lab.js';
+import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/harness/fault-lab.js';
 
 /**
  * Envoy's log line for a closed ADS stream. Envoy prints `grpc-message` as it arrived, and

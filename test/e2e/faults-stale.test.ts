@@ -9,7 +9,7 @@ import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { closeFaultLabs, startFaultLab, waitForBody } from '../support/fault-lab.js';
+import { closeFaultLabs, startFaultLab, waitForBody } from '../support/harness/fault-lab.js';
 
 afterEach(async () => {
   await closeFaultLabs();

@@ -13,8 +13,14 @@ import { startEnvoy } from '../../src/testing/envoy.js';
 import { assertNoLeaks, closeAll } from '../../src/testing/leaks.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, logLines, useCli, waitForServing } from '../support/cli.js';
-import { get } from '../support/fault-lab.js';
+import {
+  FREE_SERVE_PORTS,
+  JSON_LOGS,
+  logLines,
+  useCli,
+  waitForServing,
+} from '../support/fixtures/cli.js';
+import { get } from '../support/harness/fault-lab.js';
 
 const TIMELINE = `
 name: classroom

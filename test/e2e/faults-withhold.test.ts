@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { assertNoLeaks } from '../../src/testing/leaks.js';
 import { waitFor } from '../../src/util/wait.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/fault-lab.js';
+import { closeFaultLabs, get, startFaultLab, type FaultLab } from '../support/harness/fault-lab.js';
 
 afterEach(async () => {
   await closeFaultLabs();

@@ -10,7 +10,7 @@ import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
-import { buildImage, requireImageTools, usePodman } from '../support/image.js';
+import { buildImage, requireImageTools, usePodman } from '../support/harness/image.js';
 
 const TAG = 'mock-istiod:e2e';
 const TOKEN = 'image-test-token';

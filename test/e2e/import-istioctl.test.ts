@@ -18,9 +18,9 @@ import { startMockIstiod } from '../../src/testing/start.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
-import { ISTIOCTL_FIXTURE, startSidecarEnvoy } from '../support/import-lab.js';
-import { get } from '../support/lab.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { ISTIOCTL_FIXTURE, startSidecarEnvoy } from '../support/harness/import-lab.js';
+import { get } from '../support/harness/lab.js';
 
 const cli = useCli();
 const cleanups: (() => Promise<unknown>)[] = [];

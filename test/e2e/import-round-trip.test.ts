@@ -15,15 +15,15 @@ import { importConfigDump, readDumpFile } from '../../src/import/import-dump.js'
 import { makeLabResources } from '../../src/resources/lab.js';
 import { startMockIstiod } from '../../src/testing/start.js';
 import { freePorts } from '../../src/util/ports.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
 import {
   istioSidecarResources,
   makeTlsDir,
   startSidecarEnvoy,
   summarizeDump,
   type DumpSummary,
-} from '../support/import-lab.js';
-import { freeLabPorts, get } from '../support/lab.js';
+} from '../support/harness/import-lab.js';
+import { freeLabPorts, get } from '../support/harness/lab.js';
 
 const cli = useCli();
 const cleanups: (() => Promise<unknown> | void)[] = [];

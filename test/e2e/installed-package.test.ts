@@ -27,7 +27,7 @@ import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
 import { findEnvoy, PINNED_ENVOY_VERSION } from '../../src/envoy/find-envoy.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
 
 const run = promisify(execFile);
 const cli = useCli();

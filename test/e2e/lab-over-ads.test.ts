@@ -9,7 +9,7 @@ import { makeLabResources } from '../../src/resources/lab.js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { expectLabTraffic, get, makeBrokenInbound, useLab } from '../support/lab.js';
+import { expectLabTraffic, get, makeBrokenInbound, useLab } from '../support/harness/lab.js';
 
 const labs = useLab();
 

@@ -3,24 +3,19 @@
  * Withheld: connected_state 1 and PRE_INITIALIZING; released: LIVE with the version the
  * mock sent; the mock gone: connected_state 0, still read from Envoy.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { collectStatus, type StatusReport } from '../../src/status/status-report.js';
-import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { freePorts } from '../../src/util/ports.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { useCli } from '../support/cli.js';
-import { useLab } from '../support/lab.js';
+import { useCli } from '../support/fixtures/cli.js';
+import { it } from '../support/fixtures/test.js';
+import { useLab } from '../support/harness/lab.js';
 
 const cli = useCli();
 const labs = useLab();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
 
 /** Runs the real CLI: `status -o json`, and returns its exit code and report. */
 async function statusCli(args: string[]): Promise<{ code: number | null; report: StatusReport }> {
@@ -109,20 +104,21 @@ describe('mock-istiod status against a real Envoy', () => {
     expect(gone.report.proxies[0]?.mock).toBeUndefined();
   });
 
-  it('finds the admin port in the node metadata (ENVOY_ADMIN_ADDRESS) without --admin', async () => {
+  it('finds the admin port in the node metadata (ENVOY_ADMIN_ADDRESS) without --admin', async ({
+    startMock,
+    startEnvoy,
+  }) => {
     const [adminPort, inboundPort, outboundPort] = (await freePorts(3)) as [number, number, number];
-    const istiod: TestMockIstiod = await startMockIstiod({
+    const istiod = await startMock({
       resources: makeLabResources({ inboundPort, outboundPort }),
     });
-    cleanups.push(() => istiod.close());
-    const envoy: EnvoyProcess = await startEnvoy({
+    const envoy = await startEnvoy({
       bootstrap: makeSidecarBootstrap({
         discoveryPort: istiod.addresses.xds.port,
         adminPort,
         metadata: { ENVOY_ADMIN_ADDRESS: `127.0.0.1:${adminPort}` },
       }),
     });
-    cleanups.push(() => envoy.stop());
     await envoy.waitForLive({ timeoutMs: 20_000 });
     await istiod.waitForAck(LISTENER_TYPE);
     const report = await collectStatus({

@@ -13,7 +13,7 @@ import {
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { makeBrokenInbound, useLab } from '../support/lab.js';
+import { makeBrokenInbound, useLab } from '../support/harness/lab.js';
 
 const labs = useLab();
 

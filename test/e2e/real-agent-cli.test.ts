@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { useCli } from '../support/cli.js';
-import { POD_ENV, requireIstio } from '../support/real-agent.js';
+import { useCli } from '../support/fixtures/cli.js';
+import { POD_ENV, requireIstio } from '../support/harness/real-agent.js';
 
 const cli = useCli();
 let istiod: TestMockIstiod | undefined;

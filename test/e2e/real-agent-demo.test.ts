@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runDemo } from '../../scripts/demo.js';
-import { expectDemoEvidence } from '../support/demo-evidence.js';
-import { requireIstio } from '../support/real-agent.js';
+import { expectDemoEvidence } from '../support/harness/demo-evidence.js';
+import { requireIstio } from '../support/harness/real-agent.js';
 
 describe('npm run demo -- --real-agent', () => {
   it('walks through (a)–(f) with the real pilot-agent and the same evidence', async () => {

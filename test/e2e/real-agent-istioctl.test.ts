@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runIstioctl, useRealLab } from '../support/real-agent.js';
+import { runIstioctl, useRealLab } from '../support/harness/real-agent.js';
 
 const labs = useRealLab();
 const dirs: string[] = [];

@@ -12,9 +12,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { caClient, createCertificate, makeKeyAndCsr } from '../support/ca.js';
-import { useCli } from '../support/cli.js';
-import { runIstioctl, useRealLab, type RealLab } from '../support/real-agent.js';
+import { caClient, createCertificate, makeKeyAndCsr } from '../support/fixtures/ca.js';
+import { useCli } from '../support/fixtures/cli.js';
+import { runIstioctl, useRealLab, type RealLab } from '../support/harness/real-agent.js';
 
 const cli = useCli();
 const labs = useRealLab();

@@ -11,7 +11,7 @@ import * as https from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/util/wait.js';
-import { useRealLab } from '../support/real-agent.js';
+import { useRealLab } from '../support/harness/real-agent.js';
 
 const labs = useRealLab();
 

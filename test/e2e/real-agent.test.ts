@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { get } from '../support/lab.js';
-import { POD_NODE_ID, useRealLab, type RealLab } from '../support/real-agent.js';
+import { get } from '../support/harness/lab.js';
+import { POD_NODE_ID, useRealLab, type RealLab } from '../support/harness/real-agent.js';
 
 const NOT_RECEIVED =
   'Envoy proxy is NOT ready: config not received from XDS server (is Istiod running?): ' +

@@ -10,7 +10,7 @@ import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { get, useLab } from '../support/lab.js';
+import { get, useLab } from '../support/harness/lab.js';
 
 const labs = useLab();
 let dir: string | undefined;

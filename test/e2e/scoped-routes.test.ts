@@ -10,7 +10,7 @@ import { waitFor } from '../../src/util/wait.js';
 import { LISTENER_TYPE, ROUTE_TYPE, TYPE_PREFIX } from '../../src/xds/type-urls.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import type { EnvoyResource } from '../../src/resources/types.js';
-import { useLab } from '../support/lab.js';
+import { useLab } from '../support/harness/lab.js';
 
 const SCOPED_ROUTE_TYPE = `${TYPE_PREFIX}envoy.config.route.v3.ScopedRouteConfiguration`;
 const HCM_TYPE = `${TYPE_PREFIX}envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager`;

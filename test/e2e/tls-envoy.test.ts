@@ -19,8 +19,8 @@ import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
-import { useCli } from '../support/cli.js';
-import { get } from '../support/lab.js';
+import { useCli } from '../support/fixtures/cli.js';
+import { get } from '../support/harness/lab.js';
 
 const cli = useCli();
 const cleanups: (() => Promise<unknown> | void)[] = [];

@@ -14,7 +14,7 @@ import { makeLabResources } from '../../src/resources/lab.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { freePorts } from '../../src/util/ports.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { SseReader } from '../support/sse.js';
+import { SseReader } from '../support/fixtures/sse.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {

@@ -16,7 +16,7 @@ import { startAgent, type Agent } from '../../src/envoy/agent.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { freePorts } from '../../src/util/ports.js';
-import { useBrowser } from '../support/browser.js';
+import { useBrowser } from '../support/harness/browser.js';
 
 const NACK_TEXT = "route: unknown cluster 'no-such-cluster'";
 

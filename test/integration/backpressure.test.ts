@@ -1,16 +1,8 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from '../support/nodes.js';
-
-let server: TestMockIstiod | undefined;
-let client: AdsTestClient | undefined;
-afterEach(async () => {
-  client?.close();
-  await server?.close();
-});
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { it } from '../support/fixtures/test.js';
 
 /** About 150 KB of clusters whose content depends on `generation`. */
 function bigResourceSet(generation: number) {
@@ -25,9 +17,12 @@ function bigResourceSet(generation: number) {
   );
 }
 
-it('does not queue pushes for a stream that stops reading, and catches it up when it reads again', async () => {
-  server = await startMockIstiod({ resources: bigResourceSet(0) });
-  client = new AdsTestClient(server.xdsAddress);
+it('does not queue pushes for a stream that stops reading, and catches it up when it reads again', async ({
+  startMock,
+  connect,
+}) => {
+  const server = await startMock({ resources: bigResourceSet(0) });
+  const client = connect(server);
   const stream = client.sotw();
   stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
   await stream.next();

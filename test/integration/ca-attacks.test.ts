@@ -1,5 +1,5 @@
 /**
- * The CA and its tokens under attack, one row per class (test/support/ca-attacks.ts): every
+ * The CA and its tokens under attack, one row per class (test/support/harness/ca-attacks.ts): every
  * forged, stale, misaddressed or malformed token and every CSR that asks for too much is
  * refused with istiod's status and message, nothing is signed for another identity, and each
  * answer moves istiod's `citadel_server_*` counters; on TLS the same tokens are refused on
@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { CaClient } from '../../src/ca/ca-proto.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import type { AttackContext } from '../support/ca-attacks.js';
-import { CSR_ATTACKS, TOKEN_ATTACKS } from '../support/ca-attacks.js';
+import type { AttackContext } from '../support/harness/ca-attacks.js';
+import { CSR_ATTACKS, TOKEN_ATTACKS } from '../support/harness/ca-attacks.js';
 import {
   attackClient,
   attackContext,
   checkCaAttack,
   checkXdsTokenAttack,
-} from '../support/ca-attack-run.js';
+} from '../support/harness/ca-attack-run.js';
 
 const TRANSPORTS = [
   { name: 'over TLS', options: { tls: true } },

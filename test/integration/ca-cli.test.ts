@@ -13,8 +13,14 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/util/ports.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
-import { caClient, createCertificate, makeCsr } from '../support/ca.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, logLines, useCli, waitForServing } from '../support/cli.js';
+import { caClient, createCertificate, makeCsr } from '../support/fixtures/ca.js';
+import {
+  FREE_SERVE_PORTS,
+  JSON_LOGS,
+  logLines,
+  useCli,
+  waitForServing,
+} from '../support/fixtures/cli.js';
 
 const cli = useCli();
 const cleanups: (() => void)[] = [];

@@ -22,8 +22,8 @@ import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { servingHosts } from '../../src/ca/security-options.js';
 import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
-import { sidecarNode } from '../support/nodes.js';
-import { bearer, caClient, createCertificate, makeCsr } from '../support/ca.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { bearer, caClient, createCertificate, makeCsr } from '../support/fixtures/ca.js';
 import { PLAINTEXT_CA_REASON } from '../../src/ca/ca-service.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];

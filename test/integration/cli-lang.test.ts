@@ -12,7 +12,7 @@ import {
   useCli,
   waitForServing,
   type CliRun,
-} from '../support/cli.js';
+} from '../support/fixtures/cli.js';
 
 const cli = useCli();
 

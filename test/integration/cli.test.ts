@@ -6,8 +6,8 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
-import { sidecarNode } from '../support/nodes.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const cli = useCli();

@@ -6,8 +6,8 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { concurrentControl } from '../support/concurrent-control.js';
-import { seededRandom } from '../support/raw-ads.js';
+import { concurrentControl } from '../support/harness/concurrent-control.js';
+import { seededRandom } from '../support/fixtures/raw-ads.js';
 
 const SEED = Number(process.env.MOCK_ISTIOD_CONTROL_SEED ?? 20261201);
 

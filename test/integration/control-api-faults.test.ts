@@ -11,9 +11,9 @@ import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { ack, requestClusters } from '../support/handshake.js';
+import { ack, requestClusters } from '../support/fixtures/handshake.js';
 import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const mock = useMockIstiod();
 const setup = mock.setup;

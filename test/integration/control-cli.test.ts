@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { useCli } from '../support/cli.js';
-import { handshake } from '../support/handshake.js';
-import { mockWithProxy } from '../support/synced-proxy.js';
+import { useCli } from '../support/fixtures/cli.js';
+import { handshake } from '../support/fixtures/handshake.js';
+import { mockWithProxy } from '../support/fixtures/synced-proxy.js';
 
 const cli = useCli();
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -4,11 +4,9 @@
  * docs/api.md (request bodies given to curl, answers in ```json blocks and `# {…}` lines).
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { checkJson } from '../support/json-schema.js';
-import { useMockIstiod } from '../support/mock-fixture.js';
-
-const mock = useMockIstiod();
+import { describe, expect } from 'vitest';
+import { checkJson } from '../support/fixtures/json-schema.js';
+import { test } from '../support/fixtures/test.js';
 
 type Schema = Record<string, unknown>;
 interface Operation {
@@ -20,18 +18,28 @@ interface Document {
   paths: Record<string, Record<string, Operation>>;
 }
 
-async function get(path: string): Promise<{ status: number; body: unknown }> {
-  const port = mock.server?.addresses.control?.port;
-  const res = await fetch(`http://127.0.0.1:${port}${path}`);
-  return { status: res.status, body: await res.json() };
+/** The control API of the test's mock: its port, a GET, and the document it serves. */
+interface Api {
+  port: number | undefined;
+  get(path: string): Promise<{ status: number; body: unknown }>;
+  document(): Promise<Document>;
 }
 
-async function document(): Promise<Document> {
-  await mock.setup();
-  const { status, body } = await get('/control/openapi.json');
-  expect(status).toBe(200);
-  return body as Document;
-}
+const it = test.extend<{ api: Api }>({
+  api: async ({ mock }, use) => {
+    const port = mock.addresses.control?.port;
+    const get = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      return { status: res.status, body: await res.json() };
+    };
+    const document = async () => {
+      const { status, body } = await get('/control/openapi.json');
+      expect(status).toBe(200);
+      return body as Document;
+    };
+    await use({ port, get, document });
+  },
+});
 
 /** The operation a concrete `METHOD /path` reaches, matching `{param}` segments. */
 function operationFor(doc: Document, method: string, path: string): Operation | undefined {
@@ -66,10 +74,10 @@ function apiSections(): { heading: string; routes: [string, string][]; text: str
 }
 
 describe('GET /control/openapi.json', () => {
-  it('names every endpoint the mock answers, with the right methods', async () => {
-    const doc = await document();
+  it('names every endpoint the mock answers, with the right methods', async ({ api }) => {
+    const doc = await api.document();
     expect(doc.openapi).toBe('3.1.0');
-    const { status, body } = await get('/no-such-endpoint');
+    const { status, body } = await api.get('/no-such-endpoint');
     expect(status).toBe(404);
     const endpoints = (body as { endpoints: string[] }).endpoints;
     expect(endpoints.length).toBeGreaterThan(20);
@@ -82,11 +90,12 @@ describe('GET /control/openapi.json', () => {
     expect(operations).toHaveLength(endpoints.length);
   });
 
-  it("describes real answers: an applied fault, the scenarios, a bad fault's problems", async () => {
-    const doc = await document();
-    const port = mock.server?.addresses.control?.port;
+  it("describes real answers: an applied fault, the scenarios, a bad fault's problems", async ({
+    api,
+  }) => {
+    const doc = await api.document();
     const post = async (body: unknown) => {
-      const res = await fetch(`http://127.0.0.1:${port}/control/faults`, {
+      const res = await fetch(`http://127.0.0.1:${api.port}/control/faults`, {
         method: 'POST',
         body: JSON.stringify(body),
       });
@@ -117,15 +126,15 @@ describe('GET /control/openapi.json', () => {
         params: { ms: 'soon' },
       }),
     ).not.toEqual([]);
-    const scenarios = await get('/control/scenarios');
+    const scenarios = await api.get('/control/scenarios');
     const listing = operationFor(doc, 'GET', '/control/scenarios');
     expect(checkJson(answerSchemas(listing ?? { responses: {} })[0] ?? {}, scenarios.body)).toEqual(
       [],
     );
   });
 
-  it('validates every example in docs/api.md', async () => {
-    const doc = await document();
+  it('validates every example in docs/api.md', async ({ api }) => {
+    const doc = await api.document();
     let checked = 0;
     for (const section of apiSections()) {
       if (section.routes.length === 0) continue;

@@ -10,10 +10,10 @@ import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { freePort } from '../../src/util/ports.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
-import { handshake } from '../support/handshake.js';
-import { mockWithProxy } from '../support/synced-proxy.js';
-import { sidecarNode } from '../support/nodes.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { handshake } from '../support/fixtures/handshake.js';
+import { mockWithProxy } from '../support/fixtures/synced-proxy.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const cli = useCli();
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -3,32 +3,37 @@
  * the proxy: each sync status (SYNCED, NOT SENT, STALE, ERROR) is produced by a real
  * request sequence and read back over HTTP, in istiod's JSON shapes and error texts.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { NO_PROXY_ID, PROXY_NOT_CONNECTED } from '../../src/control/debug-routes.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { handshake, requestClusters } from '../support/handshake.js';
-import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
+import { handshake, requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { test } from '../support/fixtures/test.js';
 
-const mock = useMockIstiod();
-const setup = mock.setup;
+type Get = (path: string) => Promise<{ status: number; type: string; body: string }>;
 
-async function get(path: string): Promise<{ status: number; type: string; body: string }> {
-  const port = mock.server?.addresses.control?.port;
-  const res = await fetch(`http://127.0.0.1:${port}${path}`);
-  return {
-    status: res.status,
-    type: res.headers.get('content-type') ?? '',
-    body: await res.text(),
-  };
-}
-
-async function getJson<T = unknown>(path: string): Promise<T> {
-  const res = await get(path);
-  expect(res.status, res.body).toBe(200);
-  return JSON.parse(res.body) as T;
-}
+/** GETs on the test's mock's control port: the answer, or its JSON (which must be a 200). */
+const it = test.extend<{ get: Get; getJson: <T = unknown>(path: string) => Promise<T> }>({
+  get: async ({ mock }, use) => {
+    const port = mock.addresses.control?.port;
+    await use(async (path) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      return {
+        status: res.status,
+        type: res.headers.get('content-type') ?? '',
+        body: await res.text(),
+      };
+    });
+  },
+  getJson: async ({ get }, use) => {
+    await use(async <T>(path: string) => {
+      const res = await get(path);
+      expect(res.status, res.body).toBe(200);
+      return JSON.parse(res.body) as T;
+    });
+  },
+});
 
 interface SyncStatus {
   proxy: string;
@@ -46,8 +51,11 @@ interface SyncStatus {
 }
 
 describe('/debug/syncz', () => {
-  it('shows SYNCED after the ACK and STALE while a response is unanswered, by nonce', async () => {
-    const { server, client } = await setup();
+  it('shows SYNCED after the ACK and STALE while a response is unanswered, by nonce', async ({
+    mock: server,
+    ads: client,
+    getJson,
+  }) => {
     const { cds, lds } = await handshake(client.sotw());
     await server.waitForAck(CLUSTER_TYPE);
     const [status, ...others] = await getJson<SyncStatus[]>('/debug/syncz');
@@ -71,8 +79,11 @@ describe('/debug/syncz', () => {
     });
   });
 
-  it("shows ERROR with Envoy's message after a NACK, until the next ACK", async () => {
-    const { server, client } = await setup();
+  it("shows ERROR with Envoy's message after a NACK, until the next ACK", async ({
+    mock: server,
+    ads: client,
+    getJson,
+  }) => {
     const stream = client.sotw();
     const { lds } = await handshake(stream);
     const message = "Error adding/updating listener(s) virtualInbound: route: unknown cluster 'x'";
@@ -96,23 +107,33 @@ describe('/debug/syncz', () => {
     ]);
   });
 
-  it('shows NOT SENT while withheld, with the zero time istiod prints', async () => {
-    const { server, client } = await setup({ withholdFirst: true });
-    client.sotw().send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    await waitFor(() => server.streams().length === 1, { description: 'the stream to open' });
-    const [status] = await getJson<SyncStatus[]>('/debug/syncz');
-    expect(status).not.toHaveProperty('cluster_sent');
-    expect(status?.resources).toEqual({ [CLUSTER_TYPE]: { sentTime: '0001-01-01T00:00:00Z' } });
-    const streamz = await getJson<{
-      withheld: boolean;
-      streams: { types: { status: string }[] }[];
-    }>('/debug/streamz');
-    expect(streamz.withheld).toBe(true);
-    expect(streamz.streams[0]?.types[0]?.status).toBe('NOT SENT');
+  describe('withheld', () => {
+    it.override({ mockOptions: { withholdFirst: true } });
+
+    it('shows NOT SENT while withheld, with the zero time istiod prints', async ({
+      mock: server,
+      ads: client,
+      getJson,
+    }) => {
+      client.sotw().send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+      await waitFor(() => server.streams().length === 1, { description: 'the stream to open' });
+      const [status] = await getJson<SyncStatus[]>('/debug/syncz');
+      expect(status).not.toHaveProperty('cluster_sent');
+      expect(status?.resources).toEqual({ [CLUSTER_TYPE]: { sentTime: '0001-01-01T00:00:00Z' } });
+      const streamz = await getJson<{
+        withheld: boolean;
+        streams: { types: { status: string }[] }[];
+      }>('/debug/streamz');
+      expect(streamz.withheld).toBe(true);
+      expect(streamz.streams[0]?.types[0]?.status).toBe('NOT SENT');
+    });
   });
 
-  it('filters by ?namespace= and lists connections sorted by connection id', async () => {
-    const { server, client } = await setup();
+  it('filters by ?namespace= and lists connections sorted by connection id', async ({
+    mock: server,
+    ads: client,
+    getJson,
+  }) => {
     client.sotw().send({ type_url: CLUSTER_TYPE, node: sidecarNode('a-0', 'shop') });
     client.sotw().send({ type_url: CLUSTER_TYPE, node: sidecarNode('b-0', 'default') });
     await waitFor(() => server.streams().length === 2, { description: 'two streams' });
@@ -131,14 +152,17 @@ describe('/debug/syncz', () => {
 });
 
 describe('/debug/connections and /debug/adsz', () => {
-  it('have no clients field when nobody is connected (Go omitempty)', async () => {
-    await setup();
+  it('have no clients field when nobody is connected (Go omitempty)', async ({ getJson }) => {
     expect(await getJson('/debug/connections')).toEqual({ totalClients: 0 });
     expect(await getJson('/debug/adsz')).toEqual({ totalClients: 0 });
   });
 
-  it('adsz shows metadata and watches, filters by ?proxyID= and answers 404 for an unknown one', async () => {
-    const { server, client } = await setup();
+  it('adsz shows metadata and watches, filters by ?proxyID= and answers 404 for an unknown one', async ({
+    mock: server,
+    ads: client,
+    get,
+    getJson,
+  }) => {
     await handshake(client.sotw());
     await waitFor(() => server.streams()[0]?.types.get(LISTENER_TYPE)?.sent);
     const adsz = await getJson<{ totalClients: number; clients: Record<string, unknown>[] }>(
@@ -158,8 +182,9 @@ describe('/debug/connections and /debug/adsz', () => {
 });
 
 describe('/debug/config_dump', () => {
-  it("answers istiod's 400 without proxyID and 404 when the proxy is not connected", async () => {
-    await setup();
+  it("answers istiod's 400 without proxyID and 404 when the proxy is not connected", async ({
+    get,
+  }) => {
     expect(await get('/debug/config_dump')).toEqual({
       status: 400,
       type: 'text/plain; charset=utf-8',
@@ -171,8 +196,11 @@ describe('/debug/config_dump', () => {
     });
   });
 
-  it('renders what the proxy was sent, as canonical JSON in config_dump sections', async () => {
-    const { server, client } = await setup();
+  it('renders what the proxy was sent, as canonical JSON in config_dump sections', async ({
+    mock: server,
+    ads: client,
+    getJson,
+  }) => {
     const { cds, lds } = await handshake(client.sotw());
     await waitFor(() => server.streams()[0]?.types.get(LISTENER_TYPE)?.sent);
     const dump = await getJson<{ configs: Record<string, unknown>[] }>(
@@ -220,8 +248,11 @@ describe('/debug/config_dump', () => {
     ).toBe('INBOUND');
   });
 
-  it('shows the version sent, not a newer one not yet pushed, and ?types= gives bare resources', async () => {
-    const { server, client } = await setup();
+  it('shows the version sent, not a newer one not yet pushed, and ?types= gives bare resources', async ({
+    mock: server,
+    ads: client,
+    getJson,
+  }) => {
     const first = await requestClusters(client.sotw());
     server.withhold();
     server.setResources([]);
@@ -232,15 +263,18 @@ describe('/debug/config_dump', () => {
     expect(first.resources).toHaveLength(2);
   });
 
-  it('indents the answer with ?pretty', async () => {
-    await setup();
+  it('indents the answer with ?pretty', async ({ get }) => {
     expect((await get('/debug/connections?pretty')).body).toBe('{\n  "totalClients": 0\n}\n');
   });
 });
 
 describe('/debug/journal', () => {
-  it('filters by kind, type and node, and says which parameter is wrong', async () => {
-    const { server, client } = await setup();
+  it('filters by kind, type and node, and says which parameter is wrong', async ({
+    mock: server,
+    ads: client,
+    get,
+    getJson,
+  }) => {
     const stream = client.sotw();
     const { lds } = await handshake(stream);
     stream.send({
@@ -267,8 +301,7 @@ describe('/debug/journal', () => {
 });
 
 describe('/debug/list', () => {
-  it('lists the debug commands', async () => {
-    await setup();
+  it('lists the debug commands', async ({ getJson }) => {
     expect(await getJson('/debug/list')).toEqual([
       'adsz',
       'config_dump',
@@ -282,8 +315,11 @@ describe('/debug/list', () => {
 });
 
 describe('a delta stream', () => {
-  it('shows in syncz, streamz and config_dump like a state-of-the-world one', async () => {
-    const { server, client } = await setup();
+  it('shows in syncz, streamz and config_dump like a state-of-the-world one', async ({
+    mock: server,
+    ads: client,
+    getJson,
+  }) => {
     const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     const first = await stream.nextDelta();

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { envoyRoot } from '../../src/xds/protos.js';
 import {
   CLIENT_CONFIG_TYPE,
@@ -8,10 +8,10 @@ import {
   LISTENER_TYPE,
   SYNCZ_DEBUG_TYPE,
 } from '../../src/xds/type-urls.js';
-import { ack, handshake } from '../support/handshake.js';
-import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
+import { ack, handshake } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 import type { AdsTestClient } from '../../src/testing/ads-client.js';
+import { it } from '../support/fixtures/test.js';
 
 const clientConfigType = envoyRoot().lookupType('envoy.service.status.v3.ClientConfig');
 
@@ -39,11 +39,11 @@ async function connectedProxy(client: AdsTestClient) {
   return { stream, lds };
 }
 
-const mock = useMockIstiod();
-
 describe("istiod's debug types over ADS", () => {
-  it('istio.io/debug/syncz: one ClientConfig per proxy, answered on a first request carrying a nonce as istioctl sends it', async () => {
-    const { server, client } = await mock.setup();
+  it('istio.io/debug/syncz: one ClientConfig per proxy, answered on a first request carrying a nonce as istioctl sends it', async ({
+    mock: server,
+    ads: client,
+  }) => {
     await connectedProxy(client);
     const debug = client.sotw();
     debug.send({
@@ -70,8 +70,9 @@ describe("istiod's debug types over ADS", () => {
     expect(server.streams()).toHaveLength(1);
   });
 
-  it('answers every debug request (no watch, no ACK expected), and reports NACKs as ERROR', async () => {
-    const { client } = await mock.setup();
+  it('answers every debug request (no watch, no ACK expected), and reports NACKs as ERROR', async ({
+    ads: client,
+  }) => {
     const { stream, lds } = await connectedProxy(client);
     stream.send({
       type_url: LISTENER_TYPE,
@@ -87,8 +88,9 @@ describe("istiod's debug types over ADS", () => {
     expect(config.generic_xds_configs.map((c) => c.config_status)).toEqual(['SYNCED', 'ERROR']);
   });
 
-  it("istio.io/debug/config_dump: the named proxy's dump sections; nothing for an unknown proxy", async () => {
-    const { client } = await mock.setup();
+  it("istio.io/debug/config_dump: the named proxy's dump sections; nothing for an unknown proxy", async ({
+    ads: client,
+  }) => {
     const { stream, lds } = await connectedProxy(client);
     ack(stream, lds);
     const debug = client.sotw();
@@ -107,8 +109,9 @@ describe("istiod's debug types over ADS", () => {
     expect((await debug.next()).resources).toEqual([]);
   });
 
-  it('istio.io/debug: the body of the named /debug endpoint, as istioctl x internal-debug reads it', async () => {
-    const { client } = await mock.setup();
+  it('istio.io/debug: the body of the named /debug endpoint, as istioctl x internal-debug reads it', async ({
+    ads: client,
+  }) => {
     await connectedProxy(client);
     const debug = client.sotw();
     debug.send({ type_url: DEBUG_TYPE, node: istioctlNode(), resource_names: ['syncz'] });
@@ -130,8 +133,7 @@ describe("istiod's debug types over ADS", () => {
     });
   });
 
-  it('over delta too', async () => {
-    const { client } = await mock.setup();
+  it('over delta too', async ({ ads: client }) => {
     await connectedProxy(client);
     const debug = client.delta();
     debug.send({ type_url: SYNCZ_DEBUG_TYPE, node: istioctlNode(), response_nonce: 'x' });
@@ -141,8 +143,10 @@ describe("istiod's debug types over ADS", () => {
     ]);
   });
 
-  it('debug clients are no proxies: not in syncz, connections, the journal or pilot_xds', async () => {
-    const { server, client } = await mock.setup();
+  it('debug clients are no proxies: not in syncz, connections, the journal or pilot_xds', async ({
+    mock: server,
+    ads: client,
+  }) => {
     await connectedProxy(client);
     const debug = client.sotw();
     debug.send({ type_url: SYNCZ_DEBUG_TYPE, node: istioctlNode() });

@@ -1,25 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
-import { AdsTestClient, type ClientDeltaResponse } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { ClientDeltaResponse } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from '../support/nodes.js';
-
-let server: TestMockIstiod | undefined;
-let client: AdsTestClient | undefined;
-
-async function setup(resources: readonly unknown[] = makeLabResources()) {
-  server = await startMockIstiod({ resources });
-  client = new AdsTestClient(server.xdsAddress);
-  return { server, client, stream: client.delta() };
-}
-
-afterEach(async () => {
-  client?.close();
-  await server?.close();
-});
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { it } from '../support/fixtures/test.js';
 
 const names = (r: ClientDeltaResponse) => r.resources.map((x) => x.name).sort();
 const versions = (r: ClientDeltaResponse) =>
@@ -40,8 +26,10 @@ function loadAssignment(cluster: string, port: number) {
 }
 
 describe('delta ADS', () => {
-  it('treats an empty first CDS subscription as wildcard and sends every cluster with its version', async () => {
-    const { stream } = await setup();
+  it('treats an empty first CDS subscription as wildcard and sends every cluster with its version', async ({
+    ads: client,
+  }) => {
+    const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     const response = await stream.nextDelta();
     expect(names(response)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
@@ -52,8 +40,11 @@ describe('delta ADS', () => {
     expect(response.nonce).not.toBe('');
   });
 
-  it('sends only what changed, and removals only in removed_resources; ACKs are not answered', async () => {
-    const { server, stream } = await setup();
+  it('sends only what changed, and removals only in removed_resources; ACKs are not answered', async ({
+    mock: server,
+    ads: client,
+  }) => {
+    const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     const first = await stream.nextDelta();
     stream.send({ type_url: CLUSTER_TYPE, response_nonce: first.nonce });
@@ -66,8 +57,11 @@ describe('delta ADS', () => {
     expect(pushed.removed_resources.sort()).toEqual(['BlackHoleCluster', 'inbound|8101||']);
   });
 
-  it('does not send again what a reconnecting proxy lists in initial_resource_versions', async () => {
-    const { server, client, stream } = await setup();
+  it('does not send again what a reconnecting proxy lists in initial_resource_versions', async ({
+    mock: server,
+    ads: client,
+  }) => {
+    const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     const first = await stream.nextDelta();
     stream.close();
@@ -87,9 +81,13 @@ describe('delta ADS', () => {
     expect(reconnects).toEqual([3]);
   });
 
-  it('serves explicit subscriptions by name and forgets unsubscribed names', async () => {
+  it('serves explicit subscriptions by name and forgets unsubscribed names', async ({
+    startMock,
+    connect,
+  }) => {
     const resources = [...makeLabResources(), loadAssignment('a', 1), loadAssignment('b', 2)];
-    const { server, stream } = await setup(resources);
+    const server = await startMock({ resources });
+    const stream = connect(server).delta();
     stream.send({
       type_url: ENDPOINT_TYPE,
       node: sidecarNode(),
@@ -115,8 +113,11 @@ describe('delta ADS', () => {
     expect(pushed.removed_resources).toEqual([]);
   });
 
-  it('records a NACK and does not send the rejected resources again; ignores stale nonces', async () => {
-    const { server, stream } = await setup();
+  it('records a NACK and does not send the rejected resources again; ignores stale nonces', async ({
+    mock: server,
+    ads: client,
+  }) => {
+    const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     const cds = await stream.nextDelta();
     stream.send({ type_url: CLUSTER_TYPE, response_nonce: 'stale' });
@@ -133,8 +134,11 @@ describe('delta ADS', () => {
     expect(server.streams()[0]?.protocol).toBe('delta');
   });
 
-  it("istiod's shouldRespondDelta: answers a type's first request even when it carries a nonce; stale after that", async () => {
-    const { server, stream } = await setup();
+  it("istiod's shouldRespondDelta: answers a type's first request even when it carries a nonce; stale after that", async ({
+    mock: server,
+    ads: client,
+  }) => {
+    const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), response_nonce: 'from-before' });
     const cds = await stream.nextDelta();
     expect(names(cds)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
@@ -146,12 +150,15 @@ describe('delta ADS', () => {
 });
 
 describe('delta streams and the rest of the server', () => {
-  it('are withheld and released like SotW streams, and journaled the same way', async () => {
-    server = await startMockIstiod({ withholdFirst: true });
-    client = new AdsTestClient(server.xdsAddress);
+  it('are withheld and released like SotW streams, and journaled the same way', async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock({ withholdFirst: true });
+    const client = connect(server);
     const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    await waitFor(() => server!.journal({ kind: 'subscribe' }).length === 1, {
+    await waitFor(() => server.journal({ kind: 'subscribe' }).length === 1, {
       description: 'the delta subscription to reach the server',
     });
     expect(server.streams()[0]?.types.get(CLUSTER_TYPE)?.sent).toBeUndefined();

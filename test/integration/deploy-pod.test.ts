@@ -1,5 +1,5 @@
 /**
- * The Deployment of deploy/ run as its pod would be (test/support/deploy-pod.ts). What a
+ * The Deployment of deploy/ run as its pod would be (test/support/harness/deploy-pod.ts). What a
  * schema cannot tell: the flags are real, the mock reads the read-only volumes, its
  * certificate names the Service, and it follows a ConfigMap update swapped in as the kubelet
  * swaps it.
@@ -13,8 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
-import { JSON_LOGS, logLines, useCli, waitForServing } from '../support/cli.js';
-import { layOutPod, SERVICE_HOST, writeVolume } from '../support/deploy-pod.js';
+import { JSON_LOGS, logLines, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { layOutPod, SERVICE_HOST, writeVolume } from '../support/harness/deploy-pod.js';
 
 const root = mkdtempSync(join(tmpdir(), 'mock-istiod-pod-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

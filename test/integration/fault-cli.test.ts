@@ -15,8 +15,8 @@ import {
   logLines,
   useCli,
   waitForServing,
-} from '../support/cli.js';
-import { sidecarNode } from '../support/nodes.js';
+} from '../support/fixtures/cli.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const cli = useCli();
 const dirs: string[] = [];

@@ -5,18 +5,15 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { MockIstiodError } from '../../src/util/errors.js';
 import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { envoyRoot } from '../../src/xds/protos.js';
-import { ack, handshake, requestClusters } from '../support/handshake.js';
-import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
-
-const mock = useMockIstiod();
-const setup = mock.setup;
+import { ack, handshake, requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { it } from '../support/fixtures/test.js';
 
 const listenerType = envoyRoot().lookupType('envoy.config.listener.v3.Listener');
 function listenerNames(response: ClientResponse): string[] {
@@ -34,8 +31,9 @@ async function synced(c: AdsTestClient, pod = 'orders-v1-0') {
 }
 
 describe('the engine', () => {
-  it('refuses an invalid fault with INVALID_FAULT naming every problem', async () => {
-    const { server } = await setup();
+  it('refuses an invalid fault with INVALID_FAULT naming every problem', async ({
+    mock: server,
+  }) => {
     const error = await server
       .inject({ scenario: 'reset', params: { code: 'LOUD', times: 0 } })
       .catch((e: unknown) => e);
@@ -53,8 +51,10 @@ describe('the engine', () => {
     expect(server.faults.list()).toEqual([]);
   });
 
-  it('lets the first active fault in scope decide, and resyncs what it changed on removal', async () => {
-    const { server, client } = await setup();
+  it('lets the first active fault in scope decide, and resyncs what it changed on removal', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const { stream, lds } = await synced(client);
     const nack = await server.inject({ scenario: 'nack', params: { config: 'no-filter-chains' } });
     await server.inject({ scenario: 'withhold', scope: { types: ['LDS'] } });
@@ -77,8 +77,10 @@ describe('the engine', () => {
 });
 
 describe('triggers', () => {
-  it('onRequest with a type: armed until the proxy asks for LDS, then acting on it', async () => {
-    const { server, client } = await setup();
+  it('onRequest with a type: armed until the proxy asks for LDS, then acting on it', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const fault = await server.inject({
       scenario: 'withhold',
       scope: { types: ['LDS'] },
@@ -92,8 +94,7 @@ describe('triggers', () => {
     await server.expectNoResponse('LDS', 300);
   });
 
-  it('afterResponses counts responses in scope only', async () => {
-    const { server, client } = await setup();
+  it('afterResponses counts responses in scope only', async ({ mock: server, ads: client }) => {
     const fault = await server.inject({
       scenario: 'reset',
       params: { preset: 'rate-limit' },
@@ -114,8 +115,7 @@ describe('triggers', () => {
     expect(server.streams().map((s) => s.proxy.id)).toEqual(['orders-v1-0.default']);
   });
 
-  it('after T: armed, then active on time', async () => {
-    const { server } = await setup();
+  it('after T: armed, then active on time', async ({ mock: server }) => {
     const fault = await server.inject({
       scenario: 'delay',
       params: { ms: 1 },
@@ -131,8 +131,10 @@ describe('triggers', () => {
 });
 
 describe('reset', () => {
-  it('with scope.types ends the stream when that type is due, with the authorization wording', async () => {
-    const { server, client } = await setup();
+  it('with scope.types ends the stream when that type is due, with the authorization wording', async ({
+    mock: server,
+    ads: client,
+  }) => {
     await server.inject({
       scenario: 'reset',
       params: { preset: 'authorization' },
@@ -148,8 +150,10 @@ describe('reset', () => {
     });
   });
 
-  it('with times stops after that many streams and is then done', async () => {
-    const { server, client } = await setup();
+  it('with times stops after that many streams and is then done', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const fault = await server.inject({
       scenario: 'reset',
       params: { preset: 'not-ready', times: 1 },
@@ -166,8 +170,10 @@ describe('reset', () => {
 });
 
 describe('nack policies', () => {
-  it('resend: the bad config again after each NACK, every interval', async () => {
-    const { server, client } = await setup();
+  it('resend: the bad config again after each NACK, every interval', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const { stream, lds } = await synced(client);
     await server.inject({
       scenario: 'nack',
@@ -186,8 +192,10 @@ describe('nack policies', () => {
     await waitFor(() => (server.faults.list()[0]?.counts.rejected ?? 0) >= 3);
   });
 
-  it('stop: nothing more after the NACK, even for a new version of the type', async () => {
-    const { server, client } = await setup();
+  it('stop: nothing more after the NACK, even for a new version of the type', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const { stream, lds } = await synced(client);
     await server.inject({ scenario: 'nack', params: { config: 'unknown-filter' } });
     const bad = await stream.next();
@@ -204,8 +212,10 @@ describe('nack policies', () => {
 });
 
 describe('stale', () => {
-  it('replaces with the previous version and the stream’s previous nonce', async () => {
-    const { server, client } = await setup();
+  it('replaces with the previous version and the stream’s previous nonce', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const { stream, lds } = await synced(client);
     server.setResources([]); // a second version of every type: empty
     const empty = await stream.next(); // CDS, then LDS
@@ -222,8 +232,7 @@ describe('stale', () => {
     expect(listenerNames(stale)).toEqual(['virtualInbound', 'virtualOutbound']);
   });
 
-  it('refuses oldVersion and reuseNonce both false', async () => {
-    const { server } = await setup();
+  it('refuses oldVersion and reuseNonce both false', async ({ mock: server }) => {
     await expect(
       server.inject({ scenario: 'stale', params: { oldVersion: false, reuseNonce: false } }),
     ).rejects.toMatchObject({ problems: [{ path: 'params' }] });
@@ -231,8 +240,10 @@ describe('stale', () => {
 });
 
 describe('down / up', () => {
-  it('ends streams with UNAVAILABLE, refuses connections, and comes back on the same port', async () => {
-    const { server, client } = await setup();
+  it('ends streams with UNAVAILABLE, refuses connections, and comes back on the same port', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const { stream, cds } = await synced(client);
     const port = server.addresses.xds.port;
     await server.down();
@@ -254,8 +265,7 @@ describe('down / up', () => {
     expect(server.journal({ kind: 'reconnect' })).toHaveLength(1);
   });
 
-  it('flap runs its cycles and ends up, done', async () => {
-    const { server } = await setup();
+  it('flap runs its cycles and ends up, done', async ({ mock: server }) => {
     const fault = await server.inject({
       scenario: 'flap',
       params: { down: 50, up: 50, cycles: 3 },
@@ -267,8 +277,10 @@ describe('down / up', () => {
 });
 
 describe('over delta xDS', () => {
-  it('withhold, push and disconnect act on delta streams too', async () => {
-    const { server, client } = await setup();
+  it('withhold, push and disconnect act on delta streams too', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const hold = await server.inject({ scenario: 'withhold' });
     const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });

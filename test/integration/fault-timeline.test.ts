@@ -10,7 +10,7 @@ import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from '../support/nodes.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 let server: TestMockIstiod | undefined;
 let client: AdsTestClient | undefined;

@@ -1,5 +1,5 @@
 /**
- * Resource files changing under the watcher while proxies stream (test/support/file-churn.ts):
+ * Resource files changing under the watcher while proxies stream (test/support/harness/file-churn.ts):
  * no proxy is ever sent a half-written set, each change is served or refused and reported,
  * and the last good set keeps serving meanwhile. scripts/reliability.ts runs it bigger.
  */
@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { clustersYaml, FileChurn, slowWriter } from '../support/file-churn.js';
+import { clustersYaml, FileChurn, slowWriter } from '../support/harness/file-churn.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { seededRandom } from '../support/raw-ads.js';
+import { seededRandom } from '../support/fixtures/raw-ads.js';
 
 const SEED = Number(process.env.MOCK_ISTIOD_FILES_SEED ?? 20261201);
 

@@ -9,10 +9,10 @@ import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { attackClient, attackContext, send } from '../support/ca-attack-run.js';
-import { csrFor, type AttackRequest } from '../support/ca-attacks.js';
-import { sendControl } from '../support/fuzz-control.js';
-import { requestClustersOnce } from '../support/handshake.js';
+import { attackClient, attackContext, send } from '../support/harness/ca-attack-run.js';
+import { csrFor, type AttackRequest } from '../support/harness/ca-attacks.js';
+import { sendControl } from '../support/harness/fuzz-control.js';
+import { requestClustersOnce } from '../support/fixtures/handshake.js';
 
 const DIR = 'test/fixtures/fuzz-corpus';
 

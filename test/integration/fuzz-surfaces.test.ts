@@ -8,11 +8,11 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { attackClient, attackContext, send } from '../support/ca-attack-run.js';
-import { csrFor } from '../support/ca-attacks.js';
-import { caFuzzSeeds, fuzzCa } from '../support/fuzz-ca.js';
-import { fuzzControl, listenerCount } from '../support/fuzz-control.js';
-import { seededRandom } from '../support/raw-ads.js';
+import { attackClient, attackContext, send } from '../support/harness/ca-attack-run.js';
+import { csrFor } from '../support/harness/ca-attacks.js';
+import { caFuzzSeeds, fuzzCa } from '../support/harness/fuzz-ca.js';
+import { fuzzControl, listenerCount } from '../support/harness/fuzz-control.js';
+import { seededRandom } from '../support/fixtures/raw-ads.js';
 
 const SEED = Number(process.env.MOCK_ISTIOD_FUZZ_SEED ?? 20261201);
 const CASES = Number(process.env.MOCK_ISTIOD_FUZZ_CASES ?? 300);

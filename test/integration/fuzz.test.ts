@@ -8,9 +8,9 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
-import { fuzzCase } from '../support/fuzz-inputs.js';
-import { requestClustersOnce } from '../support/handshake.js';
-import { RawAdsClient, seededRandom, type RawOutcome } from '../support/raw-ads.js';
+import { fuzzCase } from '../support/harness/fuzz-inputs.js';
+import { requestClustersOnce } from '../support/fixtures/handshake.js';
+import { RawAdsClient, seededRandom, type RawOutcome } from '../support/fixtures/raw-ads.js';
 
 const SEED = Number(process.env.MOCK_ISTIOD_FUZZ_SEED ?? 20261130);
 const CASES = Number(process.env.MOCK_ISTIOD_FUZZ_CASES ?? 300);

@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { freePorts } from '../../src/util/ports.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/cli.js';
-import { ISTIOCTL_FIXTURE } from '../support/import-lab.js';
-import { sidecarNode } from '../support/nodes.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { ISTIOCTL_FIXTURE } from '../support/harness/import-lab.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const cli = useCli();
 const LOCAL = ['--upstream', '127.0.0.1:8080', '--sds', 'plaintext', '--drop-unknown-extensions'];

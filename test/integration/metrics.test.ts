@@ -3,30 +3,14 @@
  * driven by the raw ADS test client: istiod's metric names, labels and types (no `_total`
  * on istiod's counters), and one registry per server.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { describe, expect } from 'vitest';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { ack, requestClusters } from '../support/handshake.js';
-import { sidecarNode } from '../support/nodes.js';
-
-const servers: TestMockIstiod[] = [];
-const clients: AdsTestClient[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  for (const server of servers.splice(0)) await server.close();
-});
-
-async function setup() {
-  const server = await startMockIstiod();
-  const client = new AdsTestClient(server.xdsAddress);
-  servers.push(server);
-  clients.push(client);
-  return { server, client };
-}
+import { ack, requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { it } from '../support/fixtures/test.js';
 
 async function scrape(server: TestMockIstiod): Promise<{ type: string; text: string }> {
   const res = await fetch(`http://127.0.0.1:${server.addresses.control?.port}/metrics`);
@@ -41,8 +25,10 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe('/metrics', () => {
-  it('counts connections, pushes, ACKs, NACKs and expired nonces with istiod names', async () => {
-    const { server, client } = await setup();
+  it('counts connections, pushes, ACKs, NACKs and expired nonces with istiod names', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const stream = client.sotw();
     const cds = await requestClusters(stream);
     // A stale nonce, then the ACK.
@@ -89,8 +75,10 @@ describe('/metrics', () => {
     expect(sample((await scrape(server)).text, 'pilot_xds{version="1.24.0"}')).toBe(0);
   });
 
-  it('observes the convergence time once a proxy got every changed type it subscribes to', async () => {
-    const { server, client } = await setup();
+  it('observes the convergence time once a proxy got every changed type it subscribes to', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const stream = client.sotw();
     await requestClusters(stream);
     stream.send({ type_url: LISTENER_TYPE });
@@ -105,8 +93,9 @@ describe('/metrics', () => {
     expect(sample(text, 'pilot_xds_pushes{type="cds"}')).toBe(2);
   });
 
-  it('counts faults applied by scenario and shows when responses are withheld', async () => {
-    const { server } = await setup();
+  it('counts faults applied by scenario and shows when responses are withheld', async ({
+    mock: server,
+  }) => {
     expect((await server.faults.apply({ scenario: 'withhold', id: 'hold' })).ok).toBe(true);
     server.withhold();
     const { text } = await scrape(server);
@@ -114,7 +103,14 @@ describe('/metrics', () => {
     expect(sample(text, 'mock_istiod_withheld')).toBe(1);
   });
 
-  it('keeps a registry per server, so two mocks in one process count separately', async () => {
+  it('keeps a registry per server, so two mocks in one process count separately', async ({
+    startMock,
+    connect,
+  }) => {
+    const setup = async () => {
+      const server = await startMock();
+      return { server, client: connect(server) };
+    };
     const a = await setup();
     const b = await setup();
     a.client.sotw().send({ type_url: CLUSTER_TYPE, node: sidecarNode() });

@@ -12,8 +12,8 @@ import { afterAll, expect, it } from 'vitest';
 import { parseJournalText } from '../../src/journal/read-file.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
-import { useCli } from '../support/cli.js';
-import { requestClusters } from '../support/handshake.js';
+import { useCli } from '../support/fixtures/cli.js';
+import { requestClusters } from '../support/fixtures/handshake.js';
 import {
   fileSize,
   keepBusy,
@@ -22,7 +22,7 @@ import {
   type Served,
   sigtermUnderLoad,
   waitForJournalFailure,
-} from '../support/own-faults.js';
+} from '../support/harness/own-faults.js';
 
 const cli = useCli();
 const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-own-faults-'));

@@ -3,35 +3,26 @@
  * `localControl(mock)`: one example, written against `MockIstiodControl`, runs against both,
  * with a real ADS stream playing the proxy to see each action's effect.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { localControl, type MockIstiodControl } from '../../src/testing/control.js';
+import type { AdsTestClient } from '../../src/testing/ads-client.js';
+import type { MockIstiodControl } from '../../src/testing/control.js';
 import { connectMockIstiod } from '../../src/testing/remote.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { isMockIstiodError } from '../../src/util/errors.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { handshake, requestClusters } from '../support/handshake.js';
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function started(options: Parameters<typeof startMockIstiod>[0] = {}) {
-  const server = await startMockIstiod(options);
-  const client = new AdsTestClient(server.xdsAddress);
-  cleanups.push(
-    () => server.close(),
-    () => client.close(),
-  );
-  return { server, client };
-}
+import { handshake, requestClusters } from '../support/fixtures/handshake.js';
+import { it } from '../support/fixtures/test.js';
 
 /** The example: every action, each checked by what the proxy stream or the mock shows. */
-async function example(control: MockIstiodControl, server: TestMockIstiod, client: AdsTestClient) {
+async function example(
+  control: MockIstiodControl,
+  server: TestMockIstiod,
+  connect: (mock: TestMockIstiod) => AdsTestClient,
+) {
+  const client = connect(server);
   await control.reset();
   const stream = client.sotw();
   await handshake(stream);
@@ -96,8 +87,7 @@ async function example(control: MockIstiodControl, server: TestMockIstiod, clien
   expect(await control.up()).toEqual({ serving: true });
   expect(server.serving).toBe(true);
   // A new client: the first one's channel is in its reconnect back-off after the port closed.
-  const after = new AdsTestClient(server.xdsAddress);
-  cleanups.push(() => after.close());
+  const after = connect(server);
   await requestClusters(after.sotw());
   await waitFor(() => server.streams().length === 1, {
     timeoutMs: 5_000,
@@ -106,17 +96,23 @@ async function example(control: MockIstiodControl, server: TestMockIstiod, clien
 }
 
 describe('the same example in process and over HTTP', () => {
-  it('runs against localControl(mock)', async () => {
-    const { server, client } = await started();
-    await example(localControl(server), server, client);
+  it('runs against localControl(mock)', async ({ mock, control, connect }) => {
+    await example(control, mock, connect);
   });
 
-  it('runs against connectMockIstiod(url), with a token', async () => {
-    const { server, client } = await started({ controlToken: 's3cret' });
-    const url = `http://127.0.0.1:${server.addresses.control?.port}`;
-    const refused = await connectMockIstiod(url).catch((e: unknown) => e);
-    expect(isMockIstiodError(refused, 'CONTROL_REFUSED') && refused.details.status).toBe(401);
-    await example(await connectMockIstiod(url, { token: 's3cret' }), server, client);
+  describe('with a token', () => {
+    it.override({ mockOptions: { controlToken: 's3cret' } });
+
+    it('runs against connectMockIstiod(url), with a token', async ({
+      mock,
+      remoteControl,
+      connect,
+    }) => {
+      const url = `http://127.0.0.1:${mock.addresses.control?.port}`;
+      const refused = await connectMockIstiod(url).catch((e: unknown) => e);
+      expect(isMockIstiodError(refused, 'CONTROL_REFUSED') && refused.details.status).toBe(401);
+      await example(remoteControl, mock, connect);
+    });
   });
 
   it('says when nothing answers at the URL', async () => {

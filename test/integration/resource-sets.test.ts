@@ -1,26 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { makeHttpListener } from '../../src/resources/listener.js';
-import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { ClientResponse } from '../../src/testing/ads-client.js';
 import { waitFor } from '../../src/util/wait.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from '../support/nodes.js';
-
-let server: TestMockIstiod | undefined;
-let client: AdsTestClient | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  client?.close();
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  client = server = dir = undefined;
-});
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { it } from '../support/fixtures/test.js';
 
 const DURATION_MESSAGE = 'expected a duration "<seconds>s", e.g. "1.5s", found "1 minute"';
 const clusterType = envoyRoot().lookupType('envoy.config.cluster.v3.Cluster');
@@ -33,12 +23,17 @@ function nodeIn(clusterId: string, pod = 'orders-v1-0', ip = '10.0.0.1') {
 }
 
 describe('resource files, hot-reloaded', () => {
-  it('pushes a good change, and keeps serving the last good set when a change is bad', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mock-istiod-reload-'));
+  it('pushes a good change, and keeps serving the last good set when a change is bad', async ({
+    startMock,
+    connect,
+    onTestFinished,
+  }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-reload-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'lab.json');
     writeFileSync(file, JSON.stringify(makeLabResources()));
-    server = await startMockIstiod({ resources: [], resourcesPath: file });
-    client = new AdsTestClient(server.xdsAddress);
+    const server = await startMock({ resources: [], resourcesPath: file });
+    const client = connect(server);
     const stream = client.sotw();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     expect(clusterNames(await stream.next())).toEqual(['BlackHoleCluster', 'inbound|8101||']);
@@ -74,9 +69,12 @@ describe('resource files, hot-reloaded', () => {
 });
 
 describe('resource sets selected per node', () => {
-  it('serves proxies by CLUSTER_ID, and mixes those that claim the same one, with a warning', async () => {
+  it('serves proxies by CLUSTER_ID, and mixes those that claim the same one, with a warning', async ({
+    startMock,
+    connect,
+  }) => {
     const lab = makeLabResources();
-    server = await startMockIstiod({
+    const server = await startMock({
       resources: [
         {
           name: 'east',
@@ -86,7 +84,7 @@ describe('resource sets selected per node', () => {
         { name: 'default', resources: lab },
       ],
     });
-    client = new AdsTestClient(server.xdsAddress);
+    const client = connect(server);
     const collisions: string[] = [];
     server.events.on('collision', (c) => collisions.push(c.key));
 
@@ -108,15 +106,18 @@ describe('resource sets selected per node', () => {
 });
 
 describe('a proxy whose set goes away', () => {
-  it('is pushed the set that now matches it, with no content change to announce', async () => {
+  it('is pushed the set that now matches it, with no content change to announce', async ({
+    startMock,
+    connect,
+  }) => {
     const lab = makeLabResources();
     const east = {
       name: 'east',
       match: { metadata: { CLUSTER_ID: 'east' } },
       resources: [makeStaticCluster({ name: 'east-only', endpoints: [] })],
     };
-    server = await startMockIstiod({ resources: [east, { name: 'default', resources: lab }] });
-    client = new AdsTestClient(server.xdsAddress);
+    const server = await startMock({ resources: [east, { name: 'default', resources: lab }] });
+    const client = connect(server);
     const stream = client.sotw();
     stream.send({ type_url: CLUSTER_TYPE, node: nodeIn('east') });
     const first = await stream.next();
@@ -145,8 +146,10 @@ describe('a proxy whose set goes away', () => {
 });
 
 describe('reset', () => {
-  it('serves the start-up sets again, as validated at start, dropping sets added since', async () => {
-    server = await startMockIstiod();
+  it('serves the start-up sets again, as validated at start, dropping sets added since', async ({
+    startMock,
+  }) => {
+    const server = await startMock();
     const startup = server.snapshot().get(CLUSTER_TYPE).resources;
     const east = { name: 'east', match: { nodeId: 'east~*' }, resources: [] };
     expect(server.setResourceSets([east, { name: 'default', resources: [] }]).ok).toBe(true);
@@ -158,9 +161,12 @@ describe('reset', () => {
 });
 
 describe('PUT /control/resources with references Envoy will reject', () => {
-  it('serves them all the same, and answers what Envoy will NACK as warnings with paths', async () => {
-    server = await startMockIstiod();
-    client = new AdsTestClient(server.xdsAddress);
+  it('serves them all the same, and answers what Envoy will NACK as warnings with paths', async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock();
+    const client = connect(server);
     const stream = client.sotw();
     stream.send({ type_url: LISTENER_TYPE, node: sidecarNode() });
     await stream.next();

@@ -6,7 +6,7 @@
  * grows by less than a loose bound. scripts/reliability.ts runs it for ten minutes.
  */
 import { expect, it } from 'vitest';
-import { soak } from '../support/soak.js';
+import { soak } from '../support/harness/soak.js';
 
 /** Heap growth allowed between the first sample after warm-up and the last (after a GC). */
 const HEAP_GROWTH_BOUND = 16 * 1024 * 1024;

@@ -1,12 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { encodeStats } from '../../src/xds/wire.js';
-import { ack, requestClusters } from '../support/handshake.js';
-import { useMockIstiod } from '../support/mock-fixture.js';
-import { sidecarNode } from '../support/nodes.js';
+import { ack, requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { it } from '../support/fixtures/test.js';
 
 const VERSION_PATTERN = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\/\d+$/;
 const clusterType = envoyRoot().lookupType('envoy.config.cluster.v3.Cluster');
@@ -17,12 +17,10 @@ function clusterNames(resources: { value: Buffer }[]): string[] {
     .sort();
 }
 
-const mock = useMockIstiod();
-const setup = mock.setup;
-
 describe('the first request of a stream', () => {
-  it('without a node ends the stream with INVALID_ARGUMENT "missing node information"', async () => {
-    const { client } = await setup();
+  it('without a node ends the stream with INVALID_ARGUMENT "missing node information"', async ({
+    ads: client,
+  }) => {
     const stream = client.sotw();
     stream.send({ type_url: CLUSTER_TYPE });
     const end = await stream.done;
@@ -32,7 +30,7 @@ describe('the first request of a stream', () => {
     });
   });
 
-  it.each([
+  it.for([
     ['a~b~c', 'missing parts in the service node "a~b~c"'],
     [
       'gateway~10.0.0.1~p.ns~ns.svc.cluster.local',
@@ -42,17 +40,20 @@ describe('the first request of a stream', () => {
       'sidecar~not-an-ip~p.ns~ns.svc.cluster.local',
       'no valid IP address in the service node id or metadata',
     ],
-  ])('with node id %s is refused as istiod refuses it', async (id, details) => {
-    const { client } = await setup();
-    const stream = client.sotw();
-    stream.send({ type_url: CLUSTER_TYPE, node: { id } });
-    expect(await stream.done).toEqual({ code: grpc.status.INVALID_ARGUMENT, details });
-  });
+  ] as const)(
+    'with node id %s is refused as istiod refuses it',
+    async ([id, details], { ads: client }) => {
+      const stream = client.sotw();
+      stream.send({ type_url: CLUSTER_TYPE, node: { id } });
+      expect(await stream.done).toEqual({ code: grpc.status.INVALID_ARGUMENT, details });
+    },
+  );
 });
 
 describe('state-of-the-world ADS', () => {
-  it('answers a wildcard CDS request with every cluster, an istiod-style version and a nonce', async () => {
-    const { client } = await setup();
+  it('answers a wildcard CDS request with every cluster, an istiod-style version and a nonce', async ({
+    ads: client,
+  }) => {
     const stream = client.sotw();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     const response = await stream.next();
@@ -62,8 +63,7 @@ describe('state-of-the-world ADS', () => {
     expect(clusterNames(response.resources)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
   });
 
-  it('does not answer an ACK, and records it', async () => {
-    const { server, client } = await setup();
+  it('does not answer an ACK, and records it', async ({ mock: server, ads: client }) => {
     const stream = client.sotw();
     const cds = await requestClusters(stream);
     ack(stream, cds);
@@ -75,8 +75,7 @@ describe('state-of-the-world ADS', () => {
     expect(acked.version).toBe(cds.version_info);
   });
 
-  it('ignores a request with a stale nonce', async () => {
-    const { server, client } = await setup();
+  it('ignores a request with a stale nonce', async ({ mock: server, ads: client }) => {
     const stream = client.sotw();
     const cds = await requestClusters(stream);
     stream.send({
@@ -91,8 +90,10 @@ describe('state-of-the-world ADS', () => {
     expect(state?.sent?.nonce).toBe(cds.nonce);
   });
 
-  it("istiod's ShouldRespond: answers a type's first request even when it carries a nonce (as istioctl sends)", async () => {
-    const { server, client } = await setup();
+  it("istiod's ShouldRespond: answers a type's first request even when it carries a nonce (as istioctl sends)", async ({
+    mock: server,
+    ads: client,
+  }) => {
     const stream = client.sotw();
     stream.send({
       type_url: CLUSTER_TYPE,
@@ -109,8 +110,10 @@ describe('state-of-the-world ADS', () => {
     expect(server.journal({ kind: 'stale' })).toHaveLength(1);
   });
 
-  it("records a NACK with Envoy's message and does not send the rejected version again", async () => {
-    const { server, client } = await setup();
+  it("records a NACK with Envoy's message and does not send the rejected version again", async ({
+    mock: server,
+    ads: client,
+  }) => {
     const stream = client.sotw();
     const cds = await requestClusters(stream);
     const message =
@@ -126,8 +129,10 @@ describe('state-of-the-world ADS', () => {
     expect(nack).toMatchObject({ version: cds.version_info, nonce: cds.nonce, code: 13, message });
   });
 
-  it('answers a reconnecting proxy (version set, no nonce) and reports the version it runs', async () => {
-    const { server, client } = await setup();
+  it('answers a reconnecting proxy (version set, no nonce) and reports the version it runs', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const reconnects: string[] = [];
     server.events.on('request', (_s, outcome) => {
       if (outcome.kind === 'reconnect') reconnects.push(outcome.version);
@@ -143,8 +148,7 @@ describe('state-of-the-world ADS', () => {
     expect(reconnects).toEqual(['an-older-version/3']);
   });
 
-  it('answers an unknown type URL with an empty response of that type', async () => {
-    const { client } = await setup();
+  it('answers an unknown type URL with an empty response of that type', async ({ ads: client }) => {
     const stream = client.sotw();
     const typeUrl = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret';
     stream.send({ type_url: typeUrl, node: sidecarNode() });
@@ -154,8 +158,10 @@ describe('state-of-the-world ADS', () => {
     expect(response.nonce).not.toBe('');
   });
 
-  it('pushes a change to every open stream, encoding the response once for all of them', async () => {
-    const { server, client } = await setup();
+  it('pushes a change to every open stream, encoding the response once for all of them', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const streams = [client.sotw(), client.sotw()];
     streams.forEach((s, i) =>
       s.send({ type_url: CLUSTER_TYPE, node: sidecarNode(`orders-v1-${i}`) }),
@@ -173,8 +179,7 @@ describe('state-of-the-world ADS', () => {
     expect(pushed[0]?.nonce).not.toBe(pushed[1]?.nonce);
   });
 
-  it('keeps serving the last good set when new resources are invalid', async () => {
-    const { server } = await setup();
+  it('keeps serving the last good set when new resources are invalid', ({ mock: server }) => {
     const version = server.snapshot().get(CLUSTER_TYPE).version;
     const result = server.setResources([
       { '@type': CLUSTER_TYPE, name: 'x', connect_timeout: 'soon' },
@@ -186,8 +191,12 @@ describe('state-of-the-world ADS', () => {
 });
 
 describe('withholding', () => {
-  it('accepts the stream, sends nothing until released, then sends the current version', async () => {
-    const { server, client } = await setup({ withholdFirst: true });
+  it.override({ mockOptions: { withholdFirst: true } });
+
+  it('accepts the stream, sends nothing until released, then sends the current version', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const stream = client.sotw();
     const requested = new Promise((resolve) => server.events.once('request', resolve));
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
@@ -204,8 +213,12 @@ describe('withholding', () => {
 });
 
 describe('the journal', () => {
-  it('records requests and responses in order, filterable by node, type and kind', async () => {
-    const { server, client } = await setup({ journalSize: 5 });
+  it.override({ mockOptions: { journalSize: 5 } });
+
+  it('records requests and responses in order, filterable by node, type and kind', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const stream = client.sotw();
     const cds = await requestClusters(stream);
     ack(stream, cds);
@@ -228,10 +241,9 @@ describe('the journal', () => {
 });
 
 describe('bad requests', () => {
-  it.each(['sotw', 'delta'] as const)(
+  it.for(['sotw', 'delta'] as const)(
     '%s: a request without a type URL ends the stream with INVALID_ARGUMENT',
-    async (protocol) => {
-      const { server, client } = await setup();
+    async (protocol, { mock: server, ads: client }) => {
       const stream = protocol === 'sotw' ? client.sotw() : client.delta();
       stream.send({ type_url: '', node: sidecarNode() });
       expect(await stream.done).toEqual({
@@ -242,8 +254,9 @@ describe('bad requests', () => {
     },
   );
 
-  it('refuses a message over the 4 MiB limit with RESOURCE_EXHAUSTED, and keeps serving others', async () => {
-    const { client } = await setup();
+  it('refuses a message over the 4 MiB limit with RESOURCE_EXHAUSTED, and keeps serving others', async ({
+    ads: client,
+  }) => {
     const big = client.sotw();
     big.send({
       type_url: CLUSTER_TYPE,

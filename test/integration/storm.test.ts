@@ -6,7 +6,7 @@
  * 20,000 (docs/RELIABILITY.md).
  */
 import { expect, it } from 'vitest';
-import { storm } from '../support/storm.js';
+import { storm } from '../support/harness/storm.js';
 
 it('answers a burst of 500 new connections and recovers', { timeout: 120_000 }, async () => {
   const report = await storm({ attempts: 500, workers: 2, timeoutMs: 30_000 });

@@ -3,14 +3,9 @@
  * refused at the HTTP/2 layer (SETTINGS, then GOAWAY); the server keeps serving everyone else.
  */
 import { connect } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { requestClustersOnce } from '../support/handshake.js';
-
-let server: TestMockIstiod | undefined;
-afterEach(async () => {
-  await server?.close();
-});
+import { expect } from 'vitest';
+import { requestClustersOnce } from '../support/fixtures/handshake.js';
+import { it } from '../support/fixtures/test.js';
 
 /** Writes `bytes`, then resolves with what came back once the server closed the socket. */
 function exchange(port: number, bytes: Buffer): Promise<Buffer> {
@@ -27,8 +22,9 @@ function exchange(port: number, bytes: Buffer): Promise<Buffer> {
   });
 }
 
-it('closes connections that do not speak HTTP/2, and keeps serving gRPC clients', async () => {
-  server = await startMockIstiod();
+it('closes connections that do not speak HTTP/2, and keeps serving gRPC clients', async ({
+  mock: server,
+}) => {
   const port = server.addresses.xds.port;
   const http1 = await exchange(port, Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
   const garbage = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256));

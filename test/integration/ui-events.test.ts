@@ -17,9 +17,9 @@ import type {
 } from '../../src/live/ui-events.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
-import { ack, handshake, requestClusters } from '../support/handshake.js';
-import { sidecarNode } from '../support/nodes.js';
-import { SseReader } from '../support/sse.js';
+import { ack, handshake, requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { SseReader } from '../support/fixtures/sse.js';
 
 let server: TestMockIstiod | undefined;
 const readers: SseReader[] = [];

@@ -4,28 +4,20 @@
  * and it gets a `gap` and a fresh snapshot when it reads again. Meanwhile another page keeps
  * getting every event.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
-import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { AdsTestStream } from '../../src/testing/ads-client.js';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import type { UiJournalEntry, UiProxy, UiSnapshot } from '../../src/live/ui-events.js';
 import type { UiClientInfo } from '../../src/live/ui-client.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
-import { ack, requestClusters } from '../support/handshake.js';
-import { sidecarNode } from '../support/nodes.js';
-import { SseReader } from '../support/sse.js';
+import { ack, requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
+import { SseReader } from '../support/fixtures/sse.js';
+import { it } from '../support/fixtures/test.js';
 
 const STREAMS = 60;
-
-let server: TestMockIstiod | undefined;
-const readers: SseReader[] = [];
-let client: AdsTestClient | undefined;
-afterEach(async () => {
-  for (const reader of readers.splice(0)) reader.close();
-  client?.close();
-  await server?.close();
-});
 
 function clusters(generation: number) {
   return Array.from({ length: 5 }, (_, i) =>
@@ -67,11 +59,14 @@ async function pageClients(base: string): Promise<UiClientInfo[]> {
   return body.clients;
 }
 
-it('drops events for a page that stops reading, keeps its buffer bounded, and never slows a push', async () => {
-  server = await startMockIstiod({ resources: clusters(0) });
-  const mock = server;
+it('drops events for a page that stops reading, keeps its buffer bounded, and never slows a push', async ({
+  startMock,
+  connect,
+  onTestFinished,
+}) => {
+  const mock = await startMock({ resources: clusters(0) });
   const base = `http://127.0.0.1:${mock.addresses.control?.port}`;
-  client = new AdsTestClient(mock.xdsAddress);
+  const client = connect(mock);
   for (let i = 0; i < STREAMS; i++) {
     const stream = client.sotw();
     ack(stream, await requestClusters(stream, { node: sidecarNode(`pod-${i}`) }));
@@ -82,11 +77,11 @@ it('drops events for a page that stops reading, keeps its buffer bounded, and ne
   for (let i = 0; i < 5; i++) without.push(await push(mock, generation++));
 
   const stuck = await SseReader.open(`${base}/ui/events`);
-  readers.push(stuck);
+  onTestFinished(() => stuck.close());
   await stuck.next('snapshot');
   stuck.pause();
   const reading = await SseReader.open(`${base}/ui/events`);
-  readers.push(reading);
+  onTestFinished(() => reading.close());
   await reading.next('snapshot');
 
   // Enough pushes to fill the stuck page's socket buffers and then the mock's.

@@ -13,9 +13,9 @@ import type { MockIstiodOptions } from '../../src/app/options.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { CLIENT_CONFIG_TYPE, CLUSTER_TYPE, SYNCZ_DEBUG_TYPE } from '../../src/xds/type-urls.js';
-import { bearer, caClient, createCertificate, makeKeyAndCsr } from '../support/ca.js';
-import { requestClusters } from '../support/handshake.js';
-import { sidecarNode } from '../support/nodes.js';
+import { bearer, caClient, createCertificate, makeKeyAndCsr } from '../support/fixtures/ca.js';
+import { requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {

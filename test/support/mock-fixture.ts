@@ -1,8 +1,11 @@
 /**
- * A mock istiod and an ADS test client per test, both closed after each test (even a failed
- * one). Call `useMockIstiod()` at the top of a test file.
+ * A mock istiod and an ADS test client, closed when the test that started them ends (even a
+ * failed one). Only test/integration/control-api-faults.test.ts still uses it, while its
+ * helpers are rewritten elsewhere; new tests take the `mock` and `ads` fixtures of
+ * fixtures/test.ts instead. The clean-up is the test's own (`onTestFinished`, registered by
+ * `setup`), not a module-level `afterEach`.
  */
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 
@@ -18,15 +21,15 @@ export function useMockIstiod() {
     await current.server?.close();
     current = {};
   };
-  afterEach(stop);
   return {
     /** The running server of the current test, if `setup` was called. */
     get server(): TestMockIstiod | undefined {
       return current.server;
     },
-    /** Starts a mock and a client (stopping the test's earlier ones, if any). */
+    /** Starts a mock and a client (stopping the test's earlier ones, if any); call it in a test. */
     setup: async (options: Parameters<typeof startMockIstiod>[0] = {}): Promise<MockFixture> => {
       await stop();
+      onTestFinished(stop);
       const server = await startMockIstiod(options);
       const client = new AdsTestClient(server.xdsAddress);
       current = { server, client };

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/package-root.js';
-import { readManifests, type Manifest, type ManifestBody } from '../support/deploy-manifests.js';
+import {
+  readManifests,
+  type Manifest,
+  type ManifestBody,
+} from '../support/harness/deploy-manifests.js';
 
 const TYPES: Record<string, [module: string, type: string]> = {
   'v1/Namespace': ['kubernetes-models/v1', 'INamespace'],

@@ -20,7 +20,7 @@ import {
   readManifests,
   type Manifest,
   type ManifestBody,
-} from '../support/deploy-manifests.js';
+} from '../support/harness/deploy-manifests.js';
 
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/Namespace': Namespace,

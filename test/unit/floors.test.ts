@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FLOORS, measureFloors } from '../../scripts/floors.js';
 
-const root = new URL('../../', import.meta.url);
+const root = new URL('../..', import.meta.url);
 const srcDir = new URL('src/', root).pathname;
 
 /** The rows of the floor table in docs/architecture.md: floor, folder and what it may import. */

@@ -14,7 +14,7 @@ import { loadAndValidate } from '../../src/resources/file-source.js';
 import { createSnapshotStore } from '../../src/snapshot/store.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from '../../src/xds/type-urls.js';
 import { isObject } from '../../src/util/guards.js';
-import { ISTIOCTL_FIXTURE } from '../support/import-lab.js';
+import { ISTIOCTL_FIXTURE } from '../support/harness/import-lab.js';
 
 type Json = Record<string, unknown>;
 

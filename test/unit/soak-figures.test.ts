@@ -1,6 +1,6 @@
 /** The figures a soak reports: the memory slope after warm-up and latency percentiles. */
 import { expect, it } from 'vitest';
-import { figures, slopes } from '../support/soak-figures.js';
+import { figures, slopes } from '../support/harness/soak-figures.js';
 
 const sample = (minute: number, heapKiB: number, rssKiB: number) => ({
   atMs: minute * 60_000,

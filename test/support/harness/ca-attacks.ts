@@ -15,9 +15,9 @@ import {
 } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import * as x509 from '@peculiar/x509';
-import { signJwt, type JwtClaims } from '../../src/ca/jwt.js';
-import { TOKEN_ISSUER } from '../../src/ca/service-account-token.js';
-import type { CsrOutcome } from '../../src/core/stream-auth.js';
+import { signJwt, type JwtClaims } from '../../../src/ca/jwt.js';
+import { TOKEN_ISSUER } from '../../../src/ca/service-account-token.js';
+import type { CsrOutcome } from '../../../src/core/stream-auth.js';
 
 export interface AttackContext {
   /** A token the mock signed: `{ namespace, serviceAccount, audiences, ttlSeconds }`. */

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { makeStaticCluster } from '../../src/resources/cluster.js';
-import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client.js';
-import { waitFor } from '../../src/util/wait.js';
+import { makeStaticCluster } from '../../../src/resources/cluster.js';
+import { AdsTestClient, type ClientResponse } from '../../../src/testing/ads-client.js';
+import { waitFor } from '../../../src/util/wait.js';
 import { figures, journalLines, slopes, type WindowFigures } from './soak-figures.js';
 import { startServedProcess, type MemorySample, type ServedProcess } from './served-process.js';
 import {

@@ -7,11 +7,17 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
-import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { waitFor } from '../../src/util/wait.js';
-import { FREE_SERVE_PORTS, JSON_LOGS, logLines, waitForServing, type CliRun } from './cli.js';
-import { sidecarNode } from './nodes.js';
+import { AdsTestClient, type AdsTestStream } from '../../../src/testing/ads-client.js';
+import { CLUSTER_TYPE } from '../../../src/xds/type-urls.js';
+import { waitFor } from '../../../src/util/wait.js';
+import {
+  FREE_SERVE_PORTS,
+  JSON_LOGS,
+  logLines,
+  waitForServing,
+  type CliRun,
+} from '../fixtures/cli.js';
+import { sidecarNode } from '../fixtures/nodes.js';
 
 /** Starts a command; the caller kills what it started (useCli in tests, the script itself). */
 export type StartCli = (args: string[]) => CliRun;

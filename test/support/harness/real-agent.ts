@@ -15,16 +15,16 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach } from 'vitest';
-import { startLabUpstream, type LabUpstream } from '../../scripts/lab-upstream.js';
-import type { MockIstiodOptions } from '../../src/app/options.js';
-import { findIstio, type IstioBinaries } from '../../src/envoy/find-istio.js';
+import { startLabUpstream, type LabUpstream } from '../../../scripts/lab-upstream.js';
+import type { MockIstiodOptions } from '../../../src/app/options.js';
+import { findIstio, type IstioBinaries } from '../../../src/envoy/find-istio.js';
 import {
   startPilotAgent,
   type PilotAgent,
   type PilotAgentOptions,
-} from '../../src/envoy/pilot-agent.js';
-import { makeLabResources, type LabOptions } from '../../src/resources/lab.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+} from '../../../src/envoy/pilot-agent.js';
+import { makeLabResources, type LabOptions } from '../../../src/resources/lab.js';
+import { startMockIstiod, type TestMockIstiod } from '../../../src/testing/start.js';
 import { freeLabPorts } from './lab.js';
 
 /** The pod every real-agent test runs as (the seed lab's). */

@@ -5,9 +5,9 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from './nodes.js';
+import { AdsTestClient } from '../../../src/testing/ads-client.js';
+import { CLUSTER_TYPE } from '../../../src/xds/type-urls.js';
+import { sidecarNode } from '../fixtures/nodes.js';
 
 export async function churn(address: string, cycles: number, concurrency = 20): Promise<void> {
   const client = new AdsTestClient(address);

@@ -6,10 +6,10 @@
  * `stale` and `nack` (whose rollback sends an older version on purpose) are left out, so
  * any version that goes back is a bug.
  */
-import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { waitFor } from '../../src/util/wait.js';
-import type { TestMockIstiod } from '../../src/testing/start.js';
-import { pushCounter, VersionRecorder } from './version-recorder.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../../src/xds/type-urls.js';
+import { waitFor } from '../../../src/util/wait.js';
+import type { TestMockIstiod } from '../../../src/testing/start.js';
+import { pushCounter, VersionRecorder } from '../fixtures/version-recorder.js';
 
 export interface ConcurrentOptions {
   clients: number;

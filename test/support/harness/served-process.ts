@@ -8,9 +8,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../../src/util/package-root.js';
-import { waitFor } from '../../src/util/wait.js';
-import { spawnWithRaisedFdLimit } from './fd-limit.js';
+import { packageRoot } from '../../../src/util/package-root.js';
+import { waitFor } from '../../../src/util/wait.js';
+import { spawnWithRaisedFdLimit } from '../fixtures/fd-limit.js';
 
 export interface MemorySample {
   /** Milliseconds since the server started. */

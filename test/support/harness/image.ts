@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { packageRoot } from '../../src/util/package-root.js';
+import { packageRoot } from '../../../src/util/package-root.js';
 
 const run = promisify(execFile);
 

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrivateKey } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import type { CaClient } from '../../src/ca/ca-proto.js';
-import { REASON_TRAILER } from '../../src/ca/ca-service.js';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import type { TestMockIstiod } from '../../src/testing/start.js';
-import { TLS_FILES } from '../../src/tls/tls-files.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import type { CaClient } from '../../../src/ca/ca-proto.js';
+import { REASON_TRAILER } from '../../../src/ca/ca-service.js';
+import { AdsTestClient } from '../../../src/testing/ads-client.js';
+import type { TestMockIstiod } from '../../../src/testing/start.js';
+import { TLS_FILES } from '../../../src/tls/tls-files.js';
+import { CLUSTER_TYPE } from '../../../src/xds/type-urls.js';
 import {
   CALLER,
   CALLER_SPIFFE,
@@ -21,8 +21,8 @@ import {
   type AttackRequest,
   type CaAttack,
 } from './ca-attacks.js';
-import { caClient } from './ca.js';
-import { sidecarNode } from './nodes.js';
+import { caClient } from '../fixtures/ca.js';
+import { sidecarNode } from '../fixtures/nodes.js';
 
 /** The context attacks are built in, for `istiod` (its token key when it has a TLS directory). */
 export function attackContext(istiod: TestMockIstiod): AttackContext {

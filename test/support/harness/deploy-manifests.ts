@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { packageRoot } from '../../src/util/package-root.js';
+import { packageRoot } from '../../../src/util/package-root.js';
 
 export const DEPLOY_DIR = join(packageRoot(), 'deploy');
 

@@ -8,7 +8,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import type { CaClient } from '../../src/ca/ca-proto.js';
+import type { CaClient } from '../../../src/ca/ca-proto.js';
 import { CALLER_SPIFFE, csrFor, type AttackRequest } from './ca-attacks.js';
 import { send } from './ca-attack-run.js';
 import { pick } from './fuzz-json.js';

@@ -8,17 +8,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
-import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
-import type { CaFiles } from '../../src/import/rewrite-sds.js';
-import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
-import { TLS_FILES } from '../../src/tls/tls-files.js';
-import { isObject, objectsIn } from '../../src/util/guards.js';
-import { SECRET_TYPE } from '../../src/xds/type-urls.js';
+import { makeSidecarBootstrap } from '../../../src/bootstrap/sidecar.js';
+import { startEnvoy, type EnvoyProcess } from '../../../src/envoy/envoy-process.js';
+import type { CaFiles } from '../../../src/import/rewrite-sds.js';
+import { prepareTlsMaterial } from '../../../src/tls/tls-material.js';
+import { TLS_FILES } from '../../../src/tls/tls-files.js';
+import { isObject, objectsIn } from '../../../src/util/guards.js';
+import { SECRET_TYPE } from '../../../src/xds/type-urls.js';
 
-export const ISTIO_FIXTURE = new URL('../fixtures/import/istio-sidecar.yaml', import.meta.url)
+export const ISTIO_FIXTURE = new URL('../../fixtures/import/istio-sidecar.yaml', import.meta.url)
   .pathname;
-export const ISTIOCTL_FIXTURE = new URL('../fixtures/import/istioctl-all.json', import.meta.url)
+export const ISTIOCTL_FIXTURE = new URL('../../fixtures/import/istioctl-all.json', import.meta.url)
   .pathname;
 
 /** The fixture's own ports, and where a test puts them. */

@@ -5,15 +5,15 @@
  * calls it after each test.
  */
 import { afterEach, expect } from 'vitest';
-import { startLabUpstream, type LabUpstream } from '../../scripts/lab-upstream.js';
-import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
-import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
-import { makeLabResources, type LabOptions } from '../../src/resources/lab.js';
-import { makeHttpListener } from '../../src/resources/listener.js';
-import type { EnvoyResource } from '../../src/resources/types.js';
-import type { MockIstiodOptions } from '../../src/app/options.js';
-import { freePorts } from '../../src/util/ports.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { startLabUpstream, type LabUpstream } from '../../../scripts/lab-upstream.js';
+import { makeSidecarBootstrap } from '../../../src/bootstrap/sidecar.js';
+import { startEnvoy, type EnvoyProcess } from '../../../src/envoy/envoy-process.js';
+import { makeLabResources, type LabOptions } from '../../../src/resources/lab.js';
+import { makeHttpListener } from '../../../src/resources/listener.js';
+import type { EnvoyResource } from '../../../src/resources/types.js';
+import type { MockIstiodOptions } from '../../../src/app/options.js';
+import { freePorts } from '../../../src/util/ports.js';
+import { startMockIstiod, type TestMockIstiod } from '../../../src/testing/start.js';
 
 export interface Lab {
   istiod: TestMockIstiod;

@@ -4,8 +4,13 @@
  * kind, unknown type URLs, many names, stale nonces, error details), and those requests
  * mutated (bytes flipped, truncated, spliced).
  */
-import { envoyRoot } from '../../src/xds/protos.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
+import { envoyRoot } from '../../../src/xds/protos.js';
+import {
+  CLUSTER_TYPE,
+  ENDPOINT_TYPE,
+  LISTENER_TYPE,
+  ROUTE_TYPE,
+} from '../../../src/xds/type-urls.js';
 
 const TYPE_URLS = [
   CLUSTER_TYPE,

@@ -7,9 +7,13 @@
  * fault, or not (an error of the server).
  */
 import * as grpc from '@grpc/grpc-js';
-import type { AdsTestClient, AdsTestStream, ClientResponse } from '../../src/testing/ads-client.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from './nodes.js';
+import type {
+  AdsTestClient,
+  AdsTestStream,
+  ClientResponse,
+} from '../../../src/testing/ads-client.js';
+import { CLUSTER_TYPE } from '../../../src/xds/type-urls.js';
+import { sidecarNode } from '../fixtures/nodes.js';
 
 /** What every loop reports into: errors are injected (by a fault) or unexpected. */
 export interface SoakTally {

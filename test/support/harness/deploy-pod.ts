@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { IDeployment } from 'kubernetes-models/apps/v1';
-import type { useCli } from './cli.js';
+import type { useCli } from '../fixtures/cli.js';
 import { manifest, readManifests, type Manifest } from './deploy-manifests.js';
 
 const all = readManifests();

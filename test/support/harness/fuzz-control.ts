@@ -9,9 +9,9 @@
  * gets are the ones the last accepted change installed.
  */
 import type { EventEmitter } from 'node:events';
-import { envoyRoot } from '../../src/xds/protos.js';
+import { envoyRoot } from '../../../src/xds/protos.js';
 import { fromSchema, mutateJson, notJson, pick, randomJson } from './fuzz-json.js';
-import { requestClustersOnce } from './handshake.js';
+import { requestClustersOnce } from '../fixtures/handshake.js';
 
 type Rand = () => number;
 type Schema = Record<string, unknown>;

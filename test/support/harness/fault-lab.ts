@@ -5,15 +5,15 @@
  * so `closeAll()` / `assertNoLeaks()` cover what it starts.
  */
 import { get as httpGet } from 'node:http';
-import { startLabUpstream, type LabUpstream } from '../../scripts/lab-upstream.js';
-import { makeLabResources, type LabOptions } from '../../src/resources/lab.js';
-import type { FaultSpec } from '../../src/faults/model.js';
-import type { MockIstiodOptions } from '../../src/app/options.js';
-import type { StartEnvoyOptions } from '../../src/envoy/envoy-process.js';
-import { sidecarBootstrap, startEnvoy, type TestEnvoy } from '../../src/testing/envoy.js';
-import { closeAll } from '../../src/testing/leaks.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import { waitFor } from '../../src/util/wait.js';
+import { startLabUpstream, type LabUpstream } from '../../../scripts/lab-upstream.js';
+import { makeLabResources, type LabOptions } from '../../../src/resources/lab.js';
+import type { FaultSpec } from '../../../src/faults/model.js';
+import type { MockIstiodOptions } from '../../../src/app/options.js';
+import type { StartEnvoyOptions } from '../../../src/envoy/envoy-process.js';
+import { sidecarBootstrap, startEnvoy, type TestEnvoy } from '../../../src/testing/envoy.js';
+import { closeAll } from '../../../src/testing/leaks.js';
+import { startMockIstiod, type TestMockIstiod } from '../../../src/testing/start.js';
+import { waitFor } from '../../../src/util/wait.js';
 import { freeLabPorts } from './lab.js';
 
 export interface FaultLab {

@@ -15,11 +15,11 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
-import type { ClientResponse } from '../../src/testing/ads-client.js';
-import { waitFor } from '../../src/util/wait.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { VersionRecorder } from './version-recorder.js';
+import { startMockIstiod, type TestMockIstiod } from '../../../src/testing/start.js';
+import type { ClientResponse } from '../../../src/testing/ads-client.js';
+import { waitFor } from '../../../src/util/wait.js';
+import { CLUSTER_TYPE } from '../../../src/xds/type-urls.js';
+import { VersionRecorder } from '../fixtures/version-recorder.js';
 
 /** A set of clusters as YAML, one block-sequence item per cluster (any line-boundary prefix parses). */
 export function clustersYaml(names: readonly string[]): string {

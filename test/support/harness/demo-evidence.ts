@@ -4,9 +4,9 @@
  * agent or the real pilot-agent).
  */
 import { expect } from 'vitest';
-import { MISSING_CLUSTER } from '../../scripts/demo-steps.js';
-import type { DemoStepResult } from '../../scripts/demo.js';
-import type { CurlResult } from '../../scripts/demo-narrator.js';
+import { MISSING_CLUSTER } from '../../../scripts/demo-steps.js';
+import type { DemoStepResult } from '../../../scripts/demo.js';
+import type { CurlResult } from '../../../scripts/demo-narrator.js';
 
 export function expectDemoEvidence(results: DemoStepResult[], lines: string[]): void {
   const evidence = (id: DemoStepResult['id']) => results.find((r) => r.id === id)?.evidence;

@@ -44,9 +44,10 @@ export function requestInput<I extends Operation>(
   }
   const params = Object.entries(request.params);
   if (params.length > 0 && isObject(raw)) raw = { ...raw, ...Object.fromEntries(params) };
-  return validateFields(op.input, raw, { fromText: op.method === 'GET' }) as Result<
-    FieldValues<I['input']>
-  >;
+  return validateFields(op.input, raw, {
+    fromText: op.method === 'GET',
+    keepUnknown: op.keepUnknown === true,
+  }) as Result<FieldValues<I['input']>>;
 }
 
 /** A request to send: the method, the path with its query, and the JSON body if any. */

@@ -47,7 +47,7 @@ export async function runInProcess(
   target: OperationTarget,
   input: Record<string, unknown> | undefined,
 ): Promise<unknown> {
-  const checked = validateFields(op.input, input);
+  const checked = validateFields(op.input, input, { keepUnknown: op.keepUnknown === true });
   if (!checked.ok) {
     throw refusedError(invalid(op.invalid ?? `invalid ${op.name}`, checked.problems), op.name);
   }

@@ -67,6 +67,11 @@ export interface Operation<
   readonly produces?: string;
   /** What a refusal of bad input calls the request (`invalid push`; default `invalid <name>`). */
   readonly invalid?: string;
+  /**
+   * Fields it does not name are passed on to `run`, whose target checks the whole input and
+   * reports them with every other problem (a fault: the engine lists every problem at once).
+   */
+  readonly keepUnknown?: boolean;
   /** A JSON body that is not an object of fields: the whole body is this field's value. */
   readonly bodyField?: string;
   /** The CLI verb that runs it against a running mock (`mock-istiod push`). */

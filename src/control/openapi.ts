@@ -13,7 +13,6 @@ export function openApiPath(path: string): string {
 }
 
 const json = (schema: Schema) => ({ 'application/json': { schema } });
-const REFUSAL_REF = { $ref: '#/components/schemas/Refusal' };
 
 function operation(route: Route): Record<string, unknown> {
   const params = [
@@ -26,7 +25,7 @@ function operation(route: Route): Record<string, unknown> {
     ...(route.query ?? []),
   ];
   const success = String(route.success ?? 200);
-  const refusal = (description: string) => ({ description, content: json(REFUSAL_REF) });
+  const refusal = (description: string) => ({ description, content: json(REFUSAL) });
   return {
     operationId: route.operation ?? `${route.method.toLowerCase()} ${route.path}`,
     summary: route.summary,

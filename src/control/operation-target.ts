@@ -73,15 +73,28 @@ function changesBySet(changes: readonly SnapshotChange[]) {
 
 const KEEPS_SERVING = 'invalid resources (the last good set keeps serving)';
 
-/** `{namespace, serviceAccount, audience | audiences, ttlSeconds}` → a checked token request. */
+/**
+ * `{namespace, serviceAccount, audience | audiences, ttlSeconds}` → a checked token request,
+ * with every problem: fields it does not know, and each value the CA refuses.
+ */
 function tokenRequest(fields: TokenFields): Result<TokenRequest> {
-  const { audience, audiences, ...rest } = fields;
-  const problems: Problem[] = [];
+  const { namespace, serviceAccount, audience, audiences, ttlSeconds, ...rest } = fields;
+  const problems: Problem[] = Object.keys(rest).map((key) => ({
+    path: key,
+    message: 'unknown field (expected namespace, serviceAccount, audience(s), ttlSeconds)',
+  }));
   if (audience !== undefined && audiences !== undefined) {
     problems.push({ path: 'audience', message: 'give audience or audiences, not both' });
   }
-  const given = audience !== undefined ? [audience] : audiences;
-  const checked = resolveTokenRequest({ ...rest, ...(given ? { audiences: [...given] } : {}) });
+  const given = {
+    namespace,
+    serviceAccount,
+    audiences: audience !== undefined ? [audience] : audiences,
+    ttlSeconds,
+  };
+  const partial = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  // The CA checks each value's type and range (resolveTokenRequest).
+  const checked = resolveTokenRequest(partial as Partial<TokenRequest>);
   if (!checked.ok) problems.push(...checked.problems);
   return problems.length > 0 || !checked.ok ? { ok: false, problems } : checked;
 }

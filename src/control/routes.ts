@@ -36,7 +36,6 @@ export function allRoutes(targets: RouteTargets): Route[] {
   const debugNames = routes
     .filter((r) => r.method === 'GET' && r.path.startsWith('/debug/'))
     .map((r) => r.path.slice('/debug/'.length))
-    .concat('list')
     .sort();
   routes.push(
     {

@@ -89,6 +89,11 @@ export interface FieldOptions {
   /** Values came from text (a command-line flag): read numbers, booleans and lists from strings. */
   fromText?: boolean;
   noun?: 'parameter' | 'field';
+  /**
+   * Keep fields the schemas do not name, as they are, for a taker that checks the whole
+   * input itself and reports them with everything else (a fault, by the engine).
+   */
+  keepUnknown?: boolean;
 }
 
 function join(path: string, key: string): string {
@@ -112,8 +117,13 @@ export function validateFields<S extends FieldSchemas>(
   }
   const problems: Problem[] = [];
   const given = (input ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
   for (const key of Object.keys(given)) {
     if (Object.hasOwn(schemas, key)) continue;
+    if (options.keepUnknown) {
+      out[key] = given[key];
+      continue;
+    }
     const known = Object.keys(schemas);
     const expected =
       known.length > 0
@@ -123,7 +133,6 @@ export function validateFields<S extends FieldSchemas>(
           : 'this takes none';
     problems.push({ path: join(path, key), message: `unknown ${noun}; ${expected}` });
   }
-  const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(schemas)) {
     const raw = given[key];
     const at = join(path, key);
@@ -189,11 +198,16 @@ function checkValue(schema: FieldSchema, raw: unknown, path: string, fromText: b
     case 'enums': {
       const list: unknown = typeof raw === 'string' ? raw.split(',') : raw;
       const names: unknown[] = Array.isArray(list) ? list : [];
-      const wanted = names
-        .map((v) => (typeof v === 'string' ? v.trim() : v))
-        .filter((v) => v !== '');
-      const unknown = wanted.filter((v) => typeof v !== 'string' || !schema.values.includes(v));
-      if (Array.isArray(list) && unknown.length === 0) return { value: Object.freeze(wanted) };
+      // Any case (`ACK`), each read as the value it names.
+      const named = (v: unknown) =>
+        typeof v === 'string'
+          ? schema.values.find((value) => value.toLowerCase() === v.trim().toLowerCase())
+          : undefined;
+      const wanted = names.filter((v) => typeof v !== 'string' || v.trim() !== '');
+      const unknown = wanted.filter((v) => named(v) === undefined);
+      if (Array.isArray(list) && unknown.length === 0) {
+        return { value: Object.freeze(wanted.map((v) => named(v) ?? '')) };
+      }
       return problem(
         `expected any of ${schema.values.join(', ')}; ${Array.isArray(list) ? `unknown ${unknown.map((v) => JSON.stringify(v)).join(', ')}` : found(raw)}`,
       );

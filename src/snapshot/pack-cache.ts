@@ -46,7 +46,9 @@ export function packKey(input: unknown): string | undefined {
   try {
     return JSON.stringify(input, plainOnly);
   } catch (err) {
-    if (err === NOT_PLAIN) return undefined;
+    // Not plain JSON, or nested too deeply for JSON.stringify's stack (a fuzzed body): no key,
+    // and the conversion that follows reports what is wrong with it.
+    if (err === NOT_PLAIN || err instanceof RangeError) return undefined;
     throw err;
   }
 }

@@ -26,6 +26,7 @@ describe('control API access', () => {
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
     expect(await none.json()).toEqual({
       error: 'this control API needs "Authorization: Bearer <token>"',
+      problems: [],
     });
     expect((await fetch(url, { headers: { authorization: 'Bearer wrong!' } })).status).toBe(401);
     const ok = await fetch(url, { headers: { authorization: 'Bearer s3cret' } });

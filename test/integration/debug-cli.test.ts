@@ -63,7 +63,7 @@ describe('mock-istiod proxy-status', () => {
     cleanups.push(() => server.close());
     const refused = await cli.run(['proxy-status', ...controlArgs(server)]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('answered 401 to /debug/syncz');
+    expect(refused.stderr).toContain('wants a token: --control-token or MOCK_ISTIOD_CONTROL_TOKEN');
     const allowed = await cli.run([
       'proxy-status',
       '--control-token',
@@ -89,7 +89,7 @@ describe('mock-istiod proxy-status', () => {
     const run = await cli.run(['proxy-status', '--control-port', String(port)]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      `mock-istiod: cannot reach mock-istiod at 127.0.0.1:${port} (ECONNREFUSED); is \`mock-istiod serve\` running there? (--control-host, --control-port)\n`,
+      `mock-istiod: cannot reach mock-istiod at 127.0.0.1:${port} (ECONNREFUSED); is \`mock-istiod serve\` running there? (--control, or --control-host and --control-port)\n`,
     );
   });
 });

@@ -294,8 +294,13 @@ describe('/debug/journal', () => {
     const bad = await get('/debug/journal?kind=ack,nak&limit=0');
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body)).toMatchObject({
-      error: expect.stringContaining('kind: unknown kind "nak"') as unknown,
-      details: [{ path: 'kind' }, { path: 'limit', message: 'expected an integer >= 1, got "0"' }],
+      error: expect.stringContaining(
+        'invalid journal query: kind: expected any of open,',
+      ) as unknown,
+      problems: [
+        { path: 'kind', message: expect.stringContaining('unknown "nak"') as unknown },
+        { path: 'limit', message: 'expected an integer ≥ 1, found "0"' },
+      ],
     });
   });
 });
@@ -308,6 +313,7 @@ describe('/debug/list', () => {
       'connections',
       'journal',
       'journal/sinks',
+      'resources',
       'streamz',
       'syncz',
     ]);

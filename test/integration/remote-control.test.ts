@@ -120,7 +120,7 @@ describe('the same example in process and over HTTP', () => {
       (e: unknown) => e,
     );
     expect(isMockIstiodError(err, 'CONTROL_API_FAILED') && err.message).toMatch(
-      /cannot reach mock-istiod at 127\.0\.0\.1:1 \(ECONNREFUSED\)/,
+      /cannot reach mock-istiod at 127\.0\.0\.1:1 \(/,
     );
   });
 });

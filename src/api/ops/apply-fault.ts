@@ -38,6 +38,7 @@ export const applyFault = defineOperation({
   },
   output: answer<{ fault: FaultInfo }>(object({ fault: FAULT }, ['fault'])),
   success: 201,
+  keepUnknown: true,
   run: async (t, input) => {
     const applied = await t.faults.apply(input);
     if (applied.ok) return { fault: applied.value };

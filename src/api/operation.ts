@@ -38,8 +38,6 @@ export interface VerbSpec<O> {
   help: string;
   /** The answer as text (`-o json` prints the answer itself). */
   text(answer: O): string;
-  /** Fields the command reads from a file (`-f file`) instead of a flag. */
-  file?: { field: string; help: string };
 }
 
 /** A button on the live page: its look. The label is the page's message `controls.<name>`. */

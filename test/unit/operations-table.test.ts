@@ -77,9 +77,7 @@ describe('the table of control operations', () => {
 
   it('has a CLI verb for each operation that declares one', () => {
     const declared = operations.filter((op) => op.cli);
-    expect(declared.map((op) => op.name)).toEqual(
-      expect.arrayContaining(['push', 'disconnect', 'setResources', 'getResources']),
-    );
+    expect(declared.map((op) => op.name)).toEqual(expect.arrayContaining(['push', 'disconnect']));
     for (const op of declared) {
       const [first = '', second] = op.cli?.verb ?? [op.name];
       expect(COMMANDS[first], `mock-istiod ${first}`).toBe(CONTROL_VERBS[first]);

@@ -38,6 +38,8 @@ export interface VerbSpec<O> {
   help: string;
   /** The answer as text (`-o json` prints the answer itself). */
   text(answer: O): string;
+  /** The field the command reads from a resource file (`-f file`) instead of a flag. */
+  file?: { field: string; help: string };
 }
 
 /** A button on the live page: its look. The label is the page's message `controls.<name>`. */

@@ -31,6 +31,16 @@ export const setResources = defineOperation({
   output: answer<ResourcesChanged | SetsChanged>({
     oneOf: [RESOURCES_CHANGED, SETS_CHANGED],
   }),
+  cli: {
+    verb: ['resources', 'set'],
+    summary: 'replace the resources a running mock serves, from a resource file',
+    help: 'Replaces the resources served with those of a resource file (YAML or JSON, as\n--resources reads). On any problem nothing changes and every problem is printed.',
+    text: (a) =>
+      'version' in a
+        ? `resources set: version ${a.version}, changed ${a.changed.join(', ') || 'nothing'}${warned(a.warnings.length)}`
+        : `resource sets set: ${a.changed.map((c) => `${c.set} (${c.changed.join(', ') || 'unchanged'})`).join('; ')}${warned(a.warnings?.length ?? 0)}`,
+    file: { field: 'resources', help: 'the resource file (a path, or - for standard input)' },
+  },
   run: (t, { resources, sets }) => {
     if (sets !== undefined) {
       if (resources !== undefined || !Array.isArray(sets)) {
@@ -46,3 +56,7 @@ export const setResources = defineOperation({
     return t.setResources(resources);
   },
 });
+
+function warned(count: number): string {
+  return count > 0 ? `; ${count} warning(s)` : '';
+}

@@ -3,14 +3,17 @@
  * operation that declares a `cli` becomes a command (`mock-istiod push`), or a subcommand
  * when its verb has two words (`mock-istiod resources get`). Its flags are its input fields
  * (`--node`, `--types`), read from text and checked here with the operation's own fields
- * before anything is sent.
+ * before anything is sent; a `file` field is read from a resource file (`-f`).
  * control-command.ts has the flags, output and exit codes they share.
  */
 import type { ParseArgsConfig } from 'node:util';
 import { validateFields, type FieldSchema } from '../../core/fields.js';
 import type { Operation } from '../../api/operation.js';
 import { OPERATIONS, type OperationName } from '../../api/table.js';
+import { loadResourceFiles } from '../../resources/files.js';
+import { DEFAULT_SET } from '../../snapshot/validated-set.js';
 import { MockIstiodError } from '../../util/errors.js';
+import { formatProblems } from '../../util/problems.js';
 import type { Command } from '../command.js';
 import {
   CLIENT_HELP,
@@ -30,9 +33,35 @@ function fieldHelp(name: string, field: FieldSchema): string {
   return `  --${`${flagName(name)} <${field.type}>`.padEnd(23)} ${field.description}`;
 }
 
-/** The fields a verb takes as flags. */
+/** The fields a verb takes as flags: all but the one its file gives. */
 function flagFields(op: Operation): [string, FieldSchema][] {
-  return Object.entries(op.input);
+  return Object.entries(op.input).filter(([name]) => name !== op.cli?.file?.field);
+}
+
+/** A resource file as the body of `PUT /control/resources`: the default set alone, or every set. */
+function readResourceFile(path: string): Record<string, unknown> {
+  const loaded = loadResourceFiles(path === '-' ? '/dev/stdin' : path);
+  const problems = loaded.ok ? loaded.value.problems : loaded.problems;
+  if (!loaded.ok || problems.length > 0) {
+    throw new MockIstiodError(
+      'INVALID_RESOURCES',
+      `cannot read ${path}: ${formatProblems(problems)}`,
+      {
+        problems,
+      },
+    );
+  }
+  const sets = loaded.value.sets;
+  const only = sets[0];
+  if (sets.length === 1 && only?.name === DEFAULT_SET && !only.match)
+    return { resources: only.resources };
+  return {
+    sets: sets.map(({ name, match, resources }) => ({
+      name,
+      ...(match ? { match } : {}),
+      resources,
+    })),
+  };
 }
 
 /** The operation's input from the flags, checked by its fields, every problem named by its flag. */
@@ -49,7 +78,11 @@ function inputOf(op: Operation, values: ClientValues): Record<string, unknown> {
     );
     throw new MockIstiodError('USAGE', lines.join('; '));
   }
-  return { ...checked.value };
+  const file = op.cli?.file;
+  if (!file) return { ...checked.value };
+  const path = stringFlag(values, 'file');
+  if (path === undefined) throw new MockIstiodError('USAGE', `-f, --file: required: ${file.help}`);
+  return { ...checked.value, ...readResourceFile(path) };
 }
 
 function verbCommand(op: Operation, words: readonly string[]): Command {
@@ -58,7 +91,11 @@ function verbCommand(op: Operation, words: readonly string[]): Command {
   const flags: Options = Object.fromEntries(
     flagFields(op).map(([name]) => [flagName(name), { type: 'string' } as const]),
   );
-  const flagsHelp = flagFields(op).map(([name, field]) => fieldHelp(name, field));
+  if (cli.file) flags.file = { type: 'string', short: 'f' };
+  const flagsHelp = [
+    ...(cli.file ? [`  -f, --file <path>        ${cli.file.help}`] : []),
+    ...flagFields(op).map(([name, field]) => fieldHelp(name, field)),
+  ];
   const usage = `Usage: mock-istiod ${words.join(' ')} [options]
 
 ${cli.help}

@@ -49,6 +49,11 @@ export interface ControlClient {
   getJson<T>(path: string): Promise<T>;
   /** GETs a route that answers text (`/metrics`). */
   getText(path: string): Promise<string>;
+  /**
+   * The HTTP status a GET answers with, its body left unread (a stream such as
+   * `/ui/events`), or 0 when nothing answers.
+   */
+  status(path: string): Promise<number>;
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -145,6 +150,19 @@ export function createControlClient(options: ControlClientOptions): ControlClien
     },
     async getText(path: string): Promise<string> {
       return (await send({ method: 'GET', path })).text;
+    },
+    async status(path: string): Promise<number> {
+      const token = typeof options.token === 'function' ? options.token() : options.token;
+      try {
+        const response = await fetch(`${baseUrl}${path}`, {
+          headers: token ? { authorization: `Bearer ${token}` } : {},
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        await response.body?.cancel();
+        return response.status;
+      } catch {
+        return 0;
+      }
     },
   };
 }

@@ -6,16 +6,19 @@
  */
 import { useEffect, useReducer, useState } from 'preact/hooks';
 import { UI_EVENT_TYPES, type UiEvent } from '../../src/live/ui-events.js';
-import { loadToken } from './api.js';
+import { control, loadToken } from './api.js';
 import { EMPTY_STATE, reduce } from './model/reduce.js';
 import type { PageState } from './model/state.js';
 
 export type StreamStatus = 'connecting' | 'live' | 'lost' | 'unauthorized';
 
+/** `/ui/events`, with the token as a query parameter when there is one. */
+function eventsPath(token: string): string {
+  return token ? `/ui/events?${new URLSearchParams({ token }).toString()}` : '/ui/events';
+}
+
 export function eventsUrl(token: string): string {
-  const url = new URL('/ui/events', window.location.origin);
-  if (token) url.searchParams.set('token', token);
-  return url.toString();
+  return new URL(eventsPath(token), window.location.origin).toString();
 }
 
 /** The page state, live; `attempt` changes (a new token) reopen the stream. */
@@ -41,7 +44,7 @@ export function useEventStream(attempt: number): { page: PageState; status: Stre
       if (source.readyState !== EventSource.CLOSED) return;
       // EventSource gives up for good on an HTTP error: a 401 asks for the token; anything
       // else is tried again a little later.
-      void statusOf(eventsUrl(token)).then((code) => {
+      void control.status(eventsPath(token)).then((code) => {
         if (code === 401) setStatus('unauthorized');
         else timer = setTimeout(() => setRetry((n) => n + 1), 3000);
       });
@@ -53,15 +56,4 @@ export function useEventStream(attempt: number): { page: PageState; status: Stre
   }, [attempt, retry]);
 
   return { page, status };
-}
-
-/** The HTTP status of a GET (the body, a stream when it succeeds, is not read). */
-async function statusOf(url: string): Promise<number> {
-  try {
-    const response = await fetch(url);
-    await response.body?.cancel();
-    return response.status;
-  } catch {
-    return 0;
-  }
 }

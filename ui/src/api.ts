@@ -21,11 +21,6 @@ export function saveToken(token: string): void {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
-/** The URL of a route, resolved against the page's own address (…/ui/ → /ui/events). */
-export function controlUrl(path: string): string {
-  return new URL(path, window.location.origin).toString();
-}
-
 /** Runs control operations (`control.call('release')`); a refusal rejects with the mock's line. */
 export const control = createControlClient({
   baseUrl: window.location.origin,

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseJournalQuery } from '../../src/debug/journal-query.js';
+import { requestInput } from '../../src/api/http-shape.js';
+import { journal, journalFilter } from '../../src/api/ops/journal.js';
+import type { JournalFilter } from '../../src/journal/journal.js';
+import type { Result } from '../../src/util/problems.js';
 import { syncState } from '../../src/core/sync-status.js';
 import { ConvergenceTracker } from '../../src/metrics/convergence.js';
 import { grpcCodeName } from '../../src/metrics/grpc-codes.js';
@@ -45,7 +48,13 @@ describe('istiod metric labels', () => {
   });
 });
 
-describe('parseJournalQuery', () => {
+/** `GET /debug/journal`'s query as the route reads it: the journal operation's input, as a filter. */
+function parseJournalQuery(query: URLSearchParams): Result<JournalFilter> {
+  const input = requestInput(journal, { params: {}, query, body: undefined });
+  return input.ok ? { ok: true, value: journalFilter(input.value) } : input;
+}
+
+describe('the journal query', () => {
   it('builds a filter from node, type, kind, since and limit', () => {
     const params = new URLSearchParams(
       'node=orders&type=lds&kind=ACK,nack&kind=stale&since=4&limit=10',

@@ -6,15 +6,12 @@
  */
 import type { SetInfo, ScenarioInfo, TokenFields } from '../api/answers.js';
 import { invalid, Refusal } from '../api/operation.js';
-import type { FaultList, OperationTarget } from '../api/target.js';
+import type { OperationTarget } from '../api/target.js';
 import type { MockSecurity } from '../ca/security.js';
 import { resolveTokenRequest, subjectOf, type TokenRequest } from '../ca/service-account-token.js';
-import type { StreamView } from '../core/events.js';
 import type { SnapshotChange } from '../core/snapshot.js';
 import { shortTypeName } from '../core/types/registry.js';
 import { describeScenarios } from '../faults/registry.js';
-import type { JournalEntry, JournalFilter, JournalSinkStatus } from '../journal/journal.js';
-import type { ResourceStatus } from '../resources/status.js';
 import type { StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Problem, Result, ResultWithWarnings } from '../util/problems.js';
@@ -22,27 +19,32 @@ import { resourceJson } from '../debug/config-dump.js';
 import { parseAdminAddress } from '../live/ui-admins.js';
 import type { UiHub } from '../live/ui-hub.js';
 
-/** What the operations need of the mock itself. */
-export interface OperationSource {
-  readonly withheld: boolean;
-  readonly serving: boolean;
-  withhold(): void;
-  release(): boolean;
-  streams(): StreamView[];
-  push(selector: { node?: string; types?: readonly string[] }): number;
-  disconnect(selector: { node?: string }, code?: number, message?: string): number;
-  down(): Promise<void>;
-  up(): Promise<void>;
-  reset(): Promise<void>;
-  readonly faults: FaultList;
+/**
+ * What the operations need of the mock itself: what they read of it as it is, and its
+ * resources and journal in the rooms' own shapes (shaped into answers below).
+ */
+export type OperationSource = Pick<
+  OperationTarget,
+  | 'withheld'
+  | 'serving'
+  | 'withhold'
+  | 'release'
+  | 'streams'
+  | 'push'
+  | 'disconnect'
+  | 'down'
+  | 'up'
+  | 'reset'
+  | 'faults'
+  | 'resourceStatus'
+  | 'journal'
+  | 'journalSinks'
+> & {
   resourceSets(): readonly StoredSet[];
   setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
   setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
   reloadResources(): Result<SnapshotChange[]>;
-  resourceStatus(): ResourceStatus;
-  journal(filter?: JournalFilter): JournalEntry[];
-  journalSinks(): JournalSinkStatus[];
-}
+};
 
 export interface OperationParts {
   mock: OperationSource;
@@ -94,7 +96,7 @@ function tokenRequest(fields: TokenFields): Result<TokenRequest> {
   };
   const partial = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   // The CA checks each value's type and range (resolveTokenRequest).
-  const checked = resolveTokenRequest(partial as Partial<TokenRequest>);
+  const checked = resolveTokenRequest(partial);
   if (!checked.ok) problems.push(...checked.problems);
   return problems.length > 0 || !checked.ok ? { ok: false, problems } : checked;
 }

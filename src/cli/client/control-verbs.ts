@@ -33,9 +33,11 @@ function fieldHelp(name: string, field: FieldSchema): string {
   return `  --${`${flagName(name)} <${field.type}>`.padEnd(23)} ${field.description}`;
 }
 
-/** The fields a verb takes as flags: all but the one its file gives. */
+/** The fields a verb takes as flags: those text can say (not JSON values, not its file's). */
 function flagFields(op: Operation): [string, FieldSchema][] {
-  return Object.entries(op.input).filter(([name]) => name !== op.cli?.file?.field);
+  return Object.entries(op.input).filter(
+    ([name, field]) => field.type !== 'json' && name !== op.cli?.file?.field,
+  );
 }
 
 /** A resource file as the body of `PUT /control/resources`: the default set alone, or every set. */
@@ -43,13 +45,8 @@ function readResourceFile(path: string): Record<string, unknown> {
   const loaded = loadResourceFiles(path === '-' ? '/dev/stdin' : path);
   const problems = loaded.ok ? loaded.value.problems : loaded.problems;
   if (!loaded.ok || problems.length > 0) {
-    throw new MockIstiodError(
-      'INVALID_RESOURCES',
-      `cannot read ${path}: ${formatProblems(problems)}`,
-      {
-        problems,
-      },
-    );
+    const message = `cannot read ${path}: ${formatProblems(problems)}`;
+    throw new MockIstiodError('INVALID_RESOURCES', message, { problems });
   }
   const sets = loaded.value.sets;
   const only = sets[0];

@@ -96,7 +96,7 @@ export type RequestOf<Op> =
   Op extends Operation<string, infer I, unknown> ? RequestFields<I> : never;
 export type OutputOf<Op> = Op extends Operation<string, FieldSchemas, infer O> ? O : never;
 
-type Required<S> = S extends { required: true } ? true : false;
+type IsRequired<S> = S extends { required: true } ? true : false;
 type Flatten<T> = { [K in keyof T]: T[K] };
 
 /** A field as a caller writes it: what the field accepts before validation. */
@@ -109,7 +109,7 @@ type RequestValue<S> = S extends { type: 'duration' }
       : FieldValue<S>;
 
 export type RequestFields<S extends FieldSchemas> = Flatten<
-  { readonly [K in keyof S as Required<S[K]> extends true ? K : never]: RequestValue<S[K]> } & {
-    readonly [K in keyof S as Required<S[K]> extends true ? never : K]?: RequestValue<S[K]>;
+  { readonly [K in keyof S as IsRequired<S[K]> extends true ? K : never]: RequestValue<S[K]> } & {
+    readonly [K in keyof S as IsRequired<S[K]> extends true ? never : K]?: RequestValue<S[K]>;
   }
 >;

@@ -1,7 +1,7 @@
 /**
  * What the control operations run against: the narrow face of a mock istiod that the table's
  * `run`s call. The server implements it once over the assembly's rooms
- * (src/control/operation-target.ts); the HTTP routes and the in-process client
+ * (src/app/operation-target.ts); the HTTP routes and the in-process client
  * (`localControl`) run operations against that same object, so the two cannot drift.
  *
  * Answers come back already in their API shape: the shaping lives with the server, so that

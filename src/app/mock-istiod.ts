@@ -49,7 +49,7 @@ import {
 } from './room-views.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
 import { UiHub } from '../live/ui-hub.js';
-import { createOperationTarget } from '../control/operation-target.js';
+import { createOperationTarget } from './operation-target.js';
 import type { OperationTarget } from '../api/target.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
 

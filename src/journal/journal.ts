@@ -3,37 +3,11 @@
  * entries, kept in a bounded ring buffer (oldest dropped first) and handed to sinks (such
  * as a JSONL file). It listens to the server's events; it never touches the protocol.
  */
-import type { RequestOutcome } from '../core/stream-state.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 
-/** Debug requests (istioctl's) are answered apart and never journaled. */
-export type JournalKind =
-  | 'open'
-  | 'close'
-  | 'rejected'
-  | 'response'
-  | Exclude<RequestOutcome['kind'], 'rejected' | 'debug'>;
-
-/** Every kind, in the order a stream's story goes (`GET /debug/journal?kind=` takes them). */
-export const JOURNAL_KINDS = [
-  'open',
-  'close',
-  'rejected',
-  'response',
-  'subscribe',
-  'reconnect',
-  'resubscribe',
-  'unsubscribe',
-  'ack',
-  'repeat',
-  'nack',
-  'stale',
-] as const satisfies readonly JournalKind[];
-
-// Fails to compile when the journal learns a kind this list does not name.
-type Unlisted = Exclude<JournalKind, (typeof JOURNAL_KINDS)[number]>;
-const everyKindListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everyKindListed;
+import type { RequestOutcome } from '../core/stream-state.js';
+export { JOURNAL_KINDS, type JournalKind } from './kinds.js';
+import type { JournalKind } from './kinds.js';
 
 export interface JournalEntry {
   /** Sequence number, from 1, never reused. */

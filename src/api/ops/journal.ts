@@ -1,5 +1,6 @@
 /** `GET /debug/journal`: requests and responses, oldest first, filtered. */
-import { JOURNAL_KINDS, type JournalEntry, type JournalFilter } from '../../journal/journal.js';
+import type { JournalEntry, JournalFilter } from '../../journal/journal.js';
+import { JOURNAL_KINDS } from '../../journal/kinds.js';
 import type { FieldSchemas, FieldValues } from '../../core/fields.js';
 import { answer, defineOperation } from '../operation.js';
 

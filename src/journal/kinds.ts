@@ -1,0 +1,34 @@
+/**
+ * The kinds of journal entry, on their own: the journal operation's input names them, and the
+ * live page bundles that, without the journal itself.
+ */
+import type { RequestOutcome } from '../core/stream-state.js';
+
+/** Debug requests (istioctl's) are answered apart and never journaled. */
+export type JournalKind =
+  | 'open'
+  | 'close'
+  | 'rejected'
+  | 'response'
+  | Exclude<RequestOutcome['kind'], 'rejected' | 'debug'>;
+
+/** Every kind, in the order a stream's story goes (`GET /debug/journal?kind=` takes them). */
+export const JOURNAL_KINDS = [
+  'open',
+  'close',
+  'rejected',
+  'response',
+  'subscribe',
+  'reconnect',
+  'resubscribe',
+  'unsubscribe',
+  'ack',
+  'repeat',
+  'nack',
+  'stale',
+] as const satisfies readonly JournalKind[];
+
+// Fails to compile when the journal learns a kind this list does not name.
+type Unlisted = Exclude<JournalKind, (typeof JOURNAL_KINDS)[number]>;
+const everyKindListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyKindListed;

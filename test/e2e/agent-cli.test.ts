@@ -3,24 +3,21 @@
  * the mock withholds and then releases, pilot-agent's reason in the log, a clean stop on
  * SIGTERM, and one line for a missing input.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { useCli } from '../support/fixtures/cli.js';
+import { it } from '../support/fixtures/test.js';
 
 const cli = useCli();
-let istiod: TestMockIstiod | undefined;
-afterEach(async () => {
-  await istiod?.close();
-  istiod = undefined;
-});
 
 const FREE_PORTS = ['--status-port', '0', '--admin-port', '0', '--readiness-port', '0'];
 
 describe('mock-istiod agent', () => {
-  it('prints the pod going 1/2 → 2/2, logs the reason, and stops on SIGTERM', async () => {
-    istiod = await startMockIstiod({ withholdFirst: true });
+  it('prints the pod going 1/2 → 2/2, logs the reason, and stops on SIGTERM', async ({
+    startMock,
+  }) => {
+    const istiod = await startMock({ withholdFirst: true });
     const run = cli.start(
       [
         'agent',

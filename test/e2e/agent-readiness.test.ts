@@ -6,13 +6,13 @@
  */
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { startAgent, type Agent } from '../../src/envoy/agent.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { freePorts } from '../../src/util/ports.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { it } from '../support/fixtures/test.js';
 import { get, makeBrokenInbound } from '../support/harness/lab.js';
 
 const NOT_RECEIVED =
@@ -22,13 +22,11 @@ const REJECTED =
   'config received from XDS server, but was rejected: ' +
   'cds updates: 1 successful, 0 rejected; lds updates: 0 successful, 1 rejected';
 
-let istiod: TestMockIstiod | undefined;
+// The agent (and its Envoy) stops here, before the fixtures close the mocks.
 let agent: Agent | undefined;
 afterEach(async () => {
   await agent?.stop();
-  await istiod?.close();
   agent = undefined;
-  istiod = undefined;
 });
 
 /** The lab's resources on free listener ports, optionally with virtualInbound broken. */
@@ -59,8 +57,10 @@ async function startTestAgent(xdsPort: number, logs: string[]): Promise<Agent> {
 const messages = (logs: string[]) => logs.map((l) => (JSON.parse(l) as { msg: string }).msg);
 
 describe('mock-istiod agent: readiness like pilot-agent', () => {
-  it('withheld: 503 with an empty body and the reason logged; 15021 refuses; pod 1/2', async () => {
-    istiod = await startMockIstiod({ withholdFirst: true, resources: await labResources() });
+  it('withheld: 503 with an empty body and the reason logged; 15021 refuses; pod 1/2', async ({
+    startMock,
+  }) => {
+    const istiod = await startMock({ withholdFirst: true, resources: await labResources() });
     const logs: string[] = [];
     agent = await startTestAgent(istiod.addresses.xds.port, logs);
     await agent.envoy.waitForStat('control_plane.connected_state', (v) => v === 1);
@@ -83,8 +83,10 @@ describe('mock-istiod agent: readiness like pilot-agent', () => {
     expect(messages(logs)).toContain('Envoy proxy is ready');
   });
 
-  it('rejected: Envoy is LIVE, but the agent answers 503 through 15021 and the pod stays 1/2', async () => {
-    istiod = await startMockIstiod({ resources: await labResources(true) });
+  it('rejected: Envoy is LIVE, but the agent answers 503 through 15021 and the pod stays 1/2', async ({
+    startMock,
+  }) => {
+    const istiod = await startMock({ resources: await labResources(true) });
     agent = await startTestAgent(istiod.addresses.xds.port, []);
     const { nack } = await istiod.waitForNack(LISTENER_TYPE);
     expect(nack.message).toContain("unknown cluster 'no-such-cluster'");
@@ -102,9 +104,11 @@ describe('mock-istiod agent: readiness like pilot-agent', () => {
     expect(await get(agent.readinessUrl)).toEqual({ status: 200, body: '' });
   });
 
-  it('once ready, stays ready: istiod down (connected_state 0) and a rejected push keep 200', async () => {
+  it('once ready, stays ready: istiod down (connected_state 0) and a rejected push keep 200', async ({
+    startMock,
+  }) => {
     const resources = await labResources();
-    istiod = await startMockIstiod({ resources });
+    let istiod = await startMock({ resources });
     const xdsPort = istiod.addresses.xds.port;
     agent = await startTestAgent(xdsPort, []);
     await agent.waitForPod((view) => view.ready === 2);
@@ -115,7 +119,7 @@ describe('mock-istiod agent: readiness like pilot-agent', () => {
     expect(await get(agent.readinessUrl)).toEqual({ status: 200, body: '' });
     expect(agent.podView().ready).toBe(2);
 
-    istiod = await startMockIstiod({ resources, xds: { host: '127.0.0.1', port: xdsPort } });
+    istiod = await startMock({ resources, xds: { host: '127.0.0.1', port: xdsPort } });
     await agent.envoy.waitForStat('control_plane.connected_state', (v) => v === 1, {
       timeoutMs: 15_000,
     });
@@ -126,8 +130,10 @@ describe('mock-istiod agent: readiness like pilot-agent', () => {
     expect(agent.lastReadiness()).toEqual({ ready: true });
   });
 
-  it('serves Prometheus stats on its 15090-style listener, control_plane included', async () => {
-    istiod = await startMockIstiod({ resources: await labResources() });
+  it('serves Prometheus stats on its 15090-style listener, control_plane included', async ({
+    startMock,
+  }) => {
+    const istiod = await startMock({ resources: await labResources() });
     agent = await startTestAgent(istiod.addresses.xds.port, []);
     await agent.envoy.waitForLive();
     const scraped = await get(agent.prometheusUrl);

@@ -5,7 +5,7 @@
  * rewrites, then misbehaved with: withhold and NACK on the imported set.
  */
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import type { EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import type { FaultSpec } from '../../src/faults/model.js';
@@ -14,11 +14,11 @@ import {
   readDumpFile,
   type ImportOptions,
 } from '../../src/import/import-dump.js';
-import { startMockIstiod } from '../../src/testing/start.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { it, type Fixtures } from '../support/fixtures/test.js';
 import { ISTIOCTL_FIXTURE, startSidecarEnvoy } from '../support/harness/import-lab.js';
 import { get } from '../support/harness/lab.js';
 
@@ -121,7 +121,12 @@ describe('the istioctl dump of a productpage sidecar, made local', () => {
 
 describe('faults on an imported set', () => {
   /** The worked example's import served by a library mock; `faults` apply before Envoy comes. */
-  async function startImported(faults: FaultSpec[] = [], keepVersions = false) {
+  /** The imported set served by a mock (from `startMock`) to an Envoy, with `faults` on. */
+  async function startImported(
+    startMock: Fixtures['startMock'],
+    faults: FaultSpec[] = [],
+    keepVersions = false,
+  ) {
     const upstream = track(await startLabUpstream({ mode: 'ok', port: 0 }));
     const ports = await localPorts();
     const options: Partial<ImportOptions> = {
@@ -145,15 +150,17 @@ describe('faults on an imported set', () => {
     const dump = readDumpFile(ISTIOCTL_FIXTURE);
     const imported = dump.ok ? importConfigDump(dump.value, options) : dump;
     if (!imported.ok) throw new Error(JSON.stringify(imported.problems));
-    const istiod = track(await startMockIstiod({ resources: [imported.value.spec] }));
+    const istiod = await startMock({ resources: [imported.value.spec] });
     for (const fault of faults) await istiod.inject(fault);
     const envoy = track(await startSidecarEnvoy(istiod.addresses.xds.port, 'sotw'));
     const url = `http://127.0.0.1:${ports.outbound}/any`;
     return { istiod, envoy, url, upstream };
   }
 
-  it('withhold LDS: the clusters come, the listeners wait; removed, traffic flows', async () => {
-    const { istiod, envoy, url, upstream } = await startImported([
+  it('withhold LDS: the clusters come, the listeners wait; removed, traffic flows', async ({
+    startMock,
+  }) => {
+    const { istiod, envoy, url, upstream } = await startImported(startMock, [
       { scenario: 'withhold', id: 'lds', scope: { types: ['LDS'] } },
     ]);
     await istiod.waitForAck(CLUSTER_TYPE);
@@ -168,8 +175,10 @@ describe('faults on an imported set', () => {
     expect(await get(url)).toEqual({ status: 200, body: `ok:${upstream.port} /any` });
   });
 
-  it('NACK from the catalogue: Envoy rejects it and keeps serving the imported config', async () => {
-    const { istiod, envoy, url, upstream } = await startImported();
+  it('NACK from the catalogue: Envoy rejects it and keeps serving the imported config', async ({
+    startMock,
+  }) => {
+    const { istiod, envoy, url, upstream } = await startImported(startMock);
     await envoy.waitForLive({ timeoutMs: 20_000 });
     await istiod.waitForAck(LISTENER_TYPE);
     const fault = await istiod.inject({ scenario: 'nack', params: { config: 'unknown-cluster' } });
@@ -182,8 +191,10 @@ describe('faults on an imported set', () => {
     await istiod.waitForAck(LISTENER_TYPE);
   });
 
-  it('down / up: the imported config keeps serving; Envoy comes back with the captured version', async () => {
-    const { istiod, envoy, url, upstream } = await startImported([], true);
+  it('down / up: the imported config keeps serving; Envoy comes back with the captured version', async ({
+    startMock,
+  }) => {
+    const { istiod, envoy, url, upstream } = await startImported(startMock, [], true);
     await envoy.waitForLive({ timeoutMs: 20_000 });
     const acked = await istiod.waitForAck(CLUSTER_TYPE);
     expect(acked.version).toBe('2026-11-30T10:00:00Z/42');

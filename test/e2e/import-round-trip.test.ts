@@ -8,14 +8,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import type { EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { importConfigDump, readDumpFile } from '../../src/import/import-dump.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { startMockIstiod } from '../../src/testing/start.js';
 import { freePorts } from '../../src/util/ports.js';
 import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { it, type Fixtures } from '../support/fixtures/test.js';
 import {
   istioSidecarResources,
   makeTlsDir,
@@ -31,7 +31,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Registers something to close after the test (even a failed one), and returns it. */
+/**
+ * Registers something to close after the test (even a failed one), and returns it. The mocks
+ * come from `startMock`, closed after these (the Envoys first).
+ */
 function track<T extends { close(): Promise<unknown> } | EnvoyProcess>(thing: T): T {
   cleanups.push(() => ('stop' in thing ? thing.stop() : thing.close()));
   return thing;
@@ -54,11 +57,12 @@ interface Captured {
 
 /** Envoy A served `resources`; its traffic and its dump (through `mock-istiod capture`). */
 async function captureEnvoyA(
+  startMock: Fixtures['startMock'],
   resources: unknown[],
   xdsMode: 'sotw' | 'delta',
   urls: string[],
 ): Promise<Captured> {
-  const istiod = track(await startMockIstiod({ resources }));
+  const istiod = await startMock({ resources });
   const envoy = track(await startSidecarEnvoy(istiod.addresses.xds.port, xdsMode));
   await envoy.waitForLive({ timeoutMs: 20_000 });
   const traffic = await answers(urls);
@@ -81,14 +85,16 @@ async function captureEnvoyA(
 }
 
 describe.each(['sotw', 'delta'] as const)('a captured config served again over %s', (xdsMode) => {
-  it('the lab: serve --from-config-dump --keep-versions gives Envoy B what A had', async () => {
+  it('the lab: serve --from-config-dump --keep-versions gives Envoy B what A had', async ({
+    startMock,
+  }) => {
     const upstream = track(await startLabUpstream({ mode: 'ok', port: 0 }));
     const ports = await freeLabPorts(upstream.port);
     const urls = [
       `http://127.0.0.1:${ports.inboundPort}/orders`,
       `http://127.0.0.1:${ports.outboundPort}/`,
     ];
-    const a = await captureEnvoyA(makeLabResources(ports), xdsMode, urls);
+    const a = await captureEnvoyA(startMock, makeLabResources(ports), xdsMode, urls);
     expect(a.summary.listeners.map((l) => (l as { name: string }).name)).toEqual([
       'virtualInbound',
       'virtualOutbound',
@@ -115,14 +121,16 @@ describe.each(['sotw', 'delta'] as const)('a captured config served again over %
     expect(serve.stdout()).toContain('import: imported: CDS 2, LDS 2');
   });
 
-  it('an Istio-shaped sidecar (RDS, EDS, mTLS over SDS, filter chains) with --sds ca', async () => {
+  it('an Istio-shaped sidecar (RDS, EDS, mTLS over SDS, filter chains) with --sds ca', async ({
+    startMock,
+  }) => {
     const tls = await makeTlsDir();
     cleanups.push(() => tls.remove());
     const upstream = track(await startLabUpstream({ mode: 'ok', port: 0 }));
     const [inbound, outbound] = (await freePorts(2)) as [number, number];
     const resources = istioSidecarResources({ inbound, outbound, app: upstream.port }, tls.files);
     const urls = [`http://127.0.0.1:${outbound}/reviews`, `http://127.0.0.1:${inbound}/direct`];
-    const a = await captureEnvoyA(resources, xdsMode, urls);
+    const a = await captureEnvoyA(startMock, resources, xdsMode, urls);
     expect(a.traffic).toEqual([
       { status: 200, body: `ok:${upstream.port} /reviews` },
       { status: 200, body: `ok:${upstream.port} /direct` },
@@ -162,7 +170,7 @@ describe.each(['sotw', 'delta'] as const)('a captured config served again over %
       'PassthroughCluster is ORIGINAL_DST',
     );
 
-    const istiodB = track(await startMockIstiod({ resources: [imported.value.spec] }));
+    const istiodB = await startMock({ resources: [imported.value.spec] });
     const envoyB = track(await startSidecarEnvoy(istiodB.addresses.xds.port, xdsMode));
     await envoyB.waitForLive({ timeoutMs: 20_000 });
     expect(summarizeDump(await envoyB.configDump())).toEqual(a.summary);

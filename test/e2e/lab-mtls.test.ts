@@ -9,14 +9,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { validateEnvoyConfig } from '../../src/envoy/validate.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { SDS_CLUSTER } from '../../src/resources/istio-mtls.js';
-import { startMockIstiod } from '../../src/testing/start.js';
-import { sidecarBootstrap, startEnvoy } from '../../src/testing/envoy.js';
+import { sidecarBootstrap } from '../../src/testing/envoy.js';
 import { freePorts } from '../../src/util/ports.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { it } from '../support/fixtures/test.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
@@ -92,23 +92,24 @@ describe('the mtls lab variant', () => {
     expect(result.exitCode).toBe(0);
   });
 
-  it("pushed to mock-istiod's own bootstrap (no sds-grpc): LDS is ACKed, Envoy stays INITIALIZING", async () => {
+  it("pushed to mock-istiod's own bootstrap (no sds-grpc): LDS is ACKed, Envoy stays INITIALIZING", async ({
+    startMock,
+    startEnvoy,
+  }) => {
     const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
-    const istiod = await startMockIstiod({
+    const istiod = await startMock({
       resources: makeLabResources({ mtls: true, inboundPort, outboundPort }),
     });
-    cleanups.push(() => istiod.close());
     const envoy = await startEnvoy({ bootstrap: sidecarBootstrap(istiod) });
-    cleanups.push(() => envoy.stop());
     await istiod.waitForAck(LISTENER_TYPE);
     // The listener waits for its secrets `default` and `ROOTCA`, which never come.
     await envoy.waitForState('INITIALIZING');
     expect(await envoy.ready()).toEqual({ status: 503, body: 'INITIALIZING' });
   });
 
-  it('is served as it is: no warning, the inbound filter chain names default and ROOTCA', async () => {
-    const istiod = await startMockIstiod();
-    cleanups.push(() => istiod.close());
+  it('is served as it is: no warning, the inbound filter chain names default and ROOTCA', ({
+    mock: istiod,
+  }) => {
     const change = istiod.setResources(makeLabResources({ mtls: true }));
     expect(change.ok && change.warnings).toEqual([]);
     const inbound = JSON.stringify(makeLabResources({ mtls: true })[2]);

@@ -5,18 +5,14 @@
  * a user can make (no binaries, a plaintext mock, a missing pod variable, a bad PROXY_CONFIG).
  */
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { describe, expect } from 'vitest';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { useCli } from '../support/fixtures/cli.js';
+import { it } from '../support/fixtures/test.js';
 import { POD_ENV, requireIstio } from '../support/harness/real-agent.js';
 
 const cli = useCli();
-let istiod: TestMockIstiod | undefined;
-afterEach(async () => {
-  await istiod?.close();
-  istiod = undefined;
-});
 
 const FREE_PORTS = ['--admin-port', '0', '--status-port', '0', '--readiness-port', '0'].concat([
   '--prometheus-port',
@@ -40,9 +36,11 @@ function mockFlags(mock: TestMockIstiod): string[] {
 }
 
 describe('mock-istiod pilot-agent', () => {
-  it('prints the pod going 1/2 → 2/2 with pilot-agent its log, and stops cleanly on SIGTERM', async () => {
+  it('prints the pod going 1/2 → 2/2 with pilot-agent its log, and stops cleanly on SIGTERM', async ({
+    startMock,
+  }) => {
     requireIstio();
-    istiod = await startMockIstiod({ tls: true, withholdFirst: true });
+    const istiod = await startMock({ tls: true, withholdFirst: true });
     const run = cli.start(['pilot-agent', ...FREE_PORTS, ...mockFlags(istiod)], {
       podEnv: podEnv(),
       timeoutMs: 30_000,
@@ -80,9 +78,11 @@ describe('mock-istiod pilot-agent', () => {
     );
   });
 
-  it('a plaintext mock: one line saying pilot-agent needs serve --tls, exit 1', async () => {
+  it('a plaintext mock: one line saying pilot-agent needs serve --tls, exit 1', async ({
+    startMock,
+  }) => {
     requireIstio();
-    istiod = await startMockIstiod();
+    const istiod = await startMock();
     const run = await cli.run(['pilot-agent', ...FREE_PORTS, ...mockFlags(istiod)], {
       podEnv: podEnv(),
     });

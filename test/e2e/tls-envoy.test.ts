@@ -8,25 +8,26 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { startEnvoy, sidecarBootstrap, type TestEnvoy } from '../../src/testing/envoy.js';
-import { assertNoLeaks } from '../../src/testing/leaks.js';
+import { sidecarBootstrap, type TestEnvoy } from '../../src/testing/envoy.js';
 import { freePorts } from '../../src/util/ports.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { SEED_POD_ENV } from '../../scripts/generate-envoy-configs.js';
 import { useCli } from '../support/fixtures/cli.js';
+import { it, type Fixtures } from '../support/fixtures/test.js';
 import { get } from '../support/harness/lab.js';
 
 const cli = useCli();
+// Temporary directories; the mocks and the Envoys come from the fixtures, whose teardown
+// stops the Envoys, closes the mocks and fails the test on anything left running.
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await assertNoLeaks();
 });
 
 function tempDir(): string {
@@ -35,17 +36,19 @@ function tempDir(): string {
   return dir;
 }
 
-async function startTlsMock(): Promise<{ istiod: TestMockIstiod; outboundPort: number }> {
+async function startTlsMock(
+  startMock: Fixtures['startMock'],
+): Promise<{ istiod: TestMockIstiod; outboundPort: number }> {
   const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
-  const istiod = await startMockIstiod({
+  const istiod = await startMock({
     tls: { dir: tempDir() },
     resources: makeLabResources({ inboundPort, outboundPort }),
   });
-  cleanups.push(() => istiod.close());
   return { istiod, outboundPort };
 }
 
 async function startTlsEnvoy(
+  startEnvoy: Fixtures['startEnvoy'],
   istiod: TestMockIstiod,
   rootCertPath: string,
   tlsServerName?: string,
@@ -60,17 +63,19 @@ async function startTlsEnvoy(
     // Envoy says why a TLS handshake failed only at debug level, in its connection logger.
     extraArgs: ['--component-log-level', 'connection:debug'],
   });
-  cleanups.push(() => envoy.stop());
   return envoy;
 }
 
 describe('xDS over TLS', () => {
-  it('Envoy trusting the mock root completes the handshake, ACKs and goes LIVE', async () => {
-    const { istiod, outboundPort } = await startTlsMock();
+  it('Envoy trusting the mock root completes the handshake, ACKs and goes LIVE', async ({
+    startMock,
+    startEnvoy,
+  }) => {
+    const { istiod, outboundPort } = await startTlsMock(startMock);
     const rootCertPath = istiod.security.rootCertPath as string;
     expect(rootCertPath.endsWith(TLS_FILES.rootCert)).toBe(true);
 
-    const envoy = await startTlsEnvoy(istiod, rootCertPath);
+    const envoy = await startTlsEnvoy(startEnvoy, istiod, rootCertPath);
     await envoy.waitForState('LIVE');
     await istiod.waitForAck(CLUSTER_TYPE);
     await istiod.waitForAck(LISTENER_TYPE);
@@ -84,9 +89,13 @@ describe('xDS over TLS', () => {
     });
   });
 
-  it("Envoy without the pod's token is refused as istiod refuses it, and never gets config", async () => {
-    const { istiod } = await startTlsMock();
+  it("Envoy without the pod's token is refused as istiod refuses it, and never gets config", async ({
+    startMock,
+    startEnvoy,
+  }) => {
+    const { istiod } = await startTlsMock(startMock);
     const envoy = await startTlsEnvoy(
+      startEnvoy,
       istiod,
       istiod.security.rootCertPath as string,
       undefined,
@@ -104,8 +113,11 @@ describe('xDS over TLS', () => {
     expect(istiod.journal({ kind: 'open' })).toEqual([]);
   });
 
-  it('Envoy trusting another CA refuses the certificate and never gets config', async () => {
-    const { istiod } = await startTlsMock();
+  it('Envoy trusting another CA refuses the certificate and never gets config', async ({
+    startMock,
+    startEnvoy,
+  }) => {
+    const { istiod } = await startTlsMock(startMock);
     const other = tempDir();
     const made = await prepareTlsMaterial({
       dir: other,
@@ -114,7 +126,7 @@ describe('xDS over TLS', () => {
     });
     expect(made.ok).toBe(true);
 
-    const envoy = await startTlsEnvoy(istiod, join(other, TLS_FILES.rootCert));
+    const envoy = await startTlsEnvoy(startEnvoy, istiod, join(other, TLS_FILES.rootCert));
     const failures = await envoy.waitForStat(
       'cluster.xds-grpc.ssl.fail_verify_error',
       (v) => Number(v) >= 2,
@@ -135,9 +147,13 @@ describe('xDS over TLS', () => {
     });
   });
 
-  it("Envoy expecting another server name refuses istiod's certificate (SAN check)", async () => {
-    const { istiod } = await startTlsMock();
+  it("Envoy expecting another server name refuses istiod's certificate (SAN check)", async ({
+    startMock,
+    startEnvoy,
+  }) => {
+    const { istiod } = await startTlsMock(startMock);
     const envoy = await startTlsEnvoy(
+      startEnvoy,
       istiod,
       istiod.security.rootCertPath as string,
       'istiod.other-namespace.svc',

@@ -5,29 +5,30 @@
  * from the node metadata (`ENVOY_ADMIN_ADDRESS`), or from the page (`POST /ui/admins`), which
  * the mock ties to the proxy by the node id Envoy's `/server_info` reports.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import type { UiProxy, UiSnapshot, UiStatSample } from '../../src/live/ui-events.js';
 import { startAgent } from '../../src/envoy/agent.js';
 import { startEnvoy, type EnvoyProcess } from '../../src/envoy/envoy-process.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { freePorts } from '../../src/util/ports.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { SseReader } from '../support/fixtures/sse.js';
+import { it, type Fixtures } from '../support/fixtures/test.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()?.catch(() => undefined);
 });
 
-async function lab(withholdFirst: boolean) {
+/** A mock (closed by the `startMock` fixture, after the clean-ups) with the page open on it. */
+async function lab(startMock: Fixtures['startMock'], withholdFirst: boolean) {
   const [adminPort, inboundPort, outboundPort] = (await freePorts(3)) as [number, number, number];
-  const istiod: TestMockIstiod = await startMockIstiod({
+  const istiod = await startMock({
     resources: makeLabResources({ inboundPort, outboundPort }),
     withholdFirst,
   });
-  cleanups.push(() => istiod.close());
   const base = `http://127.0.0.1:${istiod.addresses.control?.port}`;
   const page = await SseReader.open(`${base}/ui/events`);
   cleanups.push(() => page.close());
@@ -52,8 +53,10 @@ const post = (url: string, body?: unknown) =>
 const connected = (sample: UiStatSample) => sample.values['control_plane.connected_state'];
 
 describe('the live page and a real Envoy', () => {
-  it('shows PRE_INITIALIZING and connected_state 1 while withheld, LIVE after release, connected_state 0 after down', async () => {
-    const { istiod, base, page, adminPort } = await lab(true);
+  it('shows PRE_INITIALIZING and connected_state 1 while withheld, LIVE after release, connected_state 0 after down', async ({
+    startMock,
+  }) => {
+    const { istiod, base, page, adminPort } = await lab(startMock, true);
     const admin = `http://127.0.0.1:${adminPort}`;
     await envoyFor(istiod, {
       adminPort,
@@ -90,8 +93,10 @@ describe('the live page and a real Envoy', () => {
     expect(admins.admins).toEqual([expect.objectContaining({ admin, reachable: true })]);
   });
 
-  it('ties an admin address added on the page to its proxy by the node id Envoy reports', async () => {
-    const { istiod, base, page } = await lab(false);
+  it('ties an admin address added on the page to its proxy by the node id Envoy reports', async ({
+    startMock,
+  }) => {
+    const { istiod, base, page } = await lab(startMock, false);
     const envoy = await envoyFor(istiod, { adminPort: 0, podName: 'added-by-hand-0' });
     await envoy.waitForLive({ timeoutMs: 20_000 });
     const added = await post(`${base}/ui/admins`, { address: envoy.adminUrl });
@@ -102,8 +107,10 @@ describe('the live page and a real Envoy', () => {
     expect(row?.envoy).toMatchObject({ admin: envoy.adminUrl, adminSource: 'user' });
   });
 
-  it("shows the pod 1/2 while withheld and 2/2 once released, from the agent's readiness", async () => {
-    const { istiod, base, page } = await lab(true);
+  it("shows the pod 1/2 while withheld and 2/2 once released, from the agent's readiness", async ({
+    startMock,
+  }) => {
+    const { istiod, base, page } = await lab(startMock, true);
     const agent = await startAgent({
       bootstrap: { discoveryPort: istiod.addresses.xds.port, podName: 'with-agent-0' },
       ports: { status: 0, admin: 0, readiness: 0, prometheus: 0 },

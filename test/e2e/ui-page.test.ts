@@ -11,11 +11,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect } from 'vitest';
 import { startAgent, type Agent } from '../../src/envoy/agent.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { freePorts } from '../../src/util/ports.js';
+import { it, type Fixtures } from '../support/fixtures/test.js';
 import { useBrowser } from '../support/harness/browser.js';
 
 const NACK_TEXT = "route: unknown cluster 'no-such-cluster'";
@@ -29,24 +30,21 @@ afterAll(() => {
 });
 
 const browser = useBrowser();
-let istiod: TestMockIstiod | undefined;
+// The agents (and their Envoys) stop here, before the fixtures close the mocks.
 afterEach(async () => {
   await Promise.all(agents.map((agent) => agent.stop()));
-  await istiod?.close();
   agents = [];
-  istiod = undefined;
 });
 
 let agents: Agent[] = [];
 
 /** The mock serving the lab on free ports, withholding its first responses when asked. */
-async function startMock(withholdFirst: boolean): Promise<TestMockIstiod> {
+async function startLabMock(
+  startMock: Fixtures['startMock'],
+  withholdFirst: boolean,
+): Promise<TestMockIstiod> {
   const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
-  istiod = await startMockIstiod({
-    withholdFirst,
-    resources: makeLabResources({ inboundPort, outboundPort }),
-  });
-  return istiod;
+  return startMock({ withholdFirst, resources: makeLabResources({ inboundPort, outboundPort }) });
 }
 
 /**
@@ -67,8 +65,8 @@ async function startSidecar(
   return agent;
 }
 
-async function startWithheldSidecar(): Promise<TestMockIstiod> {
-  const mock = await startMock(true);
+async function startWithheldSidecar(startMock: Fixtures['startMock']): Promise<TestMockIstiod> {
+  const mock = await startLabMock(startMock, true);
   await startSidecar(mock);
   return mock;
 }
@@ -107,8 +105,10 @@ async function shot(page: Page, name: string, scrolled = false): Promise<void> {
 }
 
 describe('the live page, in a real browser', () => {
-  it('shows the withheld pod, then LIVE after release, connected_state 0 after down, a NACK', async () => {
-    const mock = await startWithheldSidecar();
+  it('shows the withheld pod, then LIVE after release, connected_state 0 after down, a NACK', async ({
+    startMock,
+  }) => {
+    const mock = await startWithheldSidecar(startMock);
     const page = await browser.open(pageUrl(mock));
 
     // 1. Withheld: Envoy waits for its first configuration; the pod is not ready.
@@ -168,8 +168,10 @@ describe('the live page, in a real browser', () => {
     expect(browser.requests.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
   });
 
-  it('speaks Korean with ?lang=ko, and leaves Envoy’s own words as Envoy prints them', async () => {
-    const mock = await startWithheldSidecar();
+  it('speaks Korean with ?lang=ko, and leaves Envoy’s own words as Envoy prints them', async ({
+    startMock,
+  }) => {
+    const mock = await startWithheldSidecar(startMock);
     const page = await browser.open(pageUrl(mock, '?lang=ko'));
     await expect.poll(() => text(page, 'server-state'), POLL).toBe('PRE_INITIALIZING');
     expect(await page.locator('html').getAttribute('lang')).toBe('ko');
@@ -185,8 +187,10 @@ describe('the live page, in a real browser', () => {
     await expect.poll(() => text(page, 'type-CDS'), POLL).toContain('SYNCED');
   });
 
-  it('starts in the language the mock was started with; ?lang=en overrides it', async () => {
-    istiod = await startMockIstiod({ lang: 'ko' });
+  it('starts in the language the mock was started with; ?lang=en overrides it', async ({
+    startMock,
+  }) => {
+    const istiod = await startMock({ lang: 'ko' });
     let page = await browser.open(pageUrl(istiod));
     await expect.poll(() => page.locator('#pods-title').textContent(), POLL).toBe('파드');
     expect(await text(page, 'pods-empty')).toBe('아직 연결된 프록시가 없다.');
@@ -195,8 +199,10 @@ describe('the live page, in a real browser', () => {
     expect(await page.locator('#pods-title').textContent()).toBe('Pods');
   });
 
-  it('asks for the control token when the mock has one, and then works with it', async () => {
-    istiod = await startMockIstiod({ controlToken: 'classroom-secret' });
+  it('asks for the control token when the mock has one, and then works with it', async ({
+    startMock,
+  }) => {
+    const istiod = await startMock({ controlToken: 'classroom-secret' });
     const page = await browser.open(pageUrl(istiod));
     await expect
       .poll(() => page.getByTestId('stream-status').getAttribute('data-status'), POLL)
@@ -223,8 +229,8 @@ describe('the live page, in a real browser', () => {
     expect(istiod.faults.list()).toEqual([]);
   });
 
-  it('shows two proxies side by side, each with its own READY and state', async () => {
-    const mock = await startMock(false);
+  it('shows two proxies side by side, each with its own READY and state', async ({ startMock }) => {
+    const mock = await startLabMock(startMock, false);
     await startSidecar(mock, { podName: 'orders-v1-0' });
     await startSidecar(mock, { podName: 'orders-v1-1', xdsMode: 'delta' });
     const page = await browser.open(pageUrl(mock));

@@ -12,11 +12,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import type { CaClient } from '../../src/ca/ca-proto.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { assertNoLeaks } from '../../src/testing/leaks.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import type { MockIstiodOptions } from '../../src/app/options.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { servingHosts } from '../../src/ca/security-options.js';
@@ -25,11 +24,13 @@ import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
 import { bearer, caClient, createCertificate, makeCsr } from '../support/fixtures/ca.js';
 import { PLAINTEXT_CA_REASON } from '../../src/ca/ca-service.js';
+import { it, type Fixtures } from '../support/fixtures/test.js';
 
+// The CA clients and files go here; the mocks come from `startMock`, whose teardown checks
+// that each is gone (no stream left, its ports closed) once these have run.
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await assertNoLeaks();
 });
 
 interface Started {
@@ -38,7 +39,10 @@ interface Started {
   logs: { msg: string; reason?: string }[];
 }
 
-async function start(options: Partial<MockIstiodOptions> = {}): Promise<Started> {
+async function start(
+  startMock: Fixtures['startMock'],
+  options: Partial<MockIstiodOptions> = {},
+): Promise<Started> {
   const logs: { msg: string; reason?: string }[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -48,13 +52,12 @@ async function start(options: Partial<MockIstiodOptions> = {}): Promise<Started>
   });
   // Most tests here are about the CA's answers, not its transport: a plaintext mock is told
   // to sign (istiod itself signs only on 15012; see 'a plaintext port' below).
-  const istiod = await startMockIstiod({
+  const istiod = await startMock({
     control: false,
     logger: pino(sink),
     ...options,
     ca: { plaintext: true, ...options.ca },
   });
-  cleanups.push(() => istiod.close());
   const tls = istiod.security.tls ? istiod.security.rootCert : undefined;
   const client = caClient(istiod.xdsAddress, tls);
   cleanups.push(() => client.close());
@@ -62,8 +65,10 @@ async function start(options: Partial<MockIstiodOptions> = {}): Promise<Started>
 }
 
 describe('CreateCertificate', () => {
-  it('a token with the wrong audience gets UNAUTHENTICATED "request authenticate failure" and no certificate', async () => {
-    const { istiod, client, logs } = await start();
+  it('a token with the wrong audience gets UNAUTHENTICATED "request authenticate failure" and no certificate', async ({
+    startMock,
+  }) => {
+    const { istiod, client, logs } = await start(startMock);
     const { token } = istiod.security.createToken({ audiences: ['kubernetes.default.svc'] });
     const outcome = await createCertificate(client, { csr: await makeCsr() }, token);
     expect(outcome).toEqual({
@@ -78,8 +83,10 @@ describe('CreateCertificate', () => {
     );
   });
 
-  it('a good token gets [leaf, root]: the leaf names the SPIFFE id and is signed by the root', async () => {
-    const { istiod, client } = await start();
+  it('a good token gets [leaf, root]: the leaf names the SPIFFE id and is signed by the root', async ({
+    startMock,
+  }) => {
+    const { istiod, client } = await start(startMock);
     const { token } = istiod.security.createToken({ namespace: 'shop', serviceAccount: 'orders' });
     const outcome = await createCertificate(
       client,
@@ -103,7 +110,7 @@ describe('CreateCertificate', () => {
     expect(lifetime).toBeLessThanOrEqual(3600 + 120);
   });
 
-  it.each([
+  it.for([
     ['no authorization metadata', undefined, 'no HTTP authorization header exists'],
     [
       'a token of another issuer',
@@ -112,14 +119,13 @@ describe('CreateCertificate', () => {
     ],
     ['an expired token', 'expired', 'the token expired at'],
     ['not a JWT', 'garbage', 'the token is not a JWT (three parts)'],
-  ])("%s is refused with istiod's status", async (_what, kind, reason) => {
-    const { istiod, client } = await start();
+  ] as const)("%s is refused with istiod's status", async ([, kind, reason], { startMock }) => {
+    const { istiod, client } = await start(startMock);
     let token: string | undefined;
     if (kind === 'expired') token = istiod.security.createToken({ ttlSeconds: -60 }).token;
     if (kind === 'garbage') token = 'not-a-jwt';
     if (kind === 'other') {
-      const other = await startMockIstiod({ control: false });
-      cleanups.push(() => other.close());
+      const other = await startMock({ control: false });
       token = other.security.createToken().token;
     }
     const outcome = await createCertificate(client, { csr: await makeCsr() }, token);
@@ -131,8 +137,10 @@ describe('CreateCertificate', () => {
     expect(outcome.ok ? '' : outcome.reason).toContain(reason);
   });
 
-  it("refuses a malformed CSR and a TTL above the maximum with istiod's messages", async () => {
-    const { istiod, client } = await start();
+  it("refuses a malformed CSR and a TTL above the maximum with istiod's messages", async ({
+    startMock,
+  }) => {
+    const { istiod, client } = await start(startMock);
     const { token } = istiod.security.createToken();
     expect(await createCertificate(client, { csr: 'hello' }, token)).toMatchObject({
       code: grpc.status.INVALID_ARGUMENT,
@@ -146,8 +154,8 @@ describe('CreateCertificate', () => {
     });
   });
 
-  it('accepts the audiences it is told to, and only those', async () => {
-    const { istiod, client } = await start({
+  it('accepts the audiences it is told to, and only those', async ({ startMock }) => {
+    const { istiod, client } = await start(startMock, {
       ca: { audiences: ['my-mesh-ca'], trustDomain: 'example.org' },
     });
     const csr = await makeCsr();
@@ -166,7 +174,9 @@ describe('CreateCertificate', () => {
 });
 
 describe('the CA and ADS over TLS', () => {
-  it('without ca-key.pem in the directory, still serves TLS but cannot sign: INTERNAL', async () => {
+  it('without ca-key.pem in the directory, still serves TLS but cannot sign: INTERNAL', async ({
+    startMock,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-ca-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     expect(
@@ -179,7 +189,7 @@ describe('the CA and ADS over TLS', () => {
       ).ok,
     ).toBe(true);
     unlinkSync(join(dir, TLS_FILES.caKey));
-    const { istiod, client } = await start({ tls: { dir } });
+    const { istiod, client } = await start(startMock, { tls: { dir } });
     const { token } = istiod.security.createToken();
     expect(await createCertificate(client, { csr: await makeCsr() }, token)).toMatchObject({
       code: grpc.status.INTERNAL,
@@ -187,8 +197,10 @@ describe('the CA and ADS over TLS', () => {
     });
   });
 
-  it('serves both on the TLS port, and again after the port went down and up', async () => {
-    const { istiod, client } = await start({ tls: true });
+  it('serves both on the TLS port, and again after the port went down and up', async ({
+    startMock,
+  }) => {
+    const { istiod, client } = await start(startMock, { tls: true });
     const { token } = istiod.security.createToken({ serviceAccount: 'orders' });
     const first = await createCertificate(client, { csr: await makeCsr() }, token);
     expect(first.ok).toBe(true);
@@ -206,8 +218,10 @@ describe('the CA and ADS over TLS', () => {
     expect(again.ok).toBe(true);
   });
 
-  it("a plaintext port refuses CSRs as istiod's 15010 does (UNIMPLEMENTED), unless ca.plaintext", async () => {
-    const { istiod, client, logs } = await start({ ca: { plaintext: false } });
+  it("a plaintext port refuses CSRs as istiod's 15010 does (UNIMPLEMENTED), unless ca.plaintext", async ({
+    startMock,
+  }) => {
+    const { istiod, client, logs } = await start(startMock, { ca: { plaintext: false } });
     const { token } = istiod.security.createToken();
     expect(await createCertificate(client, { csr: await makeCsr() }, token)).toEqual({
       ok: false,
@@ -221,8 +235,8 @@ describe('the CA and ADS over TLS', () => {
     );
   });
 
-  it('a plaintext client cannot talk to the TLS port', async () => {
-    const { istiod } = await start({ tls: true });
+  it('a plaintext client cannot talk to the TLS port', async ({ startMock }) => {
+    const { istiod } = await start(startMock, { tls: true });
     const plain = caClient(istiod.xdsAddress);
     cleanups.push(() => plain.close());
     const { token } = istiod.security.createToken();
@@ -233,8 +247,10 @@ describe('the CA and ADS over TLS', () => {
 });
 
 describe('the CA on the control API', () => {
-  it('mints tokens the CA accepts, names every bad field, and serves the root certificate', async () => {
-    const { istiod, client } = await start({ control: { host: '127.0.0.1', port: 0 } });
+  it('mints tokens the CA accepts, names every bad field, and serves the root certificate', async ({
+    startMock,
+  }) => {
+    const { istiod, client } = await start(startMock, { control: { host: '127.0.0.1', port: 0 } });
     const base = `http://127.0.0.1:${istiod.addresses.control?.port}`;
     const post = (body: unknown) =>
       fetch(`${base}/ca/token`, { method: 'POST', body: JSON.stringify(body) });

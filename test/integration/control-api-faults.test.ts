@@ -1,39 +1,32 @@
 /**
  * Every fault and resource endpoint of the control API, good input and bad, driven over
  * HTTP, with the raw ADS test client playing the proxy to see each endpoint's effect.
+ * Requests go through the one control client (`client`), typed by the table of operations;
+ * refusals are read off its `CONTROL_REFUSED` error (`refusal`). Input the compiler would not
+ * let through is sent with `client.run`, and what the client cannot send at all (a body that
+ * is not JSON, a bare array, a method no operation has) with `fetch`, by `sendRaw`.
  */
 import * as grpc from '@grpc/grpc-js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import type { ControlClient } from '../../src/api/client.js';
+import { operationNamed } from '../../src/api/table.js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { AdsTestClient, type AdsTestStream } from '../../src/testing/ads-client.js';
+import { isObject } from '../../src/util/guards.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import {
+  controlClientOf,
+  pathsOf,
+  refusal,
+  refusalBody,
+} from '../support/fixtures/control-client.js';
 import { ack, requestClusters } from '../support/fixtures/handshake.js';
-import { useMockIstiod } from '../support/mock-fixture.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
-
-const mock = useMockIstiod();
-const setup = mock.setup;
-
-// Answers are arbitrary JSON, read loosely by the assertions below.
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call */
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const port = mock.server?.addresses.control?.port;
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+import { it, test } from '../support/fixtures/test.js';
 
 /** A proxy stream that has received (and ACKed) its clusters. */
 async function proxyWithClusters(c: AdsTestClient, pod = 'orders-v1-0'): Promise<AdsTestStream> {
@@ -42,13 +35,34 @@ async function proxyWithClusters(c: AdsTestClient, pod = 'orders-v1-0'): Promise
   return stream;
 }
 
+/**
+ * Sends a request as written, past the client: the HTTP status and the JSON answer, unread.
+ * For bodies the client cannot send, and where the exact success status is the point.
+ */
+async function sendRaw(
+  client: ControlClient,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${client.baseUrl}${path}`, {
+    method,
+    ...(body === undefined ? {} : { body }),
+  });
+  const json: unknown = await res.json();
+  return { status: res.status, body: json };
+}
+
+/** The `name` of each entry of a list read from JSON (undefined where there is none). */
+function names(list: unknown): unknown[] {
+  if (!Array.isArray(list)) throw new Error(`expected a list, got ${JSON.stringify(list)}`);
+  return list.map((item: unknown) => (isObject(item) ? item.name : undefined));
+}
+
 describe('GET /control/scenarios', () => {
-  it('lists every scenario with the JSON Schema of its parameters', async () => {
-    await setup();
-    const { status, body } = await call('GET', '/control/scenarios');
-    expect(status).toBe(200);
-    const names = (body.scenarios as Json[]).map((s) => s.name);
-    expect(names).toEqual([
+  it('lists every scenario with the JSON Schema of its parameters', async ({ client }) => {
+    const { scenarios } = await client.call('listScenarios');
+    expect(scenarios.map((s) => s.name)).toEqual([
       'withhold',
       'partial',
       'delay',
@@ -58,20 +72,20 @@ describe('GET /control/scenarios', () => {
       'flap',
       'stale',
     ]);
-    const delay = (body.scenarios as Json[]).find((s) => s.name === 'delay');
+    const delay = scenarios.find((s) => s.name === 'delay');
     expect(delay).toMatchObject({
       scope: ['node', 'types'],
       params: { type: 'object', required: ['ms'], additionalProperties: false },
     });
-    expect(delay?.params.properties.seed).toMatchObject({ type: 'integer', default: 1 });
+    expect(delay?.params.properties).toMatchObject({ seed: { type: 'integer', default: 1 } });
   });
 
-  it('describes one scenario (nack lists its catalogue), 404 with the valid names otherwise', async () => {
-    await setup();
-    const nack = await call('GET', '/control/scenarios/nack');
-    expect(nack.status).toBe(200);
-    expect((nack.body.configs as Json[]).map((c) => c.name)).toContain('unknown-cluster');
-    const missing = await call('GET', '/control/scenarios/explode');
+  it('describes one scenario (nack lists its catalogue), 404 with the valid names otherwise', async ({
+    client,
+  }) => {
+    const nack = await client.call('getScenario', { name: 'nack' });
+    expect(names(nack.configs)).toContain('unknown-cluster');
+    const missing = await refusal(client.call('getScenario', { name: 'explode' }));
     expect(missing.status).toBe(404);
     expect(missing.body.error).toBe(
       'unknown scenario "explode"; valid scenarios: withhold, partial, delay, nack, reset, down, flap, stale',
@@ -81,46 +95,48 @@ describe('GET /control/scenarios', () => {
 });
 
 describe('/control/faults', () => {
-  it('applies, lists, shows and removes a fault; held responses go out on removal', async () => {
-    const { client } = await setup();
-    const applied = await call('POST', '/control/faults', {
-      scenario: 'withhold',
-      id: 'hold-lds',
-      scope: { types: ['LDS'] },
-    });
+  it('applies, lists, shows and removes a fault; held responses go out on removal', async ({
+    mock,
+    ads,
+    client,
+  }) => {
+    const applied = await sendRaw(
+      client,
+      'POST',
+      '/control/faults',
+      JSON.stringify({ scenario: 'withhold', id: 'hold-lds', scope: { types: ['LDS'] } }),
+    );
     expect(applied.status).toBe(201);
-    expect(applied.body.fault).toMatchObject({
-      id: 'hold-lds',
-      state: 'active',
-      scope: { types: ['LDS'] },
+    expect(applied.body).toMatchObject({
+      fault: { id: 'hold-lds', state: 'active', scope: { types: ['LDS'] } },
     });
-    const stream = await proxyWithClusters(client);
+    const stream = await proxyWithClusters(ads);
     stream.send({ type_url: LISTENER_TYPE });
-    await mock.server!.expectNoResponse('LDS', 300);
+    await mock.expectNoResponse('LDS', 300);
 
-    const listed = await call('GET', '/control/faults');
-    expect(listed.body.faults).toHaveLength(1);
-    expect(listed.body.faults[0].counts.held).toBeGreaterThan(0);
-    expect((await call('GET', '/control/faults/hold-lds')).body.fault.id).toBe('hold-lds');
+    const { faults } = await client.call('listFaults');
+    expect(faults).toHaveLength(1);
+    expect(faults[0]?.counts.held).toBeGreaterThan(0);
+    expect((await client.call('getFault', { id: 'hold-lds' })).fault.id).toBe('hold-lds');
 
-    const removed = await call('DELETE', '/control/faults/hold-lds');
-    expect(removed).toMatchObject({ status: 200, body: { removed: { id: 'hold-lds' } } });
+    const removed = await client.call('removeFault', { id: 'hold-lds' });
+    expect(removed).toMatchObject({ removed: { id: 'hold-lds' } });
     expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
-    expect((await call('GET', '/control/faults')).body.faults).toEqual([]);
+    expect((await client.call('listFaults')).faults).toEqual([]);
   });
 
-  it('answers 400 listing every problem with its path, and applies nothing', async () => {
-    await setup();
-    const bad = await call('POST', '/control/faults', {
-      scenario: 'delay',
-      params: { ms: 'soon', extra: 1 },
-      scope: { types: ['LDS', 'XDS'], node: 7 },
-      trigger: { after: '5s', afterResponses: 2 },
-      colour: 'red',
-    });
+  it('answers 400 listing every problem with its path, and applies nothing', async ({ client }) => {
+    const bad = await refusal(
+      client.run(operationNamed('applyFault'), {
+        scenario: 'delay',
+        params: { ms: 'soon', extra: 1 },
+        scope: { types: ['LDS', 'XDS'], node: 7 },
+        trigger: { after: '5s', afterResponses: 2 },
+        colour: 'red',
+      }),
+    );
     expect(bad.status).toBe(400);
-    const paths = (bad.body.problems as Json[]).map((p) => p.path).sort();
-    expect(paths).toEqual([
+    expect(pathsOf(bad.problems).sort()).toEqual([
       'colour',
       'params.extra',
       'params.ms',
@@ -128,80 +144,77 @@ describe('/control/faults', () => {
       'scope.types[1]',
       'trigger',
     ]);
+    expect(bad.body.problems).toEqual(bad.problems);
     expect(bad.body.error).toMatch(/^invalid fault: /);
-    expect((await call('GET', '/control/faults')).body.faults).toEqual([]);
+    expect((await client.call('listFaults')).faults).toEqual([]);
   });
 
-  it('answers 404 for an unknown scenario, 400 for a missing one, a duplicate id, or a non-JSON body', async () => {
-    await setup();
-    const unknown = await call('POST', '/control/faults', { scenario: 'explode' });
+  it('answers 404 for an unknown scenario, 400 for a missing one, a duplicate id, or a non-JSON body', async ({
+    client,
+  }) => {
+    const unknown = await refusal(client.call('applyFault', { scenario: 'explode' }));
     expect(unknown.status).toBe(404);
     expect(unknown.body.scenarios).toContain('withhold');
-    const missing = await call('POST', '/control/faults', { params: {} });
+    const missing = await refusal(client.call('applyFault', { params: {} }));
     expect(missing.status).toBe(400);
-    expect(missing.body.problems[0]).toMatchObject({ path: 'scenario' });
-    expect(
-      (await call('POST', '/control/faults', { scenario: 'delay', params: { ms: 5 }, id: 'a' }))
-        .status,
-    ).toBe(201);
-    const twice = await call('POST', '/control/faults', {
-      scenario: 'delay',
-      params: { ms: 5 },
-      id: 'a',
-    });
-    expect(twice).toMatchObject({ status: 400, body: { problems: [{ path: 'id' }] } });
-    const notJson = await call('POST', '/control/faults', '{nope');
-    expect(notJson.status).toBe(400);
-    expect(notJson.body.error).toMatch(/not valid JSON/);
-  });
-
-  it('answers 404 for an unknown fault id, and DELETE /control/faults removes them all', async () => {
-    await setup();
-    expect((await call('GET', '/control/faults/none')).status).toBe(404);
-    expect((await call('DELETE', '/control/faults/none')).status).toBe(404);
-    await call('POST', '/control/faults', { scenario: 'withhold' });
-    await call('POST', '/control/faults', { scenario: 'delay', params: { ms: '1s' } });
-    const cleared = await call('DELETE', '/control/faults');
-    expect((cleared.body.removed as Json[]).map((f) => f.scenario).sort()).toEqual([
-      'delay',
-      'withhold',
-    ]);
-  });
-
-  it('POST /control/release removes holding faults and lets their responses go', async () => {
-    const { client } = await setup();
-    await call('POST', '/control/faults', { scenario: 'partial', params: { answer: ['CDS'] } });
-    await call('POST', '/control/faults', { scenario: 'delay', params: { ms: 1 } });
-    const stream = await proxyWithClusters(client);
-    stream.send({ type_url: LISTENER_TYPE });
-    await mock.server!.expectNoResponse('LDS', 200);
-    expect((await call('POST', '/control/release')).body.released).toBe(true);
-    expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
-    expect((await call('GET', '/control/faults')).body.faults.map((f: Json) => f.scenario)).toEqual(
-      ['delay'],
+    expect(missing.problems[0]).toMatchObject({ path: 'scenario' });
+    const first = JSON.stringify({ scenario: 'delay', params: { ms: 5 }, id: 'a' });
+    expect((await sendRaw(client, 'POST', '/control/faults', first)).status).toBe(201);
+    const twice = await refusal(
+      client.call('applyFault', { scenario: 'delay', params: { ms: 5 }, id: 'a' }),
     );
+    expect(twice).toMatchObject({ status: 400, body: { problems: [{ path: 'id' }] } });
+    const notJson = await sendRaw(client, 'POST', '/control/faults', '{nope');
+    expect(notJson.status).toBe(400);
+    expect(refusalBody(notJson.body).error).toMatch(/not valid JSON/);
+  });
+
+  it('answers 404 for an unknown fault id, and DELETE /control/faults removes them all', async ({
+    client,
+  }) => {
+    expect((await refusal(client.call('getFault', { id: 'none' }))).status).toBe(404);
+    expect((await refusal(client.call('removeFault', { id: 'none' }))).status).toBe(404);
+    await client.call('applyFault', { scenario: 'withhold' });
+    await client.call('applyFault', { scenario: 'delay', params: { ms: '1s' } });
+    const cleared = await client.call('clearFaults');
+    expect(cleared.removed.map((f) => f.scenario).sort()).toEqual(['delay', 'withhold']);
+  });
+
+  it('POST /control/release removes holding faults and lets their responses go', async ({
+    mock,
+    ads,
+    client,
+  }) => {
+    await client.call('applyFault', { scenario: 'partial', params: { answer: ['CDS'] } });
+    await client.call('applyFault', { scenario: 'delay', params: { ms: 1 } });
+    const stream = await proxyWithClusters(ads);
+    stream.send({ type_url: LISTENER_TYPE });
+    await mock.expectNoResponse('LDS', 200);
+    expect((await client.call('release')).released).toBe(true);
+    expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
+    expect((await client.call('listFaults')).faults.map((f) => f.scenario)).toEqual(['delay']);
   });
 });
 
 describe('POST /control/reset', () => {
-  it('removes faults, releases, opens the port, restores the start-up resources, clears the journal', async () => {
-    const { client } = await setup({ withholdFirst: true });
-    const startVersion = mock.server!.snapshot().version;
-    await call('POST', '/control/faults', { scenario: 'down' });
-    expect(mock.server!.serving).toBe(false);
-    mock.server!.setResources([makeStaticCluster({ name: 'only', endpoints: [] })]);
-    const reset = await call('POST', '/control/reset');
-    expect(reset).toMatchObject({
-      status: 200,
-      body: { removedFaults: 1, withheld: false, serving: true },
-    });
-    expect(mock.server!.journal()).toEqual([]);
-    expect(mock.server!.snapshot().version).not.toBe(startVersion);
-    const stream = await proxyWithClusters(client);
+  test.override({ mockOptions: { withholdFirst: true } });
+  it('removes faults, releases, opens the port, restores the start-up resources, clears the journal', async ({
+    mock,
+    ads,
+    client,
+  }) => {
+    const startVersion = mock.snapshot().version;
+    await client.call('applyFault', { scenario: 'down' });
+    expect(mock.serving).toBe(false);
+    mock.setResources([makeStaticCluster({ name: 'only', endpoints: [] })]);
+    const reset = await client.call('reset');
+    expect(reset).toMatchObject({ removedFaults: 1, withheld: false, serving: true });
+    expect(mock.journal()).toEqual([]);
+    expect(mock.snapshot().version).not.toBe(startVersion);
+    const stream = await proxyWithClusters(ads);
     expect(stream).toBeDefined();
-    const resources = await call('GET', '/control/resources');
-    const names = (resources.body.sets[0].resources as Json[]).map((r) => r.name).sort();
-    expect(names).toEqual([
+    const { sets } = await client.call('getResources');
+    expect(names(sets[0]?.resources).sort()).toEqual([
       'BlackHoleCluster',
       'inbound|8101||',
       'virtualInbound',
@@ -211,174 +224,190 @@ describe('POST /control/reset', () => {
 });
 
 describe('POST /control/push and /control/disconnect', () => {
-  it('push sends the current version again to the chosen streams', async () => {
-    const { client } = await setup();
-    const orders = await proxyWithClusters(client, 'orders-v1-0');
-    await proxyWithClusters(client, 'reviews-v1-0');
-    const pushed = await call('POST', '/control/push', {
-      node: 'sidecar~*~orders-*',
-      types: ['CDS'],
-    });
-    expect(pushed).toEqual({ status: 200, body: { streams: 1 } });
+  it('push sends the current version again to the chosen streams', async ({
+    mock,
+    ads,
+    client,
+  }) => {
+    const orders = await proxyWithClusters(ads, 'orders-v1-0');
+    await proxyWithClusters(ads, 'reviews-v1-0');
+    const pushed = await client.call('push', { node: 'sidecar~*~orders-*', types: ['CDS'] });
+    expect(pushed).toEqual({ streams: 1 });
     const again = await orders.next();
-    expect(again.version_info).toBe(mock.server!.snapshot().get(CLUSTER_TYPE).version);
-    const bad = await call('POST', '/control/push', { types: ['XDS'], node: '', extra: 1 });
+    expect(again.version_info).toBe(mock.snapshot().get(CLUSTER_TYPE).version);
+    const bad = await refusal(
+      client.run(operationNamed('push'), { types: ['XDS'], node: '', extra: 1 }),
+    );
     expect(bad.status).toBe(400);
-    expect((bad.body.problems as Json[]).map((p) => p.path).sort()).toEqual([
-      'extra',
-      'node',
-      'types[0]',
-    ]);
+    expect(pathsOf(bad.problems).sort()).toEqual(['extra', 'node', 'types[0]']);
   });
 
-  it('disconnect ends the chosen streams with the status asked for', async () => {
-    const { client } = await setup();
-    const stream = await proxyWithClusters(client);
-    const ended = await call('POST', '/control/disconnect', {
+  it('disconnect ends the chosen streams with the status asked for', async ({ ads, client }) => {
+    const stream = await proxyWithClusters(ads);
+    const ended = await client.call('disconnect', {
       code: 'PERMISSION_DENIED',
       message: 'go away',
     });
-    expect(ended).toEqual({ status: 200, body: { disconnected: 1, code: 'PERMISSION_DENIED' } });
+    expect(ended).toEqual({ disconnected: 1, code: 'PERMISSION_DENIED' });
     expect(await stream.done).toEqual({ code: grpc.status.PERMISSION_DENIED, details: 'go away' });
-    const bad = await call('POST', '/control/disconnect', { code: 'LOUD', message: 3 });
-    expect((bad.body.problems as Json[]).map((p) => p.path)).toEqual(['code', 'message']);
-    expect((await call('POST', '/control/disconnect', [])).status).toBe(400);
+    const bad = await refusal(
+      client.run(operationNamed('disconnect'), { code: 'LOUD', message: 3 }),
+    );
+    expect(pathsOf(bad.problems)).toEqual(['code', 'message']);
+    expect((await sendRaw(client, 'POST', '/control/disconnect', '[]')).status).toBe(400);
   });
 });
 
 describe('POST /control/down and /control/up', () => {
-  it('down closes the xDS port and ends the streams; up opens it again; both are listed', async () => {
-    const { client } = await setup();
-    const stream = await proxyWithClusters(client);
-    expect(await call('POST', '/control/down')).toEqual({ status: 200, body: { serving: false } });
+  it('down closes the xDS port and ends the streams; up opens it again; both are listed', async ({
+    mock,
+    ads,
+    client,
+  }) => {
+    const stream = await proxyWithClusters(ads);
+    expect(await client.call('down')).toEqual({ serving: false });
     expect(await stream.done).toMatchObject({ code: grpc.status.UNAVAILABLE });
-    expect(mock.server!.serving).toBe(false);
-    expect(await call('POST', '/control/up')).toEqual({ status: 200, body: { serving: true } });
-    const again = await proxyWithClusters(client);
+    expect(mock.serving).toBe(false);
+    expect(await client.call('up')).toEqual({ serving: true });
+    const again = await proxyWithClusters(ads);
     again.send({ type_url: LISTENER_TYPE });
     expect((await again.next()).type_url).toBe(LISTENER_TYPE);
-    const index = (await call('GET', '/')).body.endpoints as string[];
-    expect(index.filter((e) => /^POST \/control\/(down|up) /.test(e))).toHaveLength(2);
+    // `/` has no route of its own: its 404 lists every endpoint.
+    const index = await refusal(client.getJson('/'));
+    const endpoints = Array.isArray(index.body.endpoints) ? index.body.endpoints : [];
+    expect(
+      endpoints.filter((e) => typeof e === 'string' && /^POST \/control\/(down|up) /.test(e)),
+    ).toHaveLength(2);
   });
 });
 
 describe('default fault ids', () => {
-  it('count per scenario, so the first down is down-1 whatever came before; reset starts again', async () => {
-    await setup();
-    const apply = async (fault: Json) =>
-      (await call('POST', '/control/faults', fault)).body.fault.id as string;
+  it('count per scenario, so the first down is down-1 whatever came before; reset starts again', async ({
+    client,
+  }) => {
+    const apply = async (fault: { scenario: string; id?: string; params?: object }) =>
+      (await client.call('applyFault', fault)).fault.id;
     expect(await apply({ scenario: 'delay', params: { ms: 1 } })).toBe('delay-1');
     expect(await apply({ scenario: 'withhold', id: 'down-1' })).toBe('down-1');
     expect(await apply({ scenario: 'delay', params: { ms: 2 } })).toBe('delay-2');
     expect(await apply({ scenario: 'down' })).toBe('down-2'); // down-1 is taken: skipped
     expect(await apply({ scenario: 'stale' })).toBe('stale-1');
-    await call('POST', '/control/reset');
+    await client.call('reset');
     expect(await apply({ scenario: 'down' })).toBe('down-1');
   });
 });
 
 describe('/control/resources', () => {
-  it('GET shows the sets in canonical JSON; PUT replaces them and the change is pushed', async () => {
-    const { client } = await setup();
-    const got = await call('GET', '/control/resources');
-    expect(got.body.sets[0]).toMatchObject({ name: 'default', types: { CDS: expect.any(String) } });
-    const cluster = (got.body.sets[0].resources as Json[]).find(
-      (r) => r.name === 'BlackHoleCluster',
-    );
+  it('GET shows the sets in canonical JSON; PUT replaces them and the change is pushed', async ({
+    ads,
+    client,
+  }) => {
+    const { sets } = await client.call('getResources');
+    expect(sets[0]?.name).toBe('default');
+    expect(typeof sets[0]?.types.CDS).toBe('string');
+    const cluster = sets[0]?.resources.find((r) => isObject(r) && r.name === 'BlackHoleCluster');
     expect(cluster).toMatchObject({
       '@type': CLUSTER_TYPE,
       type: 'STATIC',
       connect_timeout: '10s',
     });
 
-    const stream = await proxyWithClusters(client);
+    const stream = await proxyWithClusters(ads);
     const next = makeLabResources({ appPort: 9000 });
-    const put = await call('PUT', '/control/resources', { resources: next });
-    expect(put).toMatchObject({ status: 200, body: { changed: ['CDS', 'LDS'] } });
+    const put = await client.call('setResources', { resources: next });
+    expect(put).toMatchObject({ changed: ['CDS', 'LDS'] });
     const pushed = await stream.next();
-    expect(pushed.version_info).toBe(put.body.version);
+    expect(pushed.version_info).toBe('version' in put ? put.version : undefined);
   });
 
-  it('PUT with problems answers 400 with every field path and keeps the last good set', async () => {
-    await setup();
-    const version = mock.server!.snapshot().version;
+  it('PUT with problems answers 400 with every field path and keeps the last good set', async ({
+    mock,
+    client,
+  }) => {
+    const version = mock.snapshot().version;
     const broken = [
       { '@type': CLUSTER_TYPE, name: 'a', connect_timeout: 'soon' },
       { '@type': 'type.googleapis.com/envoy.config.nope.v3.Thing', name: 'b' },
       { '@type': CLUSTER_TYPE, connect_timeout: '1s' },
     ];
-    const put = await call('PUT', '/control/resources', broken);
+    // A bare array, as the route also takes it (the client always sends an object).
+    const put = await sendRaw(client, 'PUT', '/control/resources', JSON.stringify(broken));
     expect(put.status).toBe(400);
-    expect((put.body.problems as Json[]).map((p) => p.path)).toEqual([
+    const refused = refusalBody(put.body);
+    expect(pathsOf(refused.problems)).toEqual([
       'resources[0].connect_timeout',
       'resources[1].@type',
       'resources[2].name',
     ]);
-    expect(put.body.error).toMatch(/the last good set keeps serving/);
-    expect(mock.server!.snapshot().version).toBe(version);
-    expect((await call('PUT', '/control/resources', { resource: [] })).status).toBe(400);
-    expect((await call('PUT', '/control/resources', 'null')).status).toBe(400);
+    expect(refused.error).toMatch(/the last good set keeps serving/);
+    expect(mock.snapshot().version).toBe(version);
+    const misnamed = client.run(operationNamed('setResources'), { resource: [] });
+    expect((await refusal(misnamed)).status).toBe(400);
+    expect((await sendRaw(client, 'PUT', '/control/resources', 'null')).status).toBe(400);
   });
 });
 
 describe('POST /control/resources/reload', () => {
-  it('reloads the resource files now; bad files answer 400 and keep the last good set; 409 without files', async () => {
+  it('reloads the resource files now; bad files answer 400 and keep the last good set', async ({
+    startMock,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-reload-'));
     try {
       const file = join(dir, 'resources.yaml');
       const cluster = (name: string, timeout = '1s') =>
         `- '@type': ${CLUSTER_TYPE}\n  name: ${name}\n  type: STATIC\n  connect_timeout: ${timeout}\n`;
       writeFileSync(file, cluster('one'));
-      await setup({ resourcesPath: file, watchResources: false });
+      const mock = await startMock({ resourcesPath: file, watchResources: false });
+      const client = controlClientOf(mock);
       writeFileSync(file, cluster('one') + cluster('two'));
-      const reloaded = await call('POST', '/control/resources/reload');
-      expect(reloaded).toEqual({
-        status: 200,
-        body: { changed: [{ set: 'default', changed: ['CDS'] }] },
+      expect(await client.call('reloadResources')).toEqual({
+        changed: [{ set: 'default', changed: ['CDS'] }],
       });
-      const version = mock.server!.snapshot().version;
+      const version = mock.snapshot().version;
       writeFileSync(file, cluster('three', 'soon'));
-      const bad = await call('POST', '/control/resources/reload');
+      const bad = await refusal(client.call('reloadResources'));
       expect(bad.status).toBe(400);
-      expect(bad.body.problems[0].path).toContain('connect_timeout');
-      expect(mock.server!.snapshot().version).toBe(version);
+      expect(bad.problems[0]?.path).toContain('connect_timeout');
+      expect(mock.snapshot().version).toBe(version);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    await setup();
-    expect((await call('POST', '/control/resources/reload')).status).toBe(409);
+  });
+
+  it('answers 409 when the mock has no resource files', async ({ client }) => {
+    expect((await refusal(client.call('reloadResources'))).status).toBe(409);
   });
 });
 
 describe('the switch, the state and the endpoint list', () => {
-  it('POST /control/withhold holds every response, GET /control/state shows it, release lets go', async () => {
-    const { client } = await setup();
-    expect(await call('GET', '/ready')).toEqual({ status: 200, body: { ready: true } });
-    expect(await call('POST', '/control/withhold')).toEqual({
-      status: 200,
-      body: { withheld: true },
-    });
-    const stream = client.sotw();
+  it('POST /control/withhold holds every response, GET /control/state shows it, release lets go', async ({
+    mock,
+    ads,
+    client,
+  }) => {
+    expect(await client.call('ready')).toEqual({ ready: true });
+    expect(await client.call('withhold')).toEqual({ withheld: true });
+    const stream = ads.sotw();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    await mock.server!.expectNoResponse('CDS', 200);
-    const state = await call('GET', '/control/state');
-    expect(state.body).toMatchObject({ withheld: true, streams: [{ nodeId: sidecarNode().id }] });
-    expect((await call('POST', '/control/release')).body).toEqual({
-      released: true,
-      withheld: false,
-    });
+    await mock.expectNoResponse('CDS', 200);
+    const state = await client.call('state');
+    expect(state).toMatchObject({ withheld: true, streams: [{ nodeId: sidecarNode().id }] });
+    expect(await client.call('release')).toEqual({ released: true, withheld: false });
     expect((await stream.next()).type_url).toBe(CLUSTER_TYPE);
   });
 
-  it('answers 404 listing the endpoints, and 405 naming the allowed methods', async () => {
-    await setup();
-    const unknown = await call('GET', '/control/nothing');
+  it('answers 404 listing the endpoints, and 405 naming the allowed methods', async ({
+    client,
+  }) => {
+    const unknown = await refusal(client.getJson('/control/nothing'));
     expect(unknown.status).toBe(404);
     expect(unknown.body.endpoints).toContain(
       'POST /control/faults — apply a fault: {"scenario", "params", "scope", "trigger", "id"}',
     );
-    const wrong = await call('PATCH', '/control/faults');
+    const wrong = await sendRaw(client, 'PATCH', '/control/faults');
     expect(wrong.status).toBe(405);
-    expect(wrong.body.error).toBe('PATCH is not allowed on /control/faults; use GET, POST, DELETE');
+    expect(refusalBody(wrong.body).error).toBe(
+      'PATCH is not allowed on /control/faults; use GET, POST, DELETE',
+    );
   });
 });

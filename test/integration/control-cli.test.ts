@@ -3,25 +3,25 @@
  * `push`, `disconnect`, `fault add|ls|rm`, `journal --follow`): their effect on the mock, the
  * `-o json` answers, and the exit codes (0 done, 1 not reachable, 2 refused or misused).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { describe, expect } from 'vitest';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { useCli } from '../support/fixtures/cli.js';
 import { handshake } from '../support/fixtures/handshake.js';
-import { mockWithProxy } from '../support/fixtures/synced-proxy.js';
+import { syncProxy } from '../support/fixtures/synced-proxy.js';
+import { it } from '../support/fixtures/test.js';
 
 const cli = useCli();
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 const url = (server: TestMockIstiod) => `http://127.0.0.1:${server.addresses.control?.port}`;
 
 describe('control verbs against a running mock', () => {
-  it('withhold, release, push, disconnect, down, up, reset: each changes the mock', async () => {
-    const server = await mockWithProxy(cleanups, { controlToken: 'tok' });
+  it('withhold, release, push, disconnect, down, up, reset: each changes the mock', async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock({ controlToken: 'tok' });
+    await syncProxy(server, connect(server));
     const run = (...args: string[]) =>
       cli.run([...args, '--control', url(server), '--control-token', 'tok']);
     expect(await run('withhold')).toMatchObject({
@@ -50,8 +50,8 @@ describe('control verbs against a running mock', () => {
     expect(noToken.stderr).toMatch(/wants a token: --control-token/);
   });
 
-  it('disconnect ends the stream with the status asked for', async () => {
-    const server = await mockWithProxy(cleanups);
+  it('disconnect ends the stream with the status asked for', async ({ mock: server, ads }) => {
+    await syncProxy(server, ads);
     const run = await cli.run([
       'disconnect',
       '--code',
@@ -66,8 +66,11 @@ describe('control verbs against a running mock', () => {
     await waitFor(() => server.streams().length === 0, { timeoutMs: 5_000 });
   });
 
-  it('fault add, ls, rm; a bad fault exits 2 naming the field; nothing listening exits 1', async () => {
-    const server = await mockWithProxy(cleanups);
+  it('fault add, ls, rm; a bad fault exits 2 naming the field; nothing listening exits 1', async ({
+    mock: server,
+    ads,
+  }) => {
+    await syncProxy(server, ads);
     const run = (...args: string[]) => cli.run([...args, '--control', url(server)]);
     expect(await run('fault', 'add', 'withhold:types=LDS', '--id', 'hold')).toMatchObject({
       code: 0,
@@ -95,13 +98,12 @@ describe('control verbs against a running mock', () => {
     expect(away.stderr).toMatch(/cannot reach mock-istiod at 127\.0\.0\.1:1/);
   });
 
-  it('journal --follow prints new entries as they come, and ends on SIGINT with 0', async () => {
-    const server = await startMockIstiod();
-    cleanups.push(() => server.close());
+  it('journal --follow prints new entries as they come, and ends on SIGINT with 0', async ({
+    mock: server,
+    ads: client,
+  }) => {
     const follow = cli.start(['journal', '--follow', '-o', 'json', '--control', url(server)]);
     await waitFor(() => follow.child.pid !== undefined, { timeoutMs: 5_000 });
-    const client = new AdsTestClient(server.xdsAddress);
-    cleanups.push(() => client.close());
     await handshake(client.sotw());
     await waitFor(
       () =>

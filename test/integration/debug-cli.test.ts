@@ -5,14 +5,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { freePort } from '../../src/util/ports.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
 import { handshake } from '../support/fixtures/handshake.js';
-import { mockWithProxy } from '../support/fixtures/synced-proxy.js';
+import { syncProxy } from '../support/fixtures/synced-proxy.js';
+import { it } from '../support/fixtures/test.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
 
 const cli = useCli();
@@ -27,8 +28,11 @@ const controlArgs = (server: TestMockIstiod) => [
 ];
 
 describe('mock-istiod proxy-status', () => {
-  it("prints istioctl's table: SYNCED after the ACK, STALE for an unanswered response", async () => {
-    const server = await mockWithProxy(cleanups);
+  it("prints istioctl's table: SYNCED after the ACK, STALE for an unanswered response", async ({
+    mock: server,
+    ads,
+  }) => {
+    await syncProxy(server, ads);
     const run = await cli.run(['proxy-status', ...controlArgs(server)]);
     expect(run.code).toBe(0);
     const [header, row, ...rest] = run.stdout.split('\n');
@@ -41,8 +45,8 @@ describe('mock-istiod proxy-status', () => {
     expect(rest).toEqual(['']);
   });
 
-  it('prints JSON with -o json and keeps only the proxies named', async () => {
-    const server = await mockWithProxy(cleanups);
+  it('prints JSON with -o json and keeps only the proxies named', async ({ mock: server, ads }) => {
+    await syncProxy(server, ads);
     const run = await cli.run(['proxy-status', 'orders', '-o', 'json', ...controlArgs(server)]);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as {
@@ -58,9 +62,10 @@ describe('mock-istiod proxy-status', () => {
     expect((JSON.parse(none.stdout) as { resources: unknown[] }).resources).toEqual([]);
   });
 
-  it('sends the control token a mock requires (--control-token or MOCK_ISTIOD_CONTROL_TOKEN)', async () => {
-    const server = await startMockIstiod({ controlToken: 's3cret' });
-    cleanups.push(() => server.close());
+  it('sends the control token a mock requires (--control-token or MOCK_ISTIOD_CONTROL_TOKEN)', async ({
+    startMock,
+  }) => {
+    const server = await startMock({ controlToken: 's3cret' });
     const refused = await cli.run(['proxy-status', ...controlArgs(server)]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('wants a token: --control-token or MOCK_ISTIOD_CONTROL_TOKEN');
@@ -95,8 +100,11 @@ describe('mock-istiod proxy-status', () => {
 });
 
 describe('mock-istiod status', () => {
-  it("shows the mock's per-type view, and the admin port it could not find", async () => {
-    const server = await mockWithProxy(cleanups);
+  it("shows the mock's per-type view, and the admin port it could not find", async ({
+    mock: server,
+    ads,
+  }) => {
+    await syncProxy(server, ads);
     const run = await cli.run(['status', '-o', 'json', ...controlArgs(server)]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as {
@@ -119,8 +127,11 @@ describe('mock-istiod status', () => {
     expect(table.stdout).toContain('admin address unknown (pass --admin');
   });
 
-  it('--watch redraws until interrupted, and keeps showing an Envoy admin that does not answer', async () => {
-    const server = await mockWithProxy(cleanups);
+  it('--watch redraws until interrupted, and keeps showing an Envoy admin that does not answer', async ({
+    mock: server,
+    ads,
+  }) => {
+    await syncProxy(server, ads);
     const deadAdmin = await freePort();
     const run = cli.start([
       'status',

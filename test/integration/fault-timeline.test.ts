@@ -3,21 +3,13 @@
  * stopping a run.
  */
 import * as grpc from '@grpc/grpc-js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseTimeline, type Timeline } from '../../src/app/timeline.js';
 import { runTimeline } from '../../src/app/timeline-runner.js';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
-
-let server: TestMockIstiod | undefined;
-let client: AdsTestClient | undefined;
-afterEach(async () => {
-  client?.close();
-  await server?.close();
-});
+import { it } from '../support/fixtures/test.js';
 
 function timeline(text: string): Timeline {
   const parsed = parseTimeline(text);
@@ -26,9 +18,7 @@ function timeline(text: string): Timeline {
 }
 
 describe('runTimeline', () => {
-  it('runs each kind of step in order, on time', async () => {
-    server = await startMockIstiod();
-    client = new AdsTestClient(server.xdsAddress);
+  it('runs each kind of step in order, on time', async ({ mock: server, ads: client }) => {
     const started = Date.now();
     const run = runTimeline(
       server,
@@ -63,8 +53,10 @@ steps:
     expect(server.faults.list()).toEqual([]);
   });
 
-  it('with start: first-stream waits for a stream; stop() ends the run before its next step', async () => {
-    server = await startMockIstiod();
+  it('with start: first-stream waits for a stream; stop() ends the run before its next step', async ({
+    mock: server,
+    connect,
+  }) => {
     const run = runTimeline(
       server,
       timeline(
@@ -72,11 +64,10 @@ steps:
       ),
     );
     await expect(
-      waitFor(() => server!.faults.list().length > 0, { timeoutMs: 200 }),
+      waitFor(() => server.faults.list().length > 0, { timeoutMs: 200 }),
     ).rejects.toThrow();
-    client = new AdsTestClient(server.xdsAddress);
-    client.sotw().send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    await waitFor(() => server!.faults.list().length === 1, { description: 'the 0s step' });
+    connect(server).sotw().send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    await waitFor(() => server.faults.list().length === 1, { description: 'the 0s step' });
     run.stop();
     await run.done;
     expect(server.serving).toBe(true);

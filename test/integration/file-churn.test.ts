@@ -6,26 +6,25 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { afterEach, expect } from 'vitest';
 import { clustersYaml, FileChurn, slowWriter } from '../support/harness/file-churn.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { seededRandom } from '../support/fixtures/raw-ads.js';
+import { it } from '../support/fixtures/test.js';
 
 const SEED = Number(process.env.MOCK_ISTIOD_FILES_SEED ?? 20261201);
 
-let server: TestMockIstiod | undefined;
 let dir: string | undefined;
-afterEach(async () => {
-  await server?.close();
+afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
 });
 
-it.each(['file', 'dir'] as const)(
+it.for(['file', 'dir'] as const)(
   'a resource %s changing under the watcher: only complete sets are served',
   { timeout: 90_000 },
-  async (mode) => {
+  async (mode, { startMock }) => {
     dir = mkdtempSync(join(tmpdir(), 'mock-istiod-file-churn-'));
     const churn = new FileChurn({
       mode,
@@ -36,7 +35,7 @@ it.each(['file', 'dir'] as const)(
       random: seededRandom(SEED),
     });
     churn.prepare();
-    server = await startMockIstiod({ resourcesPath: churn.path });
+    const server = await startMock({ resourcesPath: churn.path });
     const report = await churn.run(server);
     expect(report.halfServed).toEqual([]);
     expect(report.responses).toBeGreaterThan(12);
@@ -49,7 +48,9 @@ it.each(['file', 'dir'] as const)(
   },
 );
 
-it('a file mounted from a Kubernetes ConfigMap (a symlink whose ..data link is swapped) is reloaded', async () => {
+it('a file mounted from a Kubernetes ConfigMap (a symlink whose ..data link is swapped) is reloaded', async ({
+  startMock,
+}) => {
   dir = mkdtempSync(join(tmpdir(), 'mock-istiod-configmap-'));
   // The kubelet's layout: resources.yaml -> ..data/resources.yaml, ..data -> ..<timestamp>.
   const version = (n: number) => {
@@ -59,13 +60,13 @@ it('a file mounted from a Kubernetes ConfigMap (a symlink whose ..data link is s
   version(1);
   symlinkSync('..v1', join(dir, '..data'));
   symlinkSync('..data/resources.yaml', join(dir, 'resources.yaml'));
-  server = await startMockIstiod({ resourcesPath: join(dir, 'resources.yaml') });
+  const server = await startMock({ resourcesPath: join(dir, 'resources.yaml') });
   expect([...server.snapshot().get(CLUSTER_TYPE).resources.keys()]).toEqual(['configmap-1']);
 
   version(2);
   symlinkSync('..v2', join(dir, '..data_tmp'));
   renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
-  await waitFor(() => server!.snapshot().get(CLUSTER_TYPE).resources.has('configmap-2'), {
+  await waitFor(() => server.snapshot().get(CLUSTER_TYPE).resources.has('configmap-2'), {
     description: 'the swapped ConfigMap to be served',
   });
 });
@@ -88,25 +89,25 @@ it(
   },
 );
 
-it('a watched directory deleted and created again is watched again', async () => {
+it('a watched directory deleted and created again is watched again', async ({ startMock }) => {
   dir = mkdtempSync(join(tmpdir(), 'mock-istiod-dir-again-'));
   const resources = join(dir, 'resources');
   mkdirSync(resources);
   writeFileSync(join(resources, 'a.yaml'), clustersYaml(['first']));
-  server = await startMockIstiod({ resourcesPath: resources });
+  const server = await startMock({ resourcesPath: resources });
   rmSync(resources, { recursive: true });
-  await waitFor(() => server!.resourceStatus().lastError, {
+  await waitFor(() => server.resourceStatus().lastError, {
     description: 'the missing directory to be reported',
   });
   expect([...server.snapshot().get(CLUSTER_TYPE).resources.keys()]).toEqual(['first']);
 
   mkdirSync(resources);
   writeFileSync(join(resources, 'a.yaml'), clustersYaml(['second']));
-  await waitFor(() => server!.snapshot().get(CLUSTER_TYPE).resources.has('second'), {
+  await waitFor(() => server.snapshot().get(CLUSTER_TYPE).resources.has('second'), {
     description: 'the recreated directory to be served',
   });
   writeFileSync(join(resources, 'a.yaml'), clustersYaml(['third']));
-  await waitFor(() => server!.snapshot().get(CLUSTER_TYPE).resources.has('third'), {
+  await waitFor(() => server.snapshot().get(CLUSTER_TYPE).resources.has('third'), {
     description: 'a later change in the recreated directory to be served',
   });
 });

@@ -7,12 +7,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { afterEach, expect, it } from 'vitest';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { expect } from 'vitest';
 import { attackClient, attackContext, send } from '../support/harness/ca-attack-run.js';
 import { csrFor, type AttackRequest } from '../support/harness/ca-attacks.js';
 import { sendControl } from '../support/harness/fuzz-control.js';
 import { requestClustersOnce } from '../support/fixtures/handshake.js';
+import { it } from '../support/fixtures/test.js';
 
 const DIR = 'test/fixtures/fuzz-corpus';
 
@@ -34,18 +34,13 @@ const entries = readdirSync(DIR)
   .filter((f) => f.endsWith('.json'))
   .map((f) => [f, JSON.parse(readFileSync(join(DIR, f), 'utf8')) as Entry] as const);
 
-let istiod: TestMockIstiod | undefined;
-afterEach(async () => {
-  await istiod?.close();
-});
-
 it('has a corpus', () => {
   expect(entries.length).toBeGreaterThan(0);
 });
 
-it.each(entries)('%s gets the answer it expects', async (_, entry) => {
+it.for(entries)('%s gets the answer it expects', async ([, entry], { startMock }) => {
   if (entry.surface === 'ca') {
-    istiod = await startMockIstiod({ tls: true, logger: pino({ level: 'silent' }) });
+    const istiod = await startMock({ tls: true, logger: pino({ level: 'silent' }) });
     const client = attackClient(istiod);
     try {
       const answer = await send(client, entry.request);
@@ -62,7 +57,7 @@ it.each(entries)('%s gets the answer it expects', async (_, entry) => {
       client.close();
     }
   } else {
-    istiod = await startMockIstiod({ logger: pino({ level: 'silent' }) });
+    const istiod = await startMock({ logger: pino({ level: 'silent' }) });
     const base = `http://127.0.0.1:${istiod.addresses.control?.port}`;
     const { method, path, body } = entry.request;
     const answer = await sendControl(base, { method, path, body: Buffer.from(body) });

@@ -5,12 +5,12 @@
  * MOCK_ISTIOD_FUZZ_SEED and MOCK_ISTIOD_FUZZ_CASES change the run (docs/RELIABILITY.md).
  */
 import * as grpc from '@grpc/grpc-js';
-import { afterEach, expect, it } from 'vitest';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { expect } from 'vitest';
 import { waitFor } from '../../src/util/wait.js';
 import { fuzzCase } from '../support/harness/fuzz-inputs.js';
 import { requestClustersOnce } from '../support/fixtures/handshake.js';
 import { RawAdsClient, seededRandom, type RawOutcome } from '../support/fixtures/raw-ads.js';
+import { it } from '../support/fixtures/test.js';
 
 const SEED = Number(process.env.MOCK_ISTIOD_FUZZ_SEED ?? 20261130);
 const CASES = Number(process.env.MOCK_ISTIOD_FUZZ_CASES ?? 300);
@@ -22,16 +22,10 @@ const ALLOWED = new Set([
   grpc.status.RESOURCE_EXHAUSTED,
 ]);
 
-let server: TestMockIstiod | undefined;
-afterEach(async () => {
-  await server?.close();
-});
-
 it(
   `survives ${CASES} seeded fuzz cases (seed ${SEED}) on both protocols`,
   { timeout: 60_000 },
-  async () => {
-    server = await startMockIstiod();
+  async ({ mock: server }) => {
     const raw = new RawAdsClient(server.xdsAddress);
     const rand = seededRandom(SEED);
     const outcomes: RawOutcome[] = [];
@@ -51,7 +45,7 @@ it(
     expect(outcomes.some((o) => o.code === grpc.status.INVALID_ARGUMENT)).toBe(true);
     expect(outcomes.some((o) => o.responses > 0)).toBe(true);
 
-    await waitFor(() => server!.streams().length === 0, {
+    await waitFor(() => server.streams().length === 0, {
       description: 'every fuzzed stream to be gone',
     });
     expect((await requestClustersOnce(server.xdsAddress)).resources).toHaveLength(2);

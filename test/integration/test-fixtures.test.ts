@@ -11,17 +11,19 @@ import { createMocks } from '../support/fixtures/mocks.js';
 import { it, test } from '../support/fixtures/test.js';
 
 describe('the mock fixtures', () => {
-  it('give a started mock, an ADS client on it and both control clients', async ({
+  it('give a started mock, an ADS client on it and the control clients', async ({
     mock,
     ads,
     control,
     remoteControl,
+    client,
   }) => {
     await handshake(ads.sotw());
     await mock.waitForAck(CLUSTER_TYPE);
     expect(mock.streams()).toHaveLength(1);
-    expect(await control.listFaults()).toEqual([]);
-    expect(await remoteControl.listFaults()).toEqual([]);
+    expect(await control.listFaults()).toEqual({ faults: [] });
+    expect(await remoteControl.listFaults()).toEqual({ faults: [] });
+    expect(await client.call('listFaults')).toEqual({ faults: [] });
   });
 
   describe('with options', () => {

@@ -4,9 +4,8 @@
  * withholds, releases, takes the port down and up, and applies a fault.
  */
 import { createServer, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { afterEach, describe, expect } from 'vitest';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import type {
   UiFault,
   UiFaultMarker,
@@ -20,34 +19,24 @@ import { waitFor } from '../../src/util/wait.js';
 import { ack, handshake, requestClusters } from '../support/fixtures/handshake.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
 import { SseReader } from '../support/fixtures/sse.js';
+import { it } from '../support/fixtures/test.js';
 
-let server: TestMockIstiod | undefined;
 const readers: SseReader[] = [];
-const clients: AdsTestClient[] = [];
-afterEach(async () => {
+afterEach(() => {
   for (const reader of readers.splice(0)) reader.close();
-  for (const client of clients.splice(0)) client.close();
-  await server?.close();
-  server = undefined;
 });
 
-async function start(options: Parameters<typeof startMockIstiod>[0] = {}) {
-  server = await startMockIstiod(options);
+/** The base URL of `server`'s control API. */
+function baseOf(server: TestMockIstiod): string {
   const control = server.addresses.control;
   if (!control) throw new Error('the control API is off');
-  return { server, base: `http://127.0.0.1:${control.port}` };
+  return `http://127.0.0.1:${control.port}`;
 }
 
 async function openPage(url: string, headers: Record<string, string> = {}) {
   const reader = await SseReader.open(url, headers);
   readers.push(reader);
   return reader;
-}
-
-function adsClient(address: string): AdsTestClient {
-  const client = new AdsTestClient(address);
-  clients.push(client);
-  return client;
 }
 
 const post = (url: string, body?: unknown) =>
@@ -62,8 +51,11 @@ const post = (url: string, body?: unknown) =>
 const cell = (row: UiProxy, type: string) => row.types.find((t) => t.type === type)?.status;
 
 describe('GET /ui/events', () => {
-  it('opens with a snapshot, then shows the exchange, the switches and the faults live', async () => {
-    const { server, base } = await start();
+  it('opens with a snapshot, then shows the exchange, the switches and the faults live', async ({
+    mock: server,
+    connect,
+  }) => {
+    const base = baseOf(server);
     const page = await openPage(`${base}/ui/events`);
     expect(page.status).toBe(200);
     expect(page.response.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -81,7 +73,7 @@ describe('GET /ui/events', () => {
     expect(snapshot.catalogue.scenarios).toContain('withhold');
 
     // A proxy: CDS asked (wildcard) and ACKed, LDS answered but not yet ACKed.
-    const stream = adsClient(server.xdsAddress).sotw();
+    const stream = connect(server).sotw();
     await handshake(stream, { node: sidecarNode('orders-v1-0') });
     const journal = await page.next<{ entries: UiJournalEntry[] }>('journal', (d) =>
       d.entries.some((e) => e.kind === 'ack'),
@@ -99,7 +91,7 @@ describe('GET /ui/events', () => {
     // Withheld: a second proxy's request waits, its CDS is NOT SENT.
     expect((await post(`${base}/control/withhold`)).status).toBe(200);
     await page.next<UiServerState>('state', (s) => s.withheld);
-    const held = adsClient(server.xdsAddress).sotw();
+    const held = connect(server).sotw();
     held.send({ type_url: CLUSTER_TYPE, node: sidecarNode('reviews-v1-0') });
     const waiting = await page.next<{ entries: UiJournalEntry[] }>('journal', (d) =>
       d.entries.some((e) => e.kind === 'subscribe' && e.nodeId?.includes('reviews') === true),
@@ -135,8 +127,8 @@ describe('GET /ui/events', () => {
     await page.next<UiServerState>('state', (s) => s.serving);
   });
 
-  it('listens to the server only while a page is open', async () => {
-    const { server, base } = await start();
+  it('listens to the server only while a page is open', async ({ mock: server }) => {
+    const base = baseOf(server);
     const clientsNow = async () =>
       (await (await fetch(`${base}/ui/clients`)).json()) as { listening: boolean };
     expect(await clientsNow()).toMatchObject({ listening: false });
@@ -152,9 +144,13 @@ describe('GET /ui/events', () => {
     expect(server.events.listenerCount('state')).toBe(0);
   });
 
-  it('sends a snapshot holding what happened before the page opened, and the language', async () => {
-    const { server, base } = await start({ lang: 'ko' });
-    const stream = adsClient(server.xdsAddress).sotw();
+  it('sends a snapshot holding what happened before the page opened, and the language', async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock({ lang: 'ko' });
+    const base = baseOf(server);
+    const stream = connect(server).sotw();
     ack(stream, await requestClusters(stream));
     await server.waitForAck(CLUSTER_TYPE);
     const page = await openPage(`${base}/ui/events`);
@@ -167,8 +163,11 @@ describe('GET /ui/events', () => {
 });
 
 describe('the token', () => {
-  it('is needed as a header or ?token= for the events, never for the page files', async () => {
-    const { base } = await start({ controlToken: 's3cret' });
+  it('is needed as a header or ?token= for the events, never for the page files', async ({
+    startMock,
+  }) => {
+    const mock = await startMock({ controlToken: 's3cret' });
+    const base = baseOf(mock);
     const none = await fetch(`${base}/ui/events`);
     expect(none.status).toBe(401);
     expect(((await none.json()) as { error: string }).error).toBe(
@@ -195,8 +194,10 @@ describe('the token', () => {
 });
 
 describe('POST /ui/admins', () => {
-  it('adds an admin API to poll, refuses what is not host:port, and removes it again', async () => {
-    const { base } = await start();
+  it('adds an admin API to poll, refuses what is not host:port, and removes it again', async ({
+    mock,
+  }) => {
+    const base = baseOf(mock);
     const bad = await post(`${base}/ui/admins`, { address: 'not a host', extra: 1 });
     expect(bad.status).toBe(400);
     const problems = ((await bad.json()) as { problems: { path: string }[] }).problems;
@@ -229,11 +230,14 @@ describe('POST /ui/admins', () => {
 });
 
 describe('a NACK', () => {
-  it("reaches the page with Envoy's error text, and the type turns ERROR", async () => {
-    const { server, base } = await start();
+  it("reaches the page with Envoy's error text, and the type turns ERROR", async ({
+    mock: server,
+    connect,
+  }) => {
+    const base = baseOf(server);
     const page = await openPage(`${base}/ui/events`);
     await page.next('snapshot');
-    const stream = adsClient(server.xdsAddress).sotw();
+    const stream = connect(server).sotw();
     const { lds } = await handshake(stream);
     const message = "Error adding/updating listener(s) bad: route: unknown cluster 'nowhere'";
     stream.send({
@@ -262,7 +266,7 @@ describe('a NACK', () => {
 });
 
 describe('polling an Envoy that hangs', () => {
-  it('keeps at most one poll open per admin API, each with a deadline', async () => {
+  it('keeps at most one poll open per admin API, each with a deadline', async ({ mock }) => {
     // Accepts connections and never answers, like a stopped (SIGSTOP) Envoy.
     const open = new Set<Socket>();
     let accepted = 0;
@@ -278,7 +282,7 @@ describe('polling an Envoy that hangs', () => {
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     try {
       const port = (hanging.address() as { port: number }).port;
-      const { base } = await start();
+      const base = baseOf(mock);
       const page = await openPage(`${base}/ui/events`);
       await page.next('snapshot');
       expect((await post(`${base}/ui/admins`, { address: `127.0.0.1:${port}` })).status).toBe(201);

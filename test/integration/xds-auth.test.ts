@@ -8,21 +8,23 @@
 import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import type { MockIstiodOptions } from '../../src/app/options.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import type { TestMockIstiod } from '../../src/testing/start.js';
 import { CLIENT_CONFIG_TYPE, CLUSTER_TYPE, SYNCZ_DEBUG_TYPE } from '../../src/xds/type-urls.js';
 import { bearer, caClient, createCertificate, makeKeyAndCsr } from '../support/fixtures/ca.js';
 import { requestClusters } from '../support/fixtures/handshake.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
+import { it, type Fixtures } from '../support/fixtures/test.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start(options: Partial<MockIstiodOptions> = {}) {
+/** A TLS mock (closed by the `startMock` fixture) and the lines it logs. */
+async function start(startMock: Fixtures['startMock'], options: Partial<MockIstiodOptions> = {}) {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -30,12 +32,7 @@ async function start(options: Partial<MockIstiodOptions> = {}) {
       done();
     },
   });
-  const istiod: TestMockIstiod = await startMockIstiod({
-    tls: true,
-    logger: pino(sink),
-    ...options,
-  });
-  cleanups.push(() => istiod.close());
+  const istiod = await startMock({ tls: true, logger: pino(sink), ...options });
   return { istiod, logs };
 }
 
@@ -56,8 +53,10 @@ function tlsClient(istiod: TestMockIstiod, clientCert?: { keyPem: string; chain:
 const UNAUTHENTICATED = { code: grpc.status.UNAUTHENTICATED, details: 'authentication failure' };
 
 describe('xDS authentication on the TLS port', () => {
-  it("refuses a stream without a token with istiod's status and log line, and counts it", async () => {
-    const { istiod, logs } = await start();
+  it("refuses a stream without a token with istiod's status and log line, and counts it", async ({
+    startMock,
+  }) => {
+    const { istiod, logs } = await start(startMock);
     const stream = tlsClient(istiod).sotw();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     expect(await stream.done).toEqual(UNAUTHENTICATED);
@@ -70,23 +69,25 @@ describe('xDS authentication on the TLS port', () => {
     );
   });
 
-  it('refuses a token with the wrong audience, on delta streams too', async () => {
-    const { istiod } = await start();
+  it('refuses a token with the wrong audience, on delta streams too', async ({ startMock }) => {
+    const { istiod } = await start(startMock);
     const { token } = istiod.security.createToken({ audiences: ['kubernetes.default.svc'] });
     const stream = tlsClient(istiod).delta(bearer(token));
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     expect(await stream.done).toEqual(UNAUTHENTICATED);
   });
 
-  it("serves a stream carrying the pod's token", async () => {
-    const { istiod } = await start();
+  it("serves a stream carrying the pod's token", async ({ startMock }) => {
+    const { istiod } = await start(startMock);
     const { token } = istiod.security.createToken();
     const cds = await requestClusters(tlsClient(istiod).sotw(bearer(token)));
     expect(cds.resources).toHaveLength(2);
   });
 
-  it("refuses a token of another namespace or service account with istiod's PERMISSION_DENIED", async () => {
-    const { istiod, logs } = await start();
+  it("refuses a token of another namespace or service account with istiod's PERMISSION_DENIED", async ({
+    startMock,
+  }) => {
+    const { istiod, logs } = await start(startMock);
     const { token } = istiod.security.createToken({ namespace: 'shop', serviceAccount: 'orders' });
     const stream = tlsClient(istiod).sotw(bearer(token));
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
@@ -104,8 +105,10 @@ describe('xDS authentication on the TLS port', () => {
     expect(cds.resources).toHaveLength(2);
   });
 
-  it("serves a client with a certificate from the mock's CA and no token (istioctl --cert-dir)", async () => {
-    const { istiod } = await start({ ca: { plaintext: false } });
+  it("serves a client with a certificate from the mock's CA and no token (istioctl --cert-dir)", async ({
+    startMock,
+  }) => {
+    const { istiod } = await start(startMock, { ca: { plaintext: false } });
     const { csr, keyPem } = await makeKeyAndCsr();
     const ca = caClient(istiod.xdsAddress, istiod.security.rootCert);
     cleanups.push(() => ca.close());
@@ -115,8 +118,10 @@ describe('xDS authentication on the TLS port', () => {
     expect(cds.resources).toHaveLength(2);
   });
 
-  it("answers istioctl's debug types over TLS to a client with a certificate, not to one without", async () => {
-    const { istiod } = await start();
+  it("answers istioctl's debug types over TLS to a client with a certificate, not to one without", async ({
+    startMock,
+  }) => {
+    const { istiod } = await start(startMock);
     const { token } = istiod.security.createToken();
     await requestClusters(tlsClient(istiod).sotw(bearer(token)));
     const { csr, keyPem } = await makeKeyAndCsr();
@@ -133,17 +138,21 @@ describe('xDS authentication on the TLS port', () => {
     expect(await anonymous.done).toEqual(UNAUTHENTICATED);
   });
 
-  it('with xdsAuth: false, lets a stream without a token in (for teaching)', async () => {
-    const { istiod } = await start({ xdsAuth: false });
+  it('with xdsAuth: false, lets a stream without a token in (for teaching)', async ({
+    startMock,
+  }) => {
+    const { istiod } = await start(startMock, { xdsAuth: false });
     const cds = await requestClusters(tlsClient(istiod).sotw());
     expect(cds.resources).toHaveLength(2);
     expect(istiod.security.xdsAuth).toBe(false);
   });
 
-  it("a plaintext port authenticates nothing, as istiod's 15010", async () => {
-    const { istiod } = await start({ tls: false });
-    const client = new AdsTestClient(istiod.xdsAddress);
-    cleanups.push(() => client.close());
+  it("a plaintext port authenticates nothing, as istiod's 15010", async ({
+    startMock,
+    connect,
+  }) => {
+    const { istiod } = await start(startMock, { tls: false });
+    const client = connect(istiod);
     expect((await requestClusters(client.sotw())).resources).toHaveLength(2);
   });
 });

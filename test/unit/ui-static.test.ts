@@ -62,7 +62,10 @@ describe('the built page under /ui/', () => {
     const empty = mkdtempSync(join(tmpdir(), 'ui-empty-'));
     try {
       const answer = await serveUiFile(empty, '');
-      expect(answer).toMatchObject({ status: 503, body: UI_NOT_BUILT });
+      expect(answer).toMatchObject({
+        status: 503,
+        body: { error: UI_NOT_BUILT.trim(), problems: [] },
+      });
       expect(UI_NOT_BUILT).toContain('npm run build:ui');
     } finally {
       rmSync(empty, { recursive: true });

@@ -5,7 +5,7 @@
  * `afterEach` fails the test that left one; `closeAll()` is the safety net that stops
  * whatever a failed test left behind.
  */
-import { connect } from 'node:net';
+import { connectOutcome, processAlive } from '../util/liveness.js';
 
 interface TrackedMock {
   kind: 'mock';
@@ -48,42 +48,18 @@ export function track(item: Tracked): () => void {
   };
 }
 
-function refuses({ host, port }: { host: string; port: number }): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(1_000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
-
-function alive(pid: number): boolean {
-  if (pid === 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function check(item: TrackedMock | TrackedEnvoy): Promise<string | undefined> {
   if (item.kind === 'envoy') {
     if (!item.stopped()) return `Envoy (pid ${item.pid}) was started and never stopped`;
-    return alive(item.pid) ? `Envoy (pid ${item.pid}) is still running after stop()` : undefined;
+    return processAlive(item.pid)
+      ? `Envoy (pid ${item.pid}) is still running after stop()`
+      : undefined;
   }
   if (!item.closed()) return `${item.name} was started and never closed`;
   const streams = item.openStreams();
   if (streams > 0) return `${item.name}: ${streams} stream(s) still open after close()`;
   const xds = item.xds();
-  if (xds && !(await refuses(xds))) {
+  if (xds && (await connectOutcome(xds)) !== 'refused') {
     return `${item.name}: the xDS port ${xds.port} still accepts connections after close()`;
   }
   return undefined;

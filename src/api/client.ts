@@ -70,13 +70,17 @@ export function createControlClient(options: ControlClientOptions): ControlClien
   const hint = options.unreachableHint ? `; ${options.unreachableHint}` : '';
   const where = baseUrl.replace(/^https?:\/\//, '');
 
+  /** The token as the header, read anew for each request (the page's may change). */
+  function authorization(): Record<string, string> {
+    const token = typeof options.token === 'function' ? options.token() : options.token;
+    return token ? { authorization: `Bearer ${token}` } : {};
+  }
+
   async function send(
     request: OutgoingRequest,
     op?: Operation,
   ): Promise<{ status: number; text: string }> {
-    const token = typeof options.token === 'function' ? options.token() : options.token;
-    const headers: Record<string, string> = {};
-    if (token) headers.authorization = `Bearer ${token}`;
+    const headers = authorization();
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
@@ -152,10 +156,9 @@ export function createControlClient(options: ControlClientOptions): ControlClien
       return (await send({ method: 'GET', path })).text;
     },
     async status(path: string): Promise<number> {
-      const token = typeof options.token === 'function' ? options.token() : options.token;
       try {
         const response = await fetch(`${baseUrl}${path}`, {
-          headers: token ? { authorization: `Bearer ${token}` } : {},
+          headers: authorization(),
           signal: AbortSignal.timeout(timeoutMs),
         });
         await response.body?.cancel();

@@ -4,7 +4,6 @@
  * only iptables reaches) made to run against a real upstream Envoy with docs/import.md's
  * rewrites, then misbehaved with: withhold and NACK on the imported set.
  */
-import { request } from 'node:http';
 import { afterEach, describe, expect } from 'vitest';
 import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import type { EnvoyProcess } from '../../src/envoy/envoy-process.js';
@@ -31,26 +30,6 @@ afterEach(async () => {
 function track<T extends { close(): Promise<unknown> } | EnvoyProcess>(thing: T): T {
   cleanups.push(() => ('stop' in thing ? thing.stop() : thing.close()));
   return thing;
-}
-
-/** GET with a chosen Host header (fetch does not let one set it); errors as `{ error }`. */
-function getWithHost(
-  port: number,
-  host: string,
-): Promise<{ status: number; body: string } | { error: string }> {
-  return new Promise((resolve) => {
-    const req = request(
-      { host: '127.0.0.1', port, path: '/reviews/1', headers: { host }, timeout: 5_000 },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.end();
-  });
 }
 
 /** The captured listener ports, and where they listen here. */
@@ -105,7 +84,11 @@ describe('the istioctl dump of a productpage sidecar, made local', () => {
       'virtualOutbound',
     ]);
     // The reviews route (an EDS cluster, endpoints moved to the upstream) …
-    expect(await getWithHost(ports.outbound, 'reviews.default.svc.cluster.local')).toEqual({
+    expect(
+      await get(`http://127.0.0.1:${ports.outbound}/reviews/1`, 5_000, {
+        host: 'reviews.default.svc.cluster.local',
+      }),
+    ).toEqual({
       status: 200,
       body: `ok:${upstream.port} /reviews/1`,
     });

@@ -5,6 +5,7 @@
  * calls it after each test.
  */
 import { afterEach, expect } from 'vitest';
+import { request as httpRequest } from 'node:http';
 import { startLabUpstream, type LabUpstream } from '../../../scripts/lab-upstream.js';
 import { makeSidecarBootstrap } from '../../../src/bootstrap/sidecar.js';
 import { startEnvoy, type EnvoyProcess } from '../../../src/envoy/envoy-process.js';
@@ -164,15 +165,28 @@ export async function freeLabPorts(
 }
 
 /** One HTTP GET with a deadline; connection errors come back as `{ error }`. */
-export async function get(
+/**
+ * One GET on a connection of its own. A pooled connection would stay on the filter chain it
+ * was accepted by, and Envoy drains an old chain gradually after a listener update, so a
+ * reused connection can keep seeing the old route for a while: "traffic follows" must be asked
+ * on a new connection each time.
+ */
+export function get(
   url: string,
   timeoutMs = 5_000,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; body: string } | { error: string }> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    return { status: res.status, body: await res.text() };
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause;
-    return { error: cause?.code ?? (err instanceof Error ? err.message : String(err)) };
-  }
+  return new Promise((resolve) => {
+    const req = httpRequest(url, { agent: false, timeout: timeoutMs, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', (err) => resolve({ error: err.message }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
+    req.end();
+  });
 }

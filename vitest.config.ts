@@ -19,7 +19,11 @@ export default defineConfig({
     ],
   },
   test: {
-    reporters: ['default', './test/support/summary-reporter.ts'],
+    reporters: [
+      'default',
+      './test/support/summary-reporter.ts',
+      './test/conformance/support/table-reporter.ts',
+    ],
     projects: [
       {
         extends: true,
@@ -42,6 +46,18 @@ export default defineConfig({
           hookTimeout: 60_000,
           fileParallelism: false,
           globalSetup: ['test/e2e/global-setup.ts'],
+        },
+      },
+      {
+        // The differential suite (docs/conformance.md): the same scripted ADS exchanges
+        // against istiod's own xDS server (istiod-ref, built by scripts/install-istio.sh)
+        // and against the mock.
+        extends: true,
+        test: {
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the real pilot-agent and istioctl, at one pinned istio.io/istio version, for the
-# tests, the demo and `mock-istiod pilot-agent`.
+# tests, the demo and `mock-istiod pilot-agent`; and istiod-ref (tools/istiod-ref), istiod's
+# own xDS server without a cluster, the oracle of the conformance suite.
 #
 # Istio is fetched as a Go module and built with the local Go toolchain in a scratch module
-# (a tools.go that blank-imports both commands). The binaries, and Istio's Envoy bootstrap
-# template from the same module (pilot-agent needs it), go into <repo>/.istio/bin
-# (git-ignored). A stamp file records the version, so a second run does nothing.
+# (a tools.go that blank-imports both commands, and a copy of tools/istiod-ref). The
+# binaries, and Istio's Envoy bootstrap template from the same module (pilot-agent needs it),
+# go into <repo>/.istio/bin (git-ignored). A stamp file records the version and the
+# reference server's source hash, so a second run does nothing and an edit rebuilds.
 #
 # Usage: scripts/install-istio.sh [--quiet] [--keep-going]
 #   Prints the folder holding pilot-agent and istioctl (nothing with --quiet). A build takes
@@ -13,11 +15,12 @@
 #   --keep-going: on failure, say so and exit 0 (for `npm test`: the tests that need the
 #   binaries then fail and name this script).
 #   ISTIO_BIN_DIR=/path: use or build into that folder instead. A folder that already holds
-#   pilot-agent, istioctl and envoy_bootstrap.json without a stamp is used as it is.
+#   pilot-agent, istioctl, istiod-ref and envoy_bootstrap.json without a stamp is used as
+#   it is.
 set -euo pipefail
 
 readonly ISTIO_VERSION='v0.0.0-20260827124520-eed52ebb66ad'
-readonly BINARIES=(pilot-agent istioctl)
+readonly BINARIES=(pilot-agent istioctl istiod-ref)
 readonly TEMPLATE='envoy_bootstrap.json'
 
 quiet=false
@@ -45,7 +48,7 @@ for arg in "$@"; do
     --quiet | -q) quiet=true ;;
     --keep-going) keep_going=true ;;
     -h | --help)
-      sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *) fail "unknown argument '$arg' (usage: scripts/install-istio.sh [--quiet] [--keep-going])" ;;
@@ -55,6 +58,9 @@ done
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin_dir="${ISTIO_BIN_DIR:-$repo_root/.istio/bin}"
 stamp="$bin_dir/.istio-version"
+reference_source="$repo_root/tools/istiod-ref/main.go"
+[[ -f "$reference_source" ]] || fail "missing $reference_source (the reference server's source)"
+stamp_text="$ISTIO_VERSION istiod-ref:$(sha256sum "$reference_source" | cut -c1-16)"
 
 has_all_files() {
   local name
@@ -63,7 +69,7 @@ has_all_files() {
 }
 
 already_installed() {
-  [[ -f "$stamp" && "$(<"$stamp")" == "$ISTIO_VERSION" ]] && has_all_files
+  [[ -f "$stamp" && "$(<"$stamp")" == "$stamp_text" ]] && has_all_files
 }
 
 # A folder given with ISTIO_BIN_DIR that holds the files but no stamp: someone else's build.
@@ -104,7 +110,7 @@ build_pinned() {
   progress "[2/3] building ${BINARIES[*]} (about 4-5 minutes on 2 cores with a cold Go build cache; seconds when warm)"
   mkdir -p "$work/out"
   (cd "$work" && go build -o "$work/out/" \
-    istio.io/istio/pilot/cmd/pilot-agent istio.io/istio/istioctl/cmd/istioctl) >>"$log" 2>&1 ||
+    istio.io/istio/pilot/cmd/pilot-agent istio.io/istio/istioctl/cmd/istioctl ./cmd/istiod-ref) >>"$log" 2>&1 ||
     fail "go build failed (see $bin_dir/install-istio.log)"
   progress "      done in $(seconds_since "$step") s"
   progress "[3/3] copying Istio's Envoy bootstrap template"
@@ -117,7 +123,7 @@ build_pinned() {
   local name
   for name in "${BINARIES[@]}" "$TEMPLATE"; do mv -f "$work/out/$name" "$bin_dir/$name"; done
   "$bin_dir/pilot-agent" --help >/dev/null 2>&1 || fail "$bin_dir/pilot-agent does not run"
-  echo "$ISTIO_VERSION" >"$stamp"
+  echo "$stamp_text" >"$stamp"
   rm -f "$log" "$bin_dir/install-istio.log"
   progress "installed in $bin_dir in $(seconds_since "$start") s"
 }
@@ -128,6 +134,8 @@ module mock-istiod.local/istio-tools
 
 go 1.26
 EOF
+  mkdir -p "$1/cmd/istiod-ref"
+  cp "$reference_source" "$1/cmd/istiod-ref/main.go"
   cat >"$1/tools.go" <<'EOF'
 //go:build tools
 

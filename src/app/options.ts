@@ -45,7 +45,12 @@ export interface MockIstiodOptions {
   /** A pino logger; silent by default. */
   logger: Logger;
   clock: Clock;
-  /** Written into every response's `control_plane.identifier`. */
+  /**
+   * Written into every response's `control_plane.identifier` when not empty. Empty by
+   * default: istiod leaves `control_plane` unset on xDS responses (conformance case
+   * "Versions and nonces: control_plane is unset"); debug answers always carry istiod's JSON
+   * identifier, with this as its `ID` (`mock-istiod` when empty).
+   */
   controlPlaneId: string;
   /** Extra response policies (faults), consulted after the withhold switch, in order. */
   policies: readonly ResponsePolicy[];
@@ -96,7 +101,7 @@ export function defaultOptions(): MockIstiodOptions {
     withholdFirst: false,
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
-    controlPlaneId: 'mock-istiod',
+    controlPlaneId: '',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
     tls: false,

@@ -34,5 +34,6 @@ export type DebugAnswerer = (request: DebugRequest) => Promise<DebugAnswer>;
  */
 export function istiodIdentifier(controlPlaneId: string): string {
   if (controlPlaneId.startsWith('{')) return controlPlaneId;
-  return JSON.stringify({ Component: 'istiod', ID: controlPlaneId, Info: { version: 'mock' } });
+  const id = controlPlaneId === '' ? 'mock-istiod' : controlPlaneId;
+  return JSON.stringify({ Component: 'istiod', ID: id, Info: { version: 'mock' } });
 }

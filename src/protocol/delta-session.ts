@@ -166,7 +166,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     const diff = this.diff(state, snapshot);
     if (state.answered && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
-    const nonce = nextNonce(state, reuseNonce);
+    const nonce = nextNonce(state, reuseNonce, snapshot.version);
     for (const r of diff.resources) state.known.set(r.name, r.version);
     for (const name of diff.removed) state.known.delete(name);
     state.answered = true;

@@ -94,10 +94,11 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
 }
 
 /**
- * The nonce of the next response of a type, in SotW and delta alike: a fresh one for every
- * response, so that an ACK or NACK names exactly the response it answers; or, with
- * `reuseNonce` (the stale fault), the nonce of the response sent before.
+ * The nonce of the next response of a type, in SotW and delta alike: as istiod makes it, the
+ * response's version followed by a fresh UUID (`2026-12-01T18:41:04Z/31048114c9-…`), so
+ * that an ACK or NACK names exactly the response it answers; or, with `reuseNonce` (the
+ * stale fault), the nonce of the response sent before.
  */
-export function nextNonce(state: TypeState, reuseNonce: boolean): string {
-  return reuseNonce && state.sent ? state.sent.nonce : randomUUID();
+export function nextNonce(state: TypeState, reuseNonce: boolean, version: string): string {
+  return reuseNonce && state.sent ? state.sent.nonce : version + randomUUID();
 }

@@ -32,7 +32,7 @@ export class SotwStream extends AdsStream {
 
   protected build(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): BuiltResponse {
     const names = state.names === '*' ? undefined : state.names;
-    const nonce = nextNonce(state, reuseNonce);
+    const nonce = nextNonce(state, reuseNonce, snapshot.version);
     const message = appendNonceField(snapshot.body(names), nonce);
     const count = snapshot.count(names);
     this.session.recordSent(state.typeUrl, snapshot.version, nonce, count);

@@ -80,7 +80,7 @@ class SetStore implements SnapshotStore {
 
   constructor(options: SnapshotStoreOptions) {
     this.versioner = createVersioner(options.clock);
-    this.controlPlaneId = options.controlPlaneId ?? 'mock-istiod';
+    this.controlPlaneId = options.controlPlaneId ?? '';
   }
 
   current(): Snapshot {

@@ -89,9 +89,11 @@ export function encodeDeltaResponseBody(parts: Omit<DeltaResponseParts, 'nonce'>
   }
   writer.uint32((4 << 3) | 2).string(parts.typeUrl);
   for (const name of parts.removed) writer.uint32((6 << 3) | 2).string(name);
-  writer.uint32((7 << 3) | 2).fork();
-  writer.uint32((1 << 3) | 2).string(parts.controlPlaneId);
-  writer.ldelim();
+  if (parts.controlPlaneId !== '') {
+    writer.uint32((7 << 3) | 2).fork();
+    writer.uint32((1 << 3) | 2).string(parts.controlPlaneId);
+    writer.ldelim();
+  }
   const bytes = writer.finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -201,7 +201,8 @@ export function encodeResponseBody(
     version_info: version,
     type_url: typeUrl,
     resources: resources.map((r) => ({ type_url: r.typeUrl, value: r.value })),
-    control_plane: { identifier: controlPlaneId },
+    // istiod leaves control_plane unset; it is written only when an id was chosen.
+    ...(controlPlaneId === '' ? {} : { control_plane: { identifier: controlPlaneId } }),
   });
   const bytes = response.encode(message).finish();
   encodeStats.responseBodies += 1;

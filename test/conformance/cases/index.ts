@@ -1,0 +1,6 @@
+/** Every conformance case, rule by rule (docs/conformance.md). */
+import type { ConformanceCase } from '../support/case.js';
+import acks from './acks.js';
+import firstRequest from './first-request.js';
+
+export const CASES: readonly ConformanceCase[] = [...firstRequest, ...acks];

@@ -1,0 +1,202 @@
+/**
+ * The two servers of the differential suite: istiod's own (istiod-ref), and the mock given
+ * the very resources istiod generated for the suite's pod, so that names and counts match.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMockIstiod, type TestMockIstiod } from '../../../src/testing/start.js';
+import {
+  AdsTestClient,
+  type AdsTestStream,
+  type ClientResponse,
+} from '../../../src/testing/ads-client.js';
+import type { MockIstiodOptions } from '../../../src/app/options.js';
+import { emptyReport } from '../../../src/import/report.js';
+import { pruneUnknownExtensions } from '../../../src/import/rewrite-extensions.js';
+import { toJson } from '../../../src/xds/json.js';
+import { envoyRoot } from '../../../src/xds/protos.js';
+import {
+  CLUSTER_TYPE,
+  ENDPOINT_TYPE,
+  LISTENER_TYPE,
+  ROUTE_TYPE,
+} from '../../../src/xds/type-urls.js';
+import type { ServerUnderTest } from './exchange.js';
+import { startReference, type ReferenceServer } from './reference.js';
+
+/** A pod istiod knows (in its Kubernetes objects), for one case to speak for. */
+export interface Pod {
+  name: string;
+  ip: string;
+}
+
+/** The pod the mock's resources are generated for. */
+const MODEL_POD: Pod = { name: 'orders-1', ip: '10.1.0.7' };
+
+/** The n-th case's pod (n from 1): `c<n>`, at 10.2.x.y. */
+export function casePod(n: number): Pod {
+  return { name: `c${n}`, ip: `10.2.${Math.floor(n / 250)}.${(n % 250) + 2}` };
+}
+
+/**
+ * istiod's Kubernetes objects: the lab's `orders` Service on 8101 and a ready pod behind it
+ * for each case, each with its own name and IP.
+ */
+export function kubeObjects(pods: readonly Pod[]): string {
+  const service = [
+    'apiVersion: v1',
+    'kind: Service',
+    'metadata: {name: orders, namespace: default}',
+    'spec:',
+    '  selector: {app: orders}',
+    '  ports: [{name: http, port: 8101, targetPort: 8101}]',
+  ].join('\n');
+  const pod = (p: Pod) =>
+    [
+      'apiVersion: v1',
+      'kind: Pod',
+      `metadata: {name: ${p.name}, namespace: default, labels: {app: orders}}`,
+      'spec:',
+      '  serviceAccountName: orders',
+      '  containers: [{name: app, image: orders, ports: [{containerPort: 8101}]}]',
+      'status:',
+      `  podIP: ${p.ip}`,
+      `  podIPs: [{ip: ${p.ip}}]`,
+      '  phase: Running',
+      '  conditions: [{type: Ready, status: "True"}]',
+    ].join('\n');
+  return [service, pod(MODEL_POD), ...pods.map(pod)].join('\n---\n') + '\n';
+}
+
+export interface Servers {
+  istiod: ServerUnderTest & { reference: ReferenceServer };
+  mock: ServerUnderTest & { mock: TestMockIstiod };
+  /** The resources the mock was given, as istiod generated them. */
+  resources: unknown[];
+  close(): Promise<void>;
+}
+
+export async function startServers(
+  pods: readonly Pod[],
+  mockOptions: Partial<MockIstiodOptions> = {},
+): Promise<Servers> {
+  const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-conformance-'));
+  const kubeFile = join(dir, 'kube.yaml');
+  writeFileSync(kubeFile, kubeObjects(pods));
+  const reference = await startReference({ kubeFile });
+  rmSync(dir, { recursive: true, force: true });
+  let mock: TestMockIstiod | undefined;
+  try {
+    const sidecar = await generatedResources(reference.xds, 'sidecar');
+    const router = await generatedResources(reference.xds, 'router');
+    const resources = sidecar;
+    mock = await startMockIstiod({
+      ...mockOptions,
+      resources: [
+        { name: 'router', match: { nodeId: 'router~*' }, resources: router },
+        { name: 'default', resources: sidecar },
+      ],
+    });
+    const started = mock;
+    const control = started.addresses.control;
+    if (!control) throw new Error('the mock started without its control port');
+    const debugUrl = `http://${control.host}:${control.port}`;
+    return {
+      istiod: {
+        label: 'istiod',
+        xds: reference.xds,
+        debugUrl: reference.debugUrl,
+        push: () => reference.push(),
+        reference,
+      },
+      mock: {
+        label: 'mock',
+        xds: started.xdsAddress,
+        debugUrl,
+        push: () => {
+          started.push();
+          return Promise.resolve();
+        },
+        mock: started,
+      },
+      resources,
+      async close() {
+        await Promise.all([reference.close(), started.close()]);
+      },
+    };
+  } catch (err) {
+    await Promise.all([reference.close(), mock?.close()]);
+    throw err;
+  }
+}
+
+/**
+ * What istiod sends the suite's pod: every cluster and listener, the endpoints of every EDS
+ * cluster and every route configuration a listener names, as canonical JSON.
+ */
+async function generatedResources(xds: string, type: string): Promise<unknown[]> {
+  const client = new AdsTestClient(xds);
+  try {
+    const stream = client.sotw();
+    const { name, ip } = MODEL_POD;
+    const node = {
+      id: `${type}~${ip}~${name}.default~default.svc.cluster.local`,
+      metadata: { NAMESPACE: 'default', CLUSTER_ID: 'Kubernetes', INSTANCE_IPS: ip },
+    };
+    const clusters = await fetchType(stream, { node, type_url: CLUSTER_TYPE, resource_names: [] });
+    const listeners = await fetchType(stream, { type_url: LISTENER_TYPE, resource_names: [] });
+    const edsNames = clusters
+      .filter((c) => c['type'] === 'EDS')
+      .map((c) => {
+        const eds = c['eds_cluster_config'] as { service_name?: string } | undefined;
+        return eds?.service_name ?? String(c['name']);
+      });
+    const routeNames = [...new Set(listeners.flatMap((l) => routeConfigNames(l)))];
+    const endpoints =
+      edsNames.length > 0
+        ? await fetchType(stream, { type_url: ENDPOINT_TYPE, resource_names: edsNames })
+        : [];
+    const routes =
+      routeNames.length > 0
+        ? await fetchType(stream, { type_url: ROUTE_TYPE, resource_names: routeNames })
+        : [];
+    stream.close();
+    return [...clusters, ...endpoints, ...listeners, ...routes];
+  } finally {
+    client.close();
+  }
+}
+
+async function fetchType(
+  stream: AdsTestStream,
+  request: Parameters<AdsTestStream['send']>[0],
+): Promise<Record<string, unknown>[]> {
+  stream.send(request);
+  const response: ClientResponse = await stream.next(10_000);
+  stream.send({
+    type_url: response.type_url,
+    version_info: response.version_info,
+    response_nonce: response.nonce,
+    resource_names: 'resource_names' in request ? request.resource_names : [],
+  });
+  return response.resources.map((any) => {
+    const type = envoyRoot().lookupType(any.type_url.slice(any.type_url.lastIndexOf('/') + 1));
+    const json = { '@type': any.type_url, ...(toJson(type, type.decode(any.value)) as object) };
+    // Istio's own filters (istio.stats, alpn, peer metadata) are not in the protos the mock
+    // validates with; dropping them changes no name and no count.
+    const problems = pruneUnknownExtensions(json, any.type_url, true, emptyReport());
+    if (problems.length > 0) throw new Error(`cannot load istiod's ${any.type_url}: ${JSON.stringify(problems)}`);
+    return json;
+  });
+}
+
+/** Every `rds.route_config_name` anywhere in a listener. */
+function routeConfigNames(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(routeConfigNames);
+  if (value === null || typeof value !== 'object') return [];
+  const record = value as Record<string, unknown>;
+  const own =
+    typeof record['route_config_name'] === 'string' ? [record['route_config_name']] : [];
+  return [...own, ...Object.values(record).flatMap(routeConfigNames)];
+}

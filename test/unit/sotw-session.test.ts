@@ -142,15 +142,21 @@ describe('SotwSession', () => {
 });
 
 describe('nextNonce', () => {
-  it('is fresh for every response, and the last one again only when reused', () => {
+  it('is the version and a fresh UUID for every response, and the last one again only when reused', () => {
     const session = servingSession();
     const state = session.types.get(CLUSTER_TYPE);
     if (!state) throw new Error('CDS was subscribed');
-    const fresh = nextNonce(state, false);
-    expect(fresh).not.toBe('n1');
-    expect(nextNonce(state, false)).not.toBe(fresh);
-    expect(nextNonce(state, true)).toBe('n1');
+    const version = '2026-12-01T18:41:04Z/3';
+    const fresh = nextNonce(state, false, version);
+    // istiod's shape (conformance: "ACKs and NACKs"): the version, then a UUID.
+    expect(fresh).toMatch(
+      /^2026-12-01T18:41:04Z\/3[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
+    expect(nextNonce(state, false, version)).not.toBe(fresh);
+    expect(nextNonce(state, true, version)).toBe('n1');
     // Nothing sent yet: nothing to reuse, so a fresh one.
-    expect(nextNonce({ ...state, sent: undefined }, true)).toMatch(/^[0-9a-f-]{36}$/);
+    expect(nextNonce({ ...state, sent: undefined }, true, version)).toMatch(
+      /^2026-.*\/3[0-9a-f-]{36}$/,
+    );
   });
 });

@@ -76,7 +76,8 @@ export class Exchange {
     const type = options.type ?? 'sidecar';
     const ip = options.ip ?? this.podIp;
     const namespace = options.namespace ?? 'default';
-    const id = options.id ?? `${type}~${ip}~${this.pod}.${namespace}~${namespace}.svc.cluster.local`;
+    const id =
+      options.id ?? `${type}~${ip}~${this.pod}.${namespace}~${namespace}.svc.cluster.local`;
     const defaults = {
       NAMESPACE: namespace,
       CLUSTER_ID: 'Kubernetes',
@@ -182,7 +183,7 @@ export class Stream {
   async end(timeoutMs = EXPECTED_MS): Promise<void> {
     const end = await Promise.race([
       this.stream.done,
-      new Promise<undefined>((resolve) => setTimeout(resolve, timeoutMs)),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs)),
     ]);
     this.x.transcript.end(end);
   }
@@ -242,7 +243,8 @@ function describeRequest(request: ClientRequest | ClientDeltaRequest, x: Exchang
     parts.push(`initial [${Object.keys(request.initial_resource_versions).join(', ')}]`);
   if ('version_info' in request && request.version_info !== undefined)
     parts.push(`version ${x.transcript.knownVersion(request.version_info)}`);
-  if (request.response_nonce !== undefined) parts.push(`nonce ${x.nonceLabel(request.response_nonce)}`);
+  if (request.response_nonce !== undefined)
+    parts.push(`nonce ${x.nonceLabel(request.response_nonce)}`);
   if (request.error_detail) parts.push(`error ${request.error_detail.code}`);
   return parts.join(' ');
 }

@@ -56,7 +56,7 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
   }
   const child = spawn(referenceBinary(), args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
-  createInterface({ input: child.stderr! }).on('line', (line) => {
+  createInterface({ input: child.stderr }).on('line', (line) => {
     lines.push(line);
     if (lines.length > LOG_LINES_KEPT) lines.splice(0, lines.length - LOG_LINES_KEPT);
   });

@@ -61,7 +61,7 @@ export function conformanceSuite(
       ]);
       const agree = JSON.stringify(istiod) === JSON.stringify(mock);
       task.meta.conformance = { rule: c.rule, title: c.title, istiod, mock, agree };
-      expect(mock, 'the mock\'s transcript (left: istiod\'s)').toEqual(istiod);
+      expect(mock, "the mock's transcript (left: istiod's)").toEqual(istiod);
     });
   });
 }

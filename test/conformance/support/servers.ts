@@ -186,7 +186,8 @@ async function fetchType(
     // Istio's own filters (istio.stats, alpn, peer metadata) are not in the protos the mock
     // validates with; dropping them changes no name and no count.
     const problems = pruneUnknownExtensions(json, any.type_url, true, emptyReport());
-    if (problems.length > 0) throw new Error(`cannot load istiod's ${any.type_url}: ${JSON.stringify(problems)}`);
+    if (problems.length > 0)
+      throw new Error(`cannot load istiod's ${any.type_url}: ${JSON.stringify(problems)}`);
     return json;
   });
 }
@@ -196,7 +197,6 @@ function routeConfigNames(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(routeConfigNames);
   if (value === null || typeof value !== 'object') return [];
   const record = value as Record<string, unknown>;
-  const own =
-    typeof record['route_config_name'] === 'string' ? [record['route_config_name']] : [];
+  const own = typeof record['route_config_name'] === 'string' ? [record['route_config_name']] : [];
   return [...own, ...Object.values(record).flatMap(routeConfigNames)];
 }

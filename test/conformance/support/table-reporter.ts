@@ -21,8 +21,12 @@ export default class ConformanceTableReporter implements Reporter {
     }
     if (rows.length === 0) return;
     const agreeing = rows.filter((r) => r.agree).length;
-    const out: string[] = ['', `conformance: ${agreeing} of ${rows.length} cases agree with istiod`];
-    for (const row of rows) out.push(` ${row.agree ? 'agree ' : 'DIFFER'}  ${row.rule}: ${row.title}`);
+    const out: string[] = [
+      '',
+      `conformance: ${agreeing} of ${rows.length} cases agree with istiod`,
+    ];
+    for (const row of rows)
+      out.push(` ${row.agree ? 'agree ' : 'DIFFER'}  ${row.rule}: ${row.title}`);
     for (const row of rows.filter((r) => !r.agree)) {
       out.push('', `DIFFER ${row.rule}: ${row.title}`);
       const length = Math.max(row.istiod.length, row.mock.length);

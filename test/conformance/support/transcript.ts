@@ -4,7 +4,11 @@
  * V2, …) with their format, so that "every type of one push shares a version" compares
  * across servers while the clock does not; a nonce is written as its format only.
  */
-import type { ClientDeltaResponse, ClientResponse, StreamEnd } from '../../../src/testing/ads-client.js';
+import type {
+  ClientDeltaResponse,
+  ClientResponse,
+  StreamEnd,
+} from '../../../src/testing/ads-client.js';
 import { status } from '@grpc/grpc-js';
 
 const ISTIOD_VERSION = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\/\d+$/;

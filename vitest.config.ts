@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Four projects: unit (pure code), integration (the server driven in-process over real gRPC),
-// e2e (real Envoy processes) and docs (every snippet of the docs, run). e2e files run one at a time:
-// each starts Envoy, and this project's machines have two cores.
+// Five projects: unit (pure code), integration (the server driven in-process over real gRPC),
+// e2e (real Envoy processes), conformance (the same ADS exchanges against istiod's own xDS
+// server and the mock) and docs (every snippet of the docs, run). e2e files run one at a
+// time: each starts Envoy, and this project's machines have two cores.
 export default defineConfig({
   // The examples import the package by name, as users do; here that name is the source.
   resolve: {

@@ -77,4 +77,20 @@ export default cases('Delta: reconnects and EDS after CDS', [
       await s.read();
     },
   },
+  {
+    title:
+      'a CDS reconnect listing a cluster that is gone is sent every cluster, and that one as removed',
+    async run(x) {
+      const s = x.delta();
+      s.send({
+        node: x.node(),
+        type_url: CLUSTER_TYPE,
+        initial_resource_versions: {
+          [ORDERS_CLUSTER]: 'v1',
+          'outbound|1||gone.default.svc.cluster.local': 'v1',
+        },
+      });
+      await s.read();
+    },
+  },
 ]);

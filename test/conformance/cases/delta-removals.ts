@@ -68,4 +68,16 @@ export default cases('Delta: removals', [
       await s.silent();
     },
   },
+  {
+    title: "a router's RDS name that never existed is answered with a resource of that name too",
+    async run(x) {
+      const s = x.delta();
+      s.send({
+        node: x.node({ type: 'router' }),
+        type_url: ROUTE_TYPE,
+        resource_names_subscribe: ['nowhere'],
+      });
+      await s.read();
+    },
+  },
 ]);

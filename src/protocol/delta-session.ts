@@ -26,10 +26,12 @@ import { type TypeState } from '../core/stream-state.js';
 import type { RequestOutcome, Sent } from '../core/stream-state.js';
 
 /**
- * What the next response of a type answers: the names a request subscribed, or every name
- * subscribed (`'subscribed'`: a request that named none, or EDS after CDS).
+ * What the next response of a type answers: the names a request subscribed, every name
+ * subscribed (`'subscribed'`: a request that named none, or EDS after CDS), or, for a
+ * reconnect with `deltaResourceVersions`, what the proxy lacks (`'changed'`, answered even
+ * when it lacks nothing).
  */
-export type DeltaScope = readonly string[] | 'subscribed';
+export type DeltaScope = readonly string[] | 'subscribed' | 'changed';
 
 export interface DeltaTypeState extends TypeState {
   /** Fixed by the first request (no names, or `*`), as istiod records it; shown as `*`. */
@@ -73,6 +75,17 @@ function scopeOf(request: DeltaDiscoveryRequest): DeltaScope {
 }
 
 export class DeltaSession extends BaseSession<DeltaTypeState> {
+  constructor(
+    now?: () => Date,
+    /**
+     * The `deltaResourceVersions` option: a reconnect's `initial_resource_versions` are what
+     * the proxy has, and only what differs is sent (istiod sends everything again).
+     */
+    private readonly resourceVersions = false,
+  ) {
+    super(now);
+  }
+
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
     const refusal = this.admit(request.node, request.type_url);
     if (refusal) return { kind: 'rejected', message: refusal };
@@ -119,8 +132,11 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     };
     state.names = namesOf(state);
     this.types.set(typeUrl, state);
-    this.answer(state, scopeOf(request));
     const known = Object.keys(request.initial_resource_versions).length;
+    if (this.resourceVersions && known > 0) {
+      state.known = new Map(Object.entries(request.initial_resource_versions));
+      this.answer(state, 'changed');
+    } else this.answer(state, scopeOf(request));
     return known > 0
       ? { kind: 'reconnect', typeUrl, version: '', known }
       : { kind: 'subscribe', typeUrl };
@@ -184,7 +200,11 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   }
 
   /** The answer to a request: see the file's comment. */
-  answerOf(state: DeltaTypeState, snapshot: TypeSnapshot, scope: DeltaScope): DeltaDiff {
+  answerOf(
+    state: DeltaTypeState,
+    snapshot: TypeSnapshot,
+    scope: Exclude<DeltaScope, 'changed'>,
+  ): DeltaDiff {
     const names = scope === 'subscribed' ? [...state.explicit] : scope;
     if (isWildcardType(state.typeUrl)) {
       const removed = names.filter((name) => !snapshot.resources.has(name));
@@ -227,9 +247,12 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     this.owed.delete(state.typeUrl);
     const scope = state.scope;
     state.scope = undefined;
-    const diff = scope ? this.answerOf(state, snapshot, scope) : this.diff(state, snapshot);
+    // An answer to a request sends its whole scope; a push, or a versioned reconnect, a diff.
+    const whole = scope === 'changed' ? undefined : scope;
+    const diff = whole ? this.answerOf(state, snapshot, whole) : this.diff(state, snapshot);
     // CDS and LDS answer every request, even with nothing; EDS and RDS with no names do not.
-    const answersAnyway = scope !== undefined && isWildcardType(state.typeUrl);
+    const answersAnyway =
+      scope === 'changed' || (whole !== undefined && isWildcardType(state.typeUrl));
     if (!answersAnyway && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
@@ -237,7 +260,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     for (const name of diff.removed) state.known.delete(name);
     if (isWildcardType(state.typeUrl)) {
       // What was sent is what is watched, as istiod records it.
-      if (scope) state.known = new Map(diff.resources.map((r) => [r.name, r.version]));
+      if (whole) state.known = new Map(diff.resources.map((r) => [r.name, r.version]));
       state.explicit = new Set(state.known.keys());
       state.names = namesOf(state);
     }

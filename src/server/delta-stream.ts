@@ -29,10 +29,11 @@ function sharedBody(
   snapshot: TypeSnapshot,
   resources: readonly NamedResource[],
   removed: readonly string[],
+  versioned: boolean,
   encode: () => Buffer,
 ): Buffer {
   if (resources.length + removed.length > SHARED_MAX_RESOURCES) return encode();
-  const key = `${resources.map((r) => `${r.name}\0${r.version}`).join('\n')}\x01${removed.join('\n')}`;
+  const key = `${versioned ? 'v' : ''}\x02${resources.map((r) => `${r.name}\0${r.version}`).join('\n')}\x01${removed.join('\n')}`;
   let bodies = sharedBodies.get(snapshot);
   if (!bodies) sharedBodies.set(snapshot, (bodies = new Map<string, Buffer>()));
   let body = bodies.get(key);
@@ -46,7 +47,7 @@ function sharedBody(
 
 export class DeltaStream extends AdsStream {
   readonly protocol = 'delta';
-  readonly session = new DeltaSession();
+  readonly session = new DeltaSession(undefined, this.ctx.deltaResourceVersions === true);
 
   protected classify(bytes: Buffer): RequestOutcome {
     return this.session.onRequest(decodeDeltaRequest(bytes));
@@ -75,13 +76,15 @@ export class DeltaStream extends AdsStream {
   ): BuiltResponse | undefined {
     const next = this.session.next(state, snapshot, reuseNonce);
     if (!next) return undefined;
-    const body = sharedBody(snapshot, next.resources, next.removed, () =>
+    const versioned = this.ctx.deltaResourceVersions === true;
+    const body = sharedBody(snapshot, next.resources, next.removed, versioned, () =>
       encodeDeltaResponseBody({
         systemVersion: snapshot.version,
         typeUrl: state.typeUrl,
         resources: next.resources,
         removed: next.removed,
         controlPlaneId: this.ctx.controlPlaneId,
+        versioned,
       }),
     );
     const message = appendNonceField(body, next.nonce);

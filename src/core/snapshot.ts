@@ -146,7 +146,8 @@ const EMPTY_MESSAGES: ReadonlyMap<string, { message: string; fields: (name: stri
         fields: (name: string) => ({
           name,
           virtual_hosts: [],
-          validate_clusters: { value: false },
+          // `validate_clusters: false`: an empty BoolValue, as Go writes it.
+          validate_clusters: {},
         }),
       },
     ],

@@ -94,11 +94,14 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       return { kind: 'debug', typeUrl, names: request.resource_names_subscribe };
     }
     const state = this.types.get(typeUrl);
-    if (!state) return this.first(request);
+    const nonce = request.response_nonce;
     // A NACK is recorded whatever response it names, and changes nothing else
     // (conformance: "a NACK naming an older response still records its error in syncz").
-    if (request.error_detail) return this.recordNack(state, request);
-    const nonce = request.response_nonce;
+    // One of a type never requested answers nothing we sent: istiod has nowhere to record
+    // it, and we ignore it as stale.
+    if (request.error_detail && state) return this.recordNack(state, request);
+    if (request.error_detail) return { kind: 'stale', typeUrl, nonce, expected: undefined };
+    if (!state) return this.first(request);
     const sent = state.sent;
     if (nonce !== '' && nonce !== sent?.nonce) {
       // Its subscription changes are dropped with it.
@@ -114,7 +117,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
 
   /**
    * The first request of a type on this stream is answered whatever nonce it carries (there
-   * is nothing it could be stale against), and any error it carries is ignored.
+   * is nothing it could be stale against).
    */
   private first(request: DeltaDiscoveryRequest): RequestOutcome {
     const typeUrl = request.type_url;

@@ -11,9 +11,11 @@ import { encodeResponseBody, type PackedResource } from '../xds/wire.js';
 
 export interface NamedResource extends PackedResource {
   name: string;
-  /** Per-resource version for delta xDS: a hash of the encoded resource, so that the same
-   * content has the same version across pushes and across restarts of the mock (a proxy
-   * reconnecting with `initial_resource_versions` is not sent what it already has). */
+  /** A hash of the encoded resource: the same content has the same version across pushes
+   * and across restarts of the mock. Delta sessions compare it to send a push only what
+   * changed; it is on the wire only with `deltaResourceVersions` (istiod sends resources
+   * unversioned), and then a proxy reconnecting with `initial_resource_versions` is not
+   * sent what it already has. */
   version: string;
 }
 

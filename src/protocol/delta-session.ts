@@ -1,6 +1,7 @@
 /**
  * The delta session of one ADS stream (`DeltaAggregatedResources`), as istiod's delta server
- * keeps it (docs/conformance.md, "Delta" rules; each rule below names its case):
+ * keeps it (docs/conformance.md, the "Delta: …" rules; their cases are
+ * test/conformance/cases/delta-*.ts):
  *
  * - A request is answered when it is a type's first, or when it changes the subscription;
  *   a NACK, a stale nonce, or a request that changes nothing is not, and a NACK's or a stale
@@ -11,7 +12,8 @@
  *   as an empty resource: removals are for wildcard types only.
  * - Every answered CDS request is followed by EDS, every subscribed name.
  * - Resources carry no version, so a reconnect's `initial_resource_versions` saves nothing:
- *   its names are subscribed and sent again.
+ *   its names are subscribed and sent again (with the `deltaResourceVersions` option, only
+ *   what differs from them is).
  *
  * Pushes (a new snapshot) send what changed since the last response, by the session's own
  * books (`known`: name → content version).

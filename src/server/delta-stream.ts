@@ -1,8 +1,9 @@
 /**
- * A delta ADS stream (`DeltaAggregatedResources`): each response carries only what the
- * proxy does not have yet, and what it must remove. Resource entries are encoded once per
- * content (src/xds/wire-delta.ts); only the list differs per stream, and small responses
- * that several streams are owed alike are encoded once.
+ * A delta ADS stream (`DeltaAggregatedResources`): each response carries what the session
+ * decided (src/protocol/delta-session.ts: what a request asked for, or what a push changed),
+ * unversioned as istiod sends it unless `deltaResourceVersions`. Resource entries are
+ * encoded once per content (src/xds/wire-delta.ts); only the list differs per stream, and
+ * small responses that several streams are owed alike are encoded once.
  */
 import type { RequestOutcome } from '../core/stream-state.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeltaSession } from '../../src/protocol/delta-session.js';
-import { emptyResource, Snapshot } from '../../src/core/snapshot.js';
+import { emptyResource, Snapshot, TypeSnapshot } from '../../src/core/snapshot.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
 import type { DeltaDiscoveryRequest } from '../../src/xds/wire-delta.js';
@@ -96,6 +96,29 @@ describe("DeltaSession and istiod's delta answers", () => {
       resources: [],
       removed: ['gone'],
     });
+  });
+
+  // The rule behind "Delta: removals": removed_resources is for wildcard types only.
+  it('pushes a vanished EDS name as an empty resource, not as a removal', () => {
+    const session = new DeltaSession();
+    session.onRequest(request({ node, type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a'] }));
+    const state = session.types.get(ENDPOINT_TYPE);
+    if (!state) throw new Error('EDS was subscribed');
+    const a = {
+      name: 'a',
+      typeUrl: ENDPOINT_TYPE,
+      value: new Uint8Array([10, 1, 97]),
+      version: 'h1',
+    };
+    const before = new TypeSnapshot(ENDPOINT_TYPE, 'v1', new Map([['a', a]]), 'test');
+    expect(session.next(state, before, false)?.resources).toEqual([a]);
+    const after = new TypeSnapshot(ENDPOINT_TYPE, 'v2', new Map(), 'test');
+    expect(session.next(state, after, false)).toMatchObject({
+      resources: [emptyResource(ENDPOINT_TYPE, 'a')],
+      removed: [],
+    });
+    // Sent once: the next push has nothing to say of it.
+    expect(session.next(state, after, false)).toBeUndefined();
   });
 });
 

@@ -52,6 +52,16 @@ export interface MockIstiodOptions {
    * identifier, with this as its `ID` (`mock-istiod` when empty).
    */
   controlPlaneId: string;
+  /**
+   * Delta xDS with per-resource versions, as the xDS protocol allows and istiod does not do:
+   * each delta `Resource` carries a hash of its content, and a reconnect's
+   * `initial_resource_versions` at those versions is not sent again. Off by default: istiod
+   * sends resources unversioned, and a reconnect everything (conformance cases "a first CDS
+   * request with no names is a wildcard: every cluster, unversioned" and "a CDS reconnect
+   * with initial_resource_versions is sent every cluster again"; with the option, the cases
+   * of test/conformance/delta-resource-versions.test.ts).
+   */
+  deltaResourceVersions: boolean;
   /** Extra response policies (faults), consulted after the withhold switch, in order. */
   policies: readonly ResponsePolicy[];
   /** How many journal entries to keep in memory (a ring buffer). */
@@ -102,6 +112,7 @@ export function defaultOptions(): MockIstiodOptions {
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
     controlPlaneId: '',
+    deltaResourceVersions: false,
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
     tls: false,

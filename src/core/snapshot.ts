@@ -5,13 +5,17 @@
  * response body for a type (everything but the nonce) is encoded once per version and shared
  * by every stream; a subset of names (non-wildcard subscriptions) is cached the same way.
  */
+import { envoyRoot } from '../xds/protos.js';
+import { ENDPOINT_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';
 import { encodeResponseBody, type PackedResource } from '../xds/wire.js';
 
 export interface NamedResource extends PackedResource {
   name: string;
-  /** Per-resource version for delta xDS: a hash of the encoded resource, so that the same
-   * content has the same version across pushes and across restarts of the mock (a proxy
-   * reconnecting with `initial_resource_versions` is not sent what it already has). */
+  /** A hash of the encoded resource: the same content has the same version across pushes
+   * and across restarts of the mock. Delta sessions compare it to send a push only what
+   * changed; it is on the wire only with `deltaResourceVersions` (istiod sends resources
+   * unversioned), and then a proxy reconnecting with `initial_resource_versions` is not
+   * sent what it already has. */
   version: string;
 }
 
@@ -125,4 +129,56 @@ export interface SnapshotChange {
   snapshot: Snapshot;
   /** Type URLs whose resources changed (and so got a new version). */
   changed: string[];
+}
+
+/** The messages istiod sends for a name it has nothing for, by type (see `emptyResource`). */
+const EMPTY_MESSAGES: ReadonlyMap<string, { message: string; fields: (name: string) => object }> =
+  new Map([
+    [
+      ENDPOINT_TYPE,
+      {
+        message: 'envoy.config.endpoint.v3.ClusterLoadAssignment',
+        fields: (name: string) => ({ cluster_name: name }),
+      },
+    ],
+    [
+      ROUTE_TYPE,
+      {
+        message: 'envoy.config.route.v3.RouteConfiguration',
+        fields: (name: string) => ({
+          name,
+          virtual_hosts: [],
+          // `validate_clusters: false`: an empty BoolValue, as Go writes it.
+          validate_clusters: {},
+        }),
+      },
+    ],
+  ]);
+
+/** The content version of every empty resource: the same empty answer is not sent twice. */
+export const EMPTY_RESOURCE_VERSION = 'empty';
+
+const MAX_CACHED_EMPTIES = 1024;
+const empties = new Map<string, NamedResource>();
+
+/**
+ * What istiod answers for an EDS or RDS name it has no resource for: an empty
+ * ClusterLoadAssignment, or an empty RouteConfiguration that does not validate clusters (what
+ * its sidecar route builder makes). A name asked for is never answered with silence nor, in
+ * delta, with a removal (conformance: "Delta: removals"). Undefined for every other type.
+ * One object per name, so that its encoding is cached like any resource's.
+ */
+export function emptyResource(typeUrl: string, name: string): NamedResource | undefined {
+  const empty = EMPTY_MESSAGES.get(typeUrl);
+  if (!empty) return undefined;
+  const key = `${typeUrl}\0${name}`;
+  let resource = empties.get(key);
+  if (!resource) {
+    const type = envoyRoot().lookupType(empty.message);
+    const value = type.encode(type.fromObject(empty.fields(name))).finish();
+    resource = { name, typeUrl, value, version: EMPTY_RESOURCE_VERSION };
+    if (empties.size >= MAX_CACHED_EMPTIES) empties.clear();
+    empties.set(key, resource);
+  }
+  return resource;
 }

@@ -1,28 +1,49 @@
 /**
- * The delta session of one ADS stream (`DeltaAggregatedResources`): subscriptions change
- * by difference, every resource carries its own version, and removals travel only in
- * `removed_resources`. The session keeps, per type, what the proxy has by our books
- * (`known`: name → version), seeded on reconnect from `initial_resource_versions`, so that
- * nothing it already has is sent again.
+ * The delta session of one ADS stream (`DeltaAggregatedResources`), as istiod's delta server
+ * keeps it (docs/conformance.md, the "Delta: …" rules; their cases are
+ * test/conformance/cases/delta-*.ts):
  *
- * Rules: https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#incremental-xds
+ * - A request is answered when it is a type's first, or when it changes the subscription;
+ *   a NACK, a stale nonce, or a request that changes nothing is not, and a NACK's or a stale
+ *   request's subscription changes are dropped.
+ * - An answer to a request carries the names it subscribed (all subscribed, when it named
+ *   none); CDS and LDS are sent every resource whatever the names, with the names asked for
+ *   that do not exist in `removed_resources`. An EDS or RDS name that does not exist is sent
+ *   as an empty resource: removals are for wildcard types only.
+ * - Every answered CDS request is followed by EDS, every subscribed name.
+ * - Resources carry no version, so a reconnect's `initial_resource_versions` saves nothing:
+ *   its names are subscribed and sent again (with the `deltaResourceVersions` option, only
+ *   what differs from them is).
+ *
+ * Pushes (a new snapshot) send what changed since the last response, by the session's own
+ * books (`known`: name → content version).
  */
-import type { TypeSnapshot, Snapshot } from '../core/snapshot.js';
+import { emptyResource, type TypeSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
 import { isWildcardType } from '../core/types/registry.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
-import { isDebugType } from '../xds/type-urls.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, isDebugType } from '../xds/type-urls.js';
 import { BaseSession, nextNonce } from './session.js';
 import { type TypeState } from '../core/stream-state.js';
-import type { RequestOutcome } from '../core/stream-state.js';
+import type { RequestOutcome, Sent } from '../core/stream-state.js';
+
+/**
+ * What the next response of a type answers: the names a request subscribed, every name
+ * subscribed (`'subscribed'`: a request that named none, or EDS after CDS), or, for a
+ * reconnect with `deltaResourceVersions`, what the proxy lacks (`'changed'`, answered even
+ * when it lacks nothing).
+ */
+export type DeltaScope = readonly string[] | 'subscribed' | 'changed';
 
 export interface DeltaTypeState extends TypeState {
+  /** Fixed by the first request (no names, or `*`), as istiod records it; shown as `*`. */
   wildcard: boolean;
+  /** istiod's watched names: those subscribed; for CDS and LDS, those last sent. */
   explicit: Set<string>;
-  /** What the proxy has, by our books: name → version. */
+  /** What the proxy has, by our books: name → content version (never on the wire). */
   known: Map<string, string>;
-  /** The first request of a type is always answered, even with nothing. */
-  answered: boolean;
+  /** What the next response answers; undefined: a push, of what changed. */
+  scope: DeltaScope | undefined;
 }
 
 /** What one delta response for a type carries. */
@@ -35,7 +56,38 @@ function namesOf(state: DeltaTypeState): TypeState['names'] {
   return state.wildcard ? '*' : [...state.explicit].sort();
 }
 
+/** The names a request subscribes, its reconnect's names among them, without `*`. */
+function subscribedBy(request: DeltaDiscoveryRequest): string[] {
+  const names = new Set([
+    ...request.resource_names_subscribe,
+    ...Object.keys(request.initial_resource_versions),
+  ]);
+  names.delete('*');
+  return [...names];
+}
+
+/**
+ * The scope of an answer to `request`: its own names, or, when it neither subscribes nor
+ * unsubscribes a name (`*` aside), every name subscribed.
+ */
+function scopeOf(request: DeltaDiscoveryRequest): DeltaScope {
+  const subscribed = subscribedBy(request);
+  const unsubscribes = request.resource_names_unsubscribe.some((n) => n !== '*');
+  return subscribed.length === 0 && !unsubscribes ? 'subscribed' : subscribed;
+}
+
 export class DeltaSession extends BaseSession<DeltaTypeState> {
+  constructor(
+    now?: () => Date,
+    /**
+     * The `deltaResourceVersions` option: a reconnect's `initial_resource_versions` are what
+     * the proxy has, and only what differs is sent (istiod sends everything again).
+     */
+    private readonly resourceVersions = false,
+  ) {
+    super(now);
+  }
+
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
     const refusal = this.admit(request.node, request.type_url);
     if (refusal) return { kind: 'rejected', message: refusal };
@@ -43,140 +95,187 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     if (isDebugType(typeUrl)) {
       return { kind: 'debug', typeUrl, names: request.resource_names_subscribe };
     }
-    const existing = this.types.get(typeUrl);
-    const state = existing ?? this.create(typeUrl, request);
-    const added = this.applySubscription(state, request, existing === undefined);
-    // A request may ACK the last response and change the subscription at once.
-    if (added) this.owed.add(typeUrl);
-    // istiod's shouldRespondDelta: the first request of a type on this stream is answered
-    // whatever nonce it carries (there is nothing it could be stale against); later nonces are
-    // checked against the last one sent.
-    const ackOutcome = existing ? this.classifyNonce(state, request) : undefined;
-    if (ackOutcome) return ackOutcome;
-    if (!existing) {
-      this.owed.add(typeUrl);
-      const known = state.known.size;
-      return known > 0
-        ? { kind: 'reconnect', typeUrl, version: '', known }
-        : { kind: 'subscribe', typeUrl };
+    const state = this.types.get(typeUrl);
+    const nonce = request.response_nonce;
+    // A NACK is recorded whatever response it names, and changes nothing else
+    // (conformance: "a NACK naming an older response still records its error in syncz").
+    // One of a type never requested answers nothing we sent: istiod has nowhere to record
+    // it, and we ignore it as stale.
+    if (request.error_detail && state) return this.recordNack(state, request);
+    if (request.error_detail) return { kind: 'stale', typeUrl, nonce, expected: undefined };
+    if (!state) return this.first(request);
+    const sent = state.sent;
+    if (nonce !== '' && nonce !== sent?.nonce) {
+      // Its subscription changes are dropped with it.
+      return { kind: 'stale', typeUrl, nonce, expected: sent?.nonce };
     }
-    if (added) return { kind: 'resubscribe', typeUrl };
+    // A request may ACK the last response and change the subscription at once: both count.
+    const changed = this.applySubscription(state, request);
+    if (changed) this.answer(state, scopeOf(request));
+    if (sent && nonce !== '') return this.recordAck(state, sent);
+    if (request.resource_names_subscribe.length > 0) return { kind: 'resubscribe', typeUrl };
     return { kind: 'unsubscribe', typeUrl, names: request.resource_names_unsubscribe };
   }
 
-  private create(typeUrl: string, request: DeltaDiscoveryRequest): DeltaTypeState {
+  /**
+   * The first request of a type on this stream is answered whatever nonce it carries (there
+   * is nothing it could be stale against).
+   */
+  private first(request: DeltaDiscoveryRequest): RequestOutcome {
+    const typeUrl = request.type_url;
+    const subscribe = request.resource_names_subscribe;
     const state: DeltaTypeState = {
       typeUrl,
       names: [],
       sent: undefined,
       acked: undefined,
       nack: undefined,
-      wildcard: false,
-      explicit: new Set(),
-      known: new Map(Object.entries(request.initial_resource_versions)),
-      answered: false,
+      wildcard: subscribe.length === 0 || subscribe.includes('*'),
+      explicit: new Set(subscribedBy(request)),
+      known: new Map(),
+      scope: undefined,
     };
+    state.names = namesOf(state);
     this.types.set(typeUrl, state);
-    return state;
+    const known = Object.keys(request.initial_resource_versions).length;
+    if (this.resourceVersions && known > 0) {
+      state.known = new Map(Object.entries(request.initial_resource_versions));
+      this.answer(state, 'changed');
+    } else this.answer(state, scopeOf(request));
+    return known > 0
+      ? { kind: 'reconnect', typeUrl, version: '', known }
+      : { kind: 'subscribe', typeUrl };
   }
 
-  /** Applies subscribe / unsubscribe; true when something new is now subscribed. */
-  private applySubscription(
-    state: DeltaTypeState,
-    request: DeltaDiscoveryRequest,
-    first: boolean,
-  ): boolean {
-    let added = false;
-    // Envoy's first CDS/LDS request subscribes to nothing explicitly: that means `*`.
-    if (first && request.resource_names_subscribe.length === 0 && isWildcardType(state.typeUrl)) {
-      state.wildcard = added = true;
+  /**
+   * Owes `state` an answer; after CDS, EDS too, every name subscribed, so that clusters
+   * do not stay warming (istiod's forced EDS push; conformance: "a CDS request after EDS is
+   * answered, then EDS is pushed in full").
+   */
+  private answer(state: DeltaTypeState, scope: DeltaScope): void {
+    state.scope = scope;
+    this.owed.add(state.typeUrl);
+    const endpoints = state.typeUrl === CLUSTER_TYPE ? this.types.get(ENDPOINT_TYPE) : undefined;
+    if (endpoints) {
+      endpoints.scope = 'subscribed';
+      this.owed.add(ENDPOINT_TYPE);
     }
+  }
+
+  /**
+   * Applies subscribe, reconnect names and unsubscribe; true when the subscription changed.
+   * A `*` always counts as a change, as istiod never keeps it among the names.
+   */
+  private applySubscription(state: DeltaTypeState, request: DeltaDiscoveryRequest): boolean {
+    let changed = false;
     for (const name of request.resource_names_subscribe) {
-      if (name === '*') added = !state.wildcard || added;
-      if (name === '*') state.wildcard = true;
-      else if (!state.explicit.has(name)) {
-        state.explicit.add(name);
-        added = true;
-      }
+      if (name === '*' || !state.explicit.has(name)) changed = true;
+      if (name !== '*') state.explicit.add(name);
+    }
+    for (const name of Object.keys(request.initial_resource_versions)) {
+      if (!state.explicit.has(name)) changed = true;
+      state.explicit.add(name);
     }
     for (const name of request.resource_names_unsubscribe) {
-      if (name === '*') state.wildcard = false;
-      else state.explicit.delete(name);
+      if (state.explicit.delete(name)) changed = true;
       // The proxy drops an unsubscribed resource: it is no longer "known" to it.
-      if (!state.wildcard) state.known.delete(name);
+      state.known.delete(name);
     }
     state.names = namesOf(state);
-    return added;
+    return changed;
   }
 
-  private classifyNonce(
-    state: DeltaTypeState,
-    request: DeltaDiscoveryRequest,
-  ): RequestOutcome | undefined {
-    const nonce = request.response_nonce;
-    if (nonce === '') return undefined;
-    const typeUrl = state.typeUrl;
-    if (!state.sent || state.sent.nonce !== nonce) {
-      return { kind: 'stale', typeUrl, nonce, expected: state.sent?.nonce };
-    }
-    if (request.error_detail) {
-      const nack = {
-        version: state.sent.version,
-        nonce,
-        keptVersion: '',
-        code: request.error_detail.code,
-        message: request.error_detail.message,
-        at: this.now(),
-      };
-      state.nack = nack;
-      return { kind: 'nack', typeUrl, nack };
-    }
-    state.acked = { version: state.sent.version, nonce, at: this.now() };
+  private recordNack(state: DeltaTypeState, request: DeltaDiscoveryRequest): RequestOutcome {
+    const nack = {
+      version: state.sent?.version ?? '',
+      nonce: request.response_nonce,
+      keptVersion: '',
+      code: request.error_detail?.code ?? 0,
+      message: request.error_detail?.message ?? '',
+      at: this.now(),
+    };
+    state.nack = nack;
+    return { kind: 'nack', typeUrl: state.typeUrl, nack };
+  }
+
+  private recordAck(state: DeltaTypeState, sent: Sent): RequestOutcome {
+    state.acked = { version: sent.version, nonce: sent.nonce, at: this.now() };
     state.nack = undefined;
-    return { kind: 'ack', typeUrl, version: state.sent.version, nonce };
+    return { kind: 'ack', typeUrl: state.typeUrl, version: sent.version, nonce: sent.nonce };
   }
 
-  /** What a response for `state` would carry now: changed or new resources, and removals. */
-  diff(state: DeltaTypeState, snapshot: TypeSnapshot): DeltaDiff {
+  /** The answer to a request: see the file's comment. */
+  answerOf(
+    state: DeltaTypeState,
+    snapshot: TypeSnapshot,
+    scope: Exclude<DeltaScope, 'changed'>,
+  ): DeltaDiff {
+    const names = scope === 'subscribed' ? [...state.explicit] : scope;
+    if (isWildcardType(state.typeUrl)) {
+      const removed = names.filter((name) => !snapshot.resources.has(name));
+      return { resources: [...snapshot.resources.values()], removed };
+    }
     const resources: NamedResource[] = [];
     const removed: string[] = [];
-    const inScope = (name: string) => state.wildcard || state.explicit.has(name);
-    // A wildcard subscription covers every resource of the snapshot, explicit names included
-    // (those not in the snapshot have nothing to send): one pass over the snapshot, no copy.
-    // This runs for every stream on every push.
-    if (state.wildcard) {
-      for (const [name, resource] of snapshot.resources) {
-        if (state.known.get(name) !== resource.version) resources.push(resource);
-      }
-    } else {
-      for (const name of state.explicit) {
-        const resource = snapshot.resources.get(name);
-        if (resource && state.known.get(name) !== resource.version) resources.push(resource);
-      }
-    }
-    for (const name of state.known.keys()) {
-      if (inScope(name) && !snapshot.resources.has(name)) removed.push(name);
+    for (const name of names) {
+      const resource = snapshot.resources.get(name) ?? emptyResource(state.typeUrl, name);
+      if (resource) resources.push(resource);
+      else removed.push(name);
     }
     return { resources, removed };
   }
 
-  /** Builds the next response for a type, or undefined when the proxy is up to date. */
+  /** What a push sends: changed or new resources, and removals (of wildcard types). */
+  diff(state: DeltaTypeState, snapshot: TypeSnapshot): DeltaDiff {
+    const resources: NamedResource[] = [];
+    const removed: string[] = [];
+    // One pass over the snapshot, no copy: this runs for every stream on every push.
+    if (isWildcardType(state.typeUrl)) {
+      for (const [name, resource] of snapshot.resources) {
+        if (state.known.get(name) !== resource.version) resources.push(resource);
+      }
+      for (const name of state.known.keys()) {
+        if (!snapshot.resources.has(name)) removed.push(name);
+      }
+      return { resources, removed };
+    }
+    for (const name of state.explicit) {
+      const resource = snapshot.resources.get(name) ?? emptyResource(state.typeUrl, name);
+      if (resource && state.known.get(name) !== resource.version) resources.push(resource);
+      else if (!resource && state.known.has(name)) removed.push(name);
+    }
+    return { resources, removed };
+  }
+
+  /** Builds the next response for a type, or undefined when there is nothing to send. */
   next(state: DeltaTypeState, snapshot: TypeSnapshot, reuseNonce: boolean) {
     this.owed.delete(state.typeUrl);
-    const diff = this.diff(state, snapshot);
-    if (state.answered && diff.resources.length === 0 && diff.removed.length === 0)
+    const scope = state.scope;
+    state.scope = undefined;
+    // An answer to a request sends its whole scope; a push, or a versioned reconnect, a diff.
+    const whole = scope === 'changed' ? undefined : scope;
+    const diff = whole ? this.answerOf(state, snapshot, whole) : this.diff(state, snapshot);
+    // CDS and LDS answer every request, even with nothing; EDS and RDS with no names do not.
+    const answersAnyway =
+      scope === 'changed' || (whole !== undefined && isWildcardType(state.typeUrl));
+    if (!answersAnyway && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
     for (const r of diff.resources) state.known.set(r.name, r.version);
     for (const name of diff.removed) state.known.delete(name);
-    state.answered = true;
+    if (isWildcardType(state.typeUrl)) {
+      // What was sent is what is watched, as istiod records it.
+      if (whole) state.known = new Map(diff.resources.map((r) => [r.name, r.version]));
+      state.explicit = new Set(state.known.keys());
+      state.names = namesOf(state);
+    }
     state.sent = { version: snapshot.version, nonce, at: this.now(), count: diff.resources.length };
     return { resources: diff.resources, removed: diff.removed, nonce };
   }
 
   onSnapshot(snapshot: Snapshot): void {
     for (const state of this.types.values()) {
-      if (!state.answered || state.sent?.version === snapshot.get(state.typeUrl).version) continue;
+      if (!state.sent || state.sent.version === snapshot.get(state.typeUrl).version) continue;
       const diff = this.diff(state, snapshot.get(state.typeUrl));
       if (diff.resources.length > 0 || diff.removed.length > 0) this.owed.add(state.typeUrl);
     }

@@ -30,6 +30,8 @@ export interface StreamContext {
   policy: ResponsePolicy;
   /** Written into every response's `control_plane.identifier`. */
   controlPlaneId: string;
+  /** Delta resources carry their content version (see `MockIstiodOptions`). */
+  deltaResourceVersions?: boolean;
   events: ServerEventEmitter;
   log: Logger;
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */

@@ -1,8 +1,9 @@
 /**
- * A delta ADS stream (`DeltaAggregatedResources`): each response carries only what the
- * proxy does not have yet, and what it must remove. Resource entries are encoded once per
- * content (src/xds/wire-delta.ts); only the list differs per stream, and small responses
- * that several streams are owed alike are encoded once.
+ * A delta ADS stream (`DeltaAggregatedResources`): each response carries what the session
+ * decided (src/protocol/delta-session.ts: what a request asked for, or what a push changed),
+ * unversioned as istiod sends it unless `deltaResourceVersions`. Resource entries are
+ * encoded once per content (src/xds/wire-delta.ts); only the list differs per stream, and
+ * small responses that several streams are owed alike are encoded once.
  */
 import type { RequestOutcome } from '../core/stream-state.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
@@ -29,10 +30,11 @@ function sharedBody(
   snapshot: TypeSnapshot,
   resources: readonly NamedResource[],
   removed: readonly string[],
+  versioned: boolean,
   encode: () => Buffer,
 ): Buffer {
   if (resources.length + removed.length > SHARED_MAX_RESOURCES) return encode();
-  const key = `${resources.map((r) => `${r.name}\0${r.version}`).join('\n')}\x01${removed.join('\n')}`;
+  const key = `${versioned ? 'v' : ''}\x02${resources.map((r) => `${r.name}\0${r.version}`).join('\n')}\x01${removed.join('\n')}`;
   let bodies = sharedBodies.get(snapshot);
   if (!bodies) sharedBodies.set(snapshot, (bodies = new Map<string, Buffer>()));
   let body = bodies.get(key);
@@ -46,7 +48,7 @@ function sharedBody(
 
 export class DeltaStream extends AdsStream {
   readonly protocol = 'delta';
-  readonly session = new DeltaSession();
+  readonly session = new DeltaSession(undefined, this.ctx.deltaResourceVersions === true);
 
   protected classify(bytes: Buffer): RequestOutcome {
     return this.session.onRequest(decodeDeltaRequest(bytes));
@@ -75,13 +77,15 @@ export class DeltaStream extends AdsStream {
   ): BuiltResponse | undefined {
     const next = this.session.next(state, snapshot, reuseNonce);
     if (!next) return undefined;
-    const body = sharedBody(snapshot, next.resources, next.removed, () =>
+    const versioned = this.ctx.deltaResourceVersions === true;
+    const body = sharedBody(snapshot, next.resources, next.removed, versioned, () =>
       encodeDeltaResponseBody({
         systemVersion: snapshot.version,
         typeUrl: state.typeUrl,
         resources: next.resources,
         removed: next.removed,
         controlPlaneId: this.ctx.controlPlaneId,
+        versioned,
       }),
     );
     const message = appendNonceField(body, next.nonce);

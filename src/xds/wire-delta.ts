@@ -49,20 +49,26 @@ export interface DeltaResourceInput {
 }
 
 const resourceCache = new WeakMap<DeltaResourceInput, Uint8Array>();
+const versionedResourceCache = new WeakMap<DeltaResourceInput, Uint8Array>();
 
-/** The encoded `Resource` message (version = 1, resource = 2, name = 3), cached per object. */
-export function encodeDeltaResource(resource: DeltaResourceInput): Uint8Array {
-  let bytes = resourceCache.get(resource);
+/**
+ * The encoded `Resource` message (version = 1, resource = 2, name = 3), cached per object.
+ * istiod leaves `version` empty (conformance: "Delta: subscriptions"); `versioned` writes
+ * the resource's content version (the `deltaResourceVersions` option).
+ */
+export function encodeDeltaResource(resource: DeltaResourceInput, versioned = false): Uint8Array {
+  const cache = versioned ? versionedResourceCache : resourceCache;
+  let bytes = cache.get(resource);
   if (!bytes) {
     const writer = protobuf.Writer.create();
-    writer.uint32((1 << 3) | 2).string(resource.version);
+    if (versioned) writer.uint32((1 << 3) | 2).string(resource.version);
     writer.uint32((2 << 3) | 2).fork();
     writer.uint32((1 << 3) | 2).string(resource.typeUrl);
     writer.uint32((2 << 3) | 2).bytes(resource.value);
     writer.ldelim();
     writer.uint32((3 << 3) | 2).string(resource.name);
     bytes = writer.finish();
-    resourceCache.set(resource, bytes);
+    cache.set(resource, bytes);
   }
   return bytes;
 }
@@ -74,6 +80,8 @@ export interface DeltaResponseParts {
   removed: readonly string[];
   nonce: string;
   controlPlaneId: string;
+  /** Each resource's version written (see `encodeDeltaResource`); istiod writes none. */
+  versioned?: boolean;
 }
 
 /**
@@ -85,7 +93,7 @@ export function encodeDeltaResponseBody(parts: Omit<DeltaResponseParts, 'nonce'>
   const writer = protobuf.Writer.create();
   writer.uint32((1 << 3) | 2).string(parts.systemVersion);
   for (const resource of parts.resources) {
-    writer.uint32((2 << 3) | 2).bytes(encodeDeltaResource(resource));
+    writer.uint32((2 << 3) | 2).bytes(encodeDeltaResource(resource, parts.versioned));
   }
   writer.uint32((4 << 3) | 2).string(parts.typeUrl);
   for (const name of parts.removed) writer.uint32((6 << 3) | 2).string(name);

@@ -26,7 +26,9 @@ function loadAssignment(cluster: string, port: number) {
 }
 
 describe('delta ADS', () => {
-  it('treats an empty first CDS subscription as wildcard and sends every cluster with its version', async ({
+  // istiod sends delta resources unversioned: conformance case "Delta: subscriptions: a first
+  // CDS request with no names is a wildcard: every cluster, unversioned".
+  it('treats an empty first CDS subscription as wildcard and sends every cluster, unversioned', async ({
     ads: client,
   }) => {
     const stream = client.delta();
@@ -34,7 +36,7 @@ describe('delta ADS', () => {
     const response = await stream.nextDelta();
     expect(names(response)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
     expect(
-      response.resources.every((r) => r.version !== '' && r.resource.type_url === CLUSTER_TYPE),
+      response.resources.every((r) => r.version === '' && r.resource.type_url === CLUSTER_TYPE),
     ).toBe(true);
     expect(response.removed_resources).toEqual([]);
     expect(response.nonce).not.toBe('');
@@ -57,10 +59,31 @@ describe('delta ADS', () => {
     expect(pushed.removed_resources.sort()).toEqual(['BlackHoleCluster', 'inbound|8101||']);
   });
 
-  it('does not send again what a reconnecting proxy lists in initial_resource_versions', async ({
-    mock: server,
+  // istiod sends a reconnect everything (conformance case "Delta: reconnects and EDS after
+  // CDS: a CDS reconnect listing a cluster that is gone is sent every cluster, and that one as
+  // removed"); only the deltaResourceVersions option skips what the proxy has.
+  it('sends a reconnecting proxy everything again, and removes what it lists that is gone', async ({
     ads: client,
   }) => {
+    const stream = client.delta();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const first = await stream.nextDelta();
+    stream.close();
+
+    const again = client.delta();
+    const have = { ...versions(first), 'gone-meanwhile': '' };
+    again.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), initial_resource_versions: have });
+    const response = await again.nextDelta();
+    expect(names(response)).toEqual(names(first));
+    expect(response.removed_resources).toEqual(['gone-meanwhile']);
+  });
+
+  it('with deltaResourceVersions, does not send again what a reconnecting proxy lists in initial_resource_versions', async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock({ deltaResourceVersions: true });
+    const client = connect(server);
     const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     const first = await stream.nextDelta();
@@ -81,6 +104,8 @@ describe('delta ADS', () => {
     expect(reconnects).toEqual([3]);
   });
 
+  // A name that does not exist is answered with an empty resource, not left out: conformance
+  // case "Delta: removals: an EDS name that never existed is answered with an empty resource".
   it('serves explicit subscriptions by name and forgets unsubscribed names', async ({
     startMock,
     connect,
@@ -94,7 +119,7 @@ describe('delta ADS', () => {
       resource_names_subscribe: ['a', 'missing'],
     });
     const first = await stream.nextDelta();
-    expect(names(first)).toEqual(['a']);
+    expect(names(first)).toEqual(['a', 'missing']);
     stream.send({
       type_url: ENDPOINT_TYPE,
       response_nonce: first.nonce,

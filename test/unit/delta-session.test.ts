@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DeltaSession } from '../../src/protocol/delta-session.js';
-import { Snapshot } from '../../src/core/snapshot.js';
-import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { emptyResource, Snapshot, TypeSnapshot } from '../../src/core/snapshot.js';
+import { envoyRoot } from '../../src/xds/protos.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
 import type { DeltaDiscoveryRequest } from '../../src/xds/wire-delta.js';
 
 const node = {
@@ -52,5 +53,93 @@ describe("DeltaSession and istiod's shouldRespondDelta", () => {
     expect(sent?.nonce).toBeDefined();
     expect(session.onRequest(request({ response_nonce: 'unknown' })).kind).toBe('stale');
     expect(session.onRequest(request({ response_nonce: sent?.nonce })).kind).toBe('ack');
+  });
+});
+
+describe("DeltaSession and istiod's delta answers", () => {
+  // Conformance: "Delta: ACKs and NACKs: a subscription in a NACK is dropped".
+  it('drops the subscription changes of a NACK, and answers them asked again', () => {
+    const session = new DeltaSession();
+    session.onRequest(request({ node, type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a'] }));
+    const state = session.types.get(ENDPOINT_TYPE);
+    if (!state) throw new Error('EDS was subscribed');
+    const sent = session.next(state, empty.get(ENDPOINT_TYPE), false);
+    expect(sent?.resources.map((r) => r.name)).toEqual(['a']);
+    const nack = session.onRequest(
+      request({
+        type_url: ENDPOINT_TYPE,
+        response_nonce: sent?.nonce,
+        resource_names_subscribe: ['b'],
+        error_detail: { code: 13, message: 'no' },
+      }),
+    );
+    expect(nack.kind).toBe('nack');
+    expect(session.hasOwed()).toBe(false);
+    expect(state.names).toEqual(['a']);
+    session.onRequest(request({ type_url: ENDPOINT_TYPE, resource_names_subscribe: ['b'] }));
+    expect(
+      session.next(state, empty.get(ENDPOINT_TYPE), false)?.resources.map((r) => r.name),
+    ).toEqual(['b']);
+  });
+
+  // Conformance: "Delta: subscriptions: a first EDS request with no names stays silent".
+  it('sends nothing for EDS with no names, and every cluster for CDS whatever the names', () => {
+    const session = new DeltaSession();
+    session.onRequest(request({ node, type_url: ENDPOINT_TYPE }));
+    const eds = session.types.get(ENDPOINT_TYPE);
+    if (!eds) throw new Error('EDS was subscribed');
+    expect(session.next(eds, empty.get(ENDPOINT_TYPE), false)).toBeUndefined();
+    session.onRequest(request({ type_url: CLUSTER_TYPE, resource_names_subscribe: ['gone'] }));
+    const cds = session.types.get(CLUSTER_TYPE);
+    if (!cds) throw new Error('CDS was subscribed');
+    expect(session.next(cds, empty.get(CLUSTER_TYPE), false)).toMatchObject({
+      resources: [],
+      removed: ['gone'],
+    });
+  });
+
+  // The rule behind "Delta: removals": removed_resources is for wildcard types only.
+  it('pushes a vanished EDS name as an empty resource, not as a removal', () => {
+    const session = new DeltaSession();
+    session.onRequest(request({ node, type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a'] }));
+    const state = session.types.get(ENDPOINT_TYPE);
+    if (!state) throw new Error('EDS was subscribed');
+    const a = {
+      name: 'a',
+      typeUrl: ENDPOINT_TYPE,
+      value: new Uint8Array([10, 1, 97]),
+      version: 'h1',
+    };
+    const before = new TypeSnapshot(ENDPOINT_TYPE, 'v1', new Map([['a', a]]), 'test');
+    expect(session.next(state, before, false)?.resources).toEqual([a]);
+    const after = new TypeSnapshot(ENDPOINT_TYPE, 'v2', new Map(), 'test');
+    expect(session.next(state, after, false)).toMatchObject({
+      resources: [emptyResource(ENDPOINT_TYPE, 'a')],
+      removed: [],
+    });
+    // Sent once: the next push has nothing to say of it.
+    expect(session.next(state, after, false)).toBeUndefined();
+  });
+});
+
+describe('emptyResource', () => {
+  // Conformance: "Delta: removals: an RDS name that never existed is answered with an empty
+  // route configuration".
+  it("is istiod's answer for an EDS or RDS name it has nothing for, and nothing for others", () => {
+    const decode = (typeUrl: string, message: string, name: string) => {
+      const resource = emptyResource(typeUrl, name);
+      if (!resource) throw new Error(`no empty ${message}`);
+      const type = envoyRoot().lookupType(message);
+      return type.toObject(type.decode(resource.value));
+    };
+    expect(decode(ENDPOINT_TYPE, 'envoy.config.endpoint.v3.ClusterLoadAssignment', 'a')).toEqual({
+      cluster_name: 'a',
+    });
+    expect(decode(ROUTE_TYPE, 'envoy.config.route.v3.RouteConfiguration', '80')).toEqual({
+      name: '80',
+      validate_clusters: {},
+    });
+    expect(emptyResource(ENDPOINT_TYPE, 'a')).toBe(emptyResource(ENDPOINT_TYPE, 'a'));
+    expect(emptyResource(CLUSTER_TYPE, 'a')).toBeUndefined();
   });
 });

@@ -54,6 +54,8 @@ describe('a delta response body shared by streams', () => {
       resources: [resource],
       removed: ['gone'],
       controlPlaneId: 'mock-istiod',
+      // Written only with the deltaResourceVersions option (istiod writes none).
+      versioned: true,
     };
     const type = envoyRoot().lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
     const decode = (bytes: Uint8Array) => type.toObject(type.decode(bytes), { bytes: Array });

@@ -41,6 +41,9 @@ Options (environment variable in brackets):
   --control-token <token>  require "Authorization: Bearer <token>" on the control API
                            [MOCK_ISTIOD_CONTROL_TOKEN] (needed when it is not on loopback)
   --withhold-first         accept streams but send nothing until POST /control/release
+  --delta-resource-versions
+                           delta resources carry content versions, and a reconnect is sent
+                           only what its initial_resource_versions lack (istiod: neither)
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
   --resources-quiet <d>    how long the files must be left alone before a change is reloaded
@@ -71,6 +74,7 @@ const OPTIONS = {
   'control-port': { type: 'string' },
   'control-token': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
+  'delta-resource-versions': { type: 'boolean', default: false },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
   'from-config-dump': { type: 'string' },
@@ -148,6 +152,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     resources,
     controlToken: token,
     withholdFirst: values['withhold-first'],
+    deltaResourceVersions: values['delta-resource-versions'],
     resourcesPath: values.resources,
     resourcesQuietMs: parseQuiet(values['resources-quiet']),
     journalSize: parseJournalSize(values['journal-size']),

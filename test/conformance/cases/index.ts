@@ -2,5 +2,16 @@
 import type { ConformanceCase } from '../support/case.js';
 import acks from './acks.js';
 import firstRequest from './first-request.js';
+import deltaSubscriptions from './delta-subscriptions.js';
+import deltaRemovals from './delta-removals.js';
+import deltaAcks from './delta-acks.js';
+import deltaReconnect from './delta-reconnect.js';
 
-export const CASES: readonly ConformanceCase[] = [...firstRequest, ...acks];
+export const CASES: readonly ConformanceCase[] = [
+  ...firstRequest,
+  ...acks,
+  ...deltaSubscriptions,
+  ...deltaRemovals,
+  ...deltaAcks,
+  ...deltaReconnect,
+];

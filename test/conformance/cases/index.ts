@@ -2,5 +2,12 @@
 import type { ConformanceCase } from '../support/case.js';
 import acks from './acks.js';
 import firstRequest from './first-request.js';
+import versionsPushes from './versions-pushes.js';
+import versionsShared from './versions-shared.js';
 
-export const CASES: readonly ConformanceCase[] = [...firstRequest, ...acks];
+export const CASES: readonly ConformanceCase[] = [
+  ...firstRequest,
+  ...acks,
+  ...versionsShared,
+  ...versionsPushes,
+];

@@ -6,7 +6,7 @@
 import pino, { type Logger } from 'pino';
 import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../util/problems.js';
-import type { Clock } from '../snapshot/version.js';
+import { VERSIONINGS, type Clock, type Versioning } from '../snapshot/version.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
@@ -52,6 +52,15 @@ export interface MockIstiodOptions {
    * identifier, with this as its `ID` (`mock-istiod` when empty).
    */
   controlPlaneId: string;
+  /**
+   * How responses are versioned (snapshot/version.ts). `push`, the default, is istiod's: one
+   * version per push shared by every type, and any change (or `push()`) re-sends every type
+   * a stream watches at the new version; conformance rules "Versions and nonces" and
+   * "Pushes". `per-type` is the mock's former scheme, kept for tests that want only changed
+   * types re-sent and delta resources with content versions (conformance:
+   * test/conformance/per-type-versions.test.ts). `serve --versioning per-type`.
+   */
+  versioning: Versioning;
   /** Extra response policies (faults), consulted after the withhold switch, in order. */
   policies: readonly ResponsePolicy[];
   /** How many journal entries to keep in memory (a ring buffer). */
@@ -102,6 +111,7 @@ export function defaultOptions(): MockIstiodOptions {
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
     controlPlaneId: '',
+    versioning: 'push',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
     tls: false,
@@ -154,6 +164,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'resourcesQuietMs',
       message: `expected a positive integer (milliseconds), found ${String(options.resourcesQuietMs)}`,
+    });
+  }
+  if (!VERSIONINGS.includes(options.versioning)) {
+    problems.push({
+      path: 'versioning',
+      message: `expected ${VERSIONINGS.join(' or ')}, found ${JSON.stringify(options.versioning)}`,
     });
   }
   if (!isLang(options.lang)) {

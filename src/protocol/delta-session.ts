@@ -136,22 +136,27 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     return { kind: 'ack', typeUrl, version: state.sent.version, nonce };
   }
 
-  /** What a response for `state` would carry now: changed or new resources, and removals. */
-  diff(state: DeltaTypeState, snapshot: TypeSnapshot): DeltaDiff {
+  /**
+   * What a response for `state` would carry now: changed or new resources (every one in
+   * scope when `whole`), and removals.
+   */
+  diff(state: DeltaTypeState, snapshot: TypeSnapshot, whole = false): DeltaDiff {
     const resources: NamedResource[] = [];
     const removed: string[] = [];
     const inScope = (name: string) => state.wildcard || state.explicit.has(name);
+    const owed = (name: string, resource: NamedResource) =>
+      whole || state.known.get(name) !== resource.version;
     // A wildcard subscription covers every resource of the snapshot, explicit names included
     // (those not in the snapshot have nothing to send): one pass over the snapshot, no copy.
     // This runs for every stream on every push.
     if (state.wildcard) {
       for (const [name, resource] of snapshot.resources) {
-        if (state.known.get(name) !== resource.version) resources.push(resource);
+        if (owed(name, resource)) resources.push(resource);
       }
     } else {
       for (const name of state.explicit) {
         const resource = snapshot.resources.get(name);
-        if (resource && state.known.get(name) !== resource.version) resources.push(resource);
+        if (resource && owed(name, resource)) resources.push(resource);
       }
     }
     for (const name of state.known.keys()) {
@@ -163,7 +168,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   /** Builds the next response for a type, or undefined when the proxy is up to date. */
   next(state: DeltaTypeState, snapshot: TypeSnapshot, reuseNonce: boolean) {
     this.owed.delete(state.typeUrl);
-    const diff = this.diff(state, snapshot);
+    const diff = this.diff(state, snapshot, isNewPush(state, snapshot));
     if (state.answered && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
@@ -176,9 +181,27 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
 
   onSnapshot(snapshot: Snapshot): void {
     for (const state of this.types.values()) {
-      if (!state.answered || state.sent?.version === snapshot.get(state.typeUrl).version) continue;
-      const diff = this.diff(state, snapshot.get(state.typeUrl));
+      const current = snapshot.get(state.typeUrl);
+      if (!state.answered || state.sent?.version === current.version) continue;
+      if (isNewPush(state, current)) {
+        this.owed.add(state.typeUrl);
+        continue;
+      }
+      const diff = this.diff(state, current);
       if (diff.resources.length > 0 || diff.removed.length > 0) this.owed.add(state.typeUrl);
     }
   }
+}
+
+/**
+ * Whether a response of `snapshot` answers a push the stream has not had: istiod's full push
+ * sends every resource a delta stream watches, changed or not (with `per-type` versioning
+ * only what changed is sent). Conformance: "Pushes: delta: a push re-sends every resource…".
+ */
+function isNewPush(state: DeltaTypeState, snapshot: TypeSnapshot): boolean {
+  return (
+    snapshot.versioning === 'push' &&
+    state.sent !== undefined &&
+    state.sent.version !== snapshot.version
+  );
 }

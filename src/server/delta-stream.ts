@@ -82,6 +82,9 @@ export class DeltaStream extends AdsStream {
         resources: next.resources,
         removed: next.removed,
         controlPlaneId: this.ctx.controlPlaneId,
+        // istiod's resources carry no version of their own (conformance: "Versions and
+        // nonces: delta: …"); the content versions stay the session's books.
+        resourceVersions: snapshot.versioning === 'per-type',
       }),
     );
     const message = appendNonceField(body, next.nonce);

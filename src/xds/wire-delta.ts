@@ -49,20 +49,25 @@ export interface DeltaResourceInput {
 }
 
 const resourceCache = new WeakMap<DeltaResourceInput, Uint8Array>();
+const unversionedCache = new WeakMap<DeltaResourceInput, Uint8Array>();
 
-/** The encoded `Resource` message (version = 1, resource = 2, name = 3), cached per object. */
-export function encodeDeltaResource(resource: DeltaResourceInput): Uint8Array {
-  let bytes = resourceCache.get(resource);
+/**
+ * The encoded `Resource` message (version = 1, resource = 2, name = 3), cached per object;
+ * without `withVersion`, its version is left out (empty, as istiod sends it).
+ */
+export function encodeDeltaResource(resource: DeltaResourceInput, withVersion = true): Uint8Array {
+  const cache = withVersion ? resourceCache : unversionedCache;
+  let bytes = cache.get(resource);
   if (!bytes) {
     const writer = protobuf.Writer.create();
-    writer.uint32((1 << 3) | 2).string(resource.version);
+    if (withVersion) writer.uint32((1 << 3) | 2).string(resource.version);
     writer.uint32((2 << 3) | 2).fork();
     writer.uint32((1 << 3) | 2).string(resource.typeUrl);
     writer.uint32((2 << 3) | 2).bytes(resource.value);
     writer.ldelim();
     writer.uint32((3 << 3) | 2).string(resource.name);
     bytes = writer.finish();
-    resourceCache.set(resource, bytes);
+    cache.set(resource, bytes);
   }
   return bytes;
 }
@@ -74,6 +79,8 @@ export interface DeltaResponseParts {
   removed: readonly string[];
   nonce: string;
   controlPlaneId: string;
+  /** Write each resource's version (default); false leaves them empty. */
+  resourceVersions?: boolean;
 }
 
 /**
@@ -85,7 +92,9 @@ export function encodeDeltaResponseBody(parts: Omit<DeltaResponseParts, 'nonce'>
   const writer = protobuf.Writer.create();
   writer.uint32((1 << 3) | 2).string(parts.systemVersion);
   for (const resource of parts.resources) {
-    writer.uint32((2 << 3) | 2).bytes(encodeDeltaResource(resource));
+    writer
+      .uint32((2 << 3) | 2)
+      .bytes(encodeDeltaResource(resource, parts.resourceVersions !== false));
   }
   writer.uint32((4 << 3) | 2).string(parts.typeUrl);
   for (const name of parts.removed) writer.uint32((6 << 3) | 2).string(name);

@@ -26,7 +26,9 @@ function loadAssignment(cluster: string, port: number) {
 }
 
 describe('delta ADS', () => {
-  it('treats an empty first CDS subscription as wildcard and sends every cluster with its version', async ({
+  // Conformance "Versions and nonces: delta: every type is answered with the same
+  // system_version…": istiod's delta resources carry no version of their own.
+  it('treats an empty first CDS subscription as wildcard and sends every cluster, unversioned', async ({
     ads: client,
   }) => {
     const stream = client.delta();
@@ -34,10 +36,21 @@ describe('delta ADS', () => {
     const response = await stream.nextDelta();
     expect(names(response)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
     expect(
-      response.resources.every((r) => r.version !== '' && r.resource.type_url === CLUSTER_TYPE),
+      response.resources.every((r) => r.version === '' && r.resource.type_url === CLUSTER_TYPE),
     ).toBe(true);
     expect(response.removed_resources).toEqual([]);
     expect(response.nonce).not.toBe('');
+  });
+
+  it("with versioning 'per-type', gives every resource a content version", async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock({ versioning: 'per-type' });
+    const stream = connect(server).delta();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const response = await stream.nextDelta();
+    expect(response.resources.every((r) => r.version !== '')).toBe(true);
   });
 
   it('sends only what changed, and removals only in removed_resources; ACKs are not answered', async ({
@@ -57,10 +70,31 @@ describe('delta ADS', () => {
     expect(pushed.removed_resources.sort()).toEqual(['BlackHoleCluster', 'inbound|8101||']);
   });
 
-  it('does not send again what a reconnecting proxy lists in initial_resource_versions', async ({
-    mock: server,
+  // The resources a proxy was sent carry empty versions (istiod's), which it lists as it got
+  // them: a reconnect is sent them again, and what is gone is removed.
+  it('sends a reconnecting proxy its resources again, and removes what is gone', async ({
     ads: client,
   }) => {
+    const stream = client.delta();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const first = await stream.nextDelta();
+    stream.close();
+
+    const again = client.delta();
+    const have = versions(first);
+    have['gone-meanwhile'] = 'v0';
+    again.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), initial_resource_versions: have });
+    const response = await again.nextDelta();
+    expect(names(response)).toEqual(names(first));
+    expect(response.removed_resources).toEqual(['gone-meanwhile']);
+  });
+
+  it("with versioning 'per-type', does not send again what a reconnecting proxy lists in initial_resource_versions", async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock({ versioning: 'per-type' });
+    const client = connect(server);
     const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     const first = await stream.nextDelta();

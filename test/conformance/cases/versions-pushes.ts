@@ -131,4 +131,35 @@ export default cases('Pushes', [
       await s.silent();
     },
   },
+  {
+    title: 'the ACK of a pushed version is not answered, and syncz shows it acknowledged',
+    alone: true,
+    async run(x) {
+      const s = x.sotw();
+      await sotwAcked(s, { node: x.node(), type_url: CLUSTER_TYPE, resource_names: [] });
+      await x.push();
+      const r = await s.read();
+      s.send({
+        type_url: CLUSTER_TYPE,
+        resource_names: [],
+        version_info: r.version,
+        response_nonce: r.nonce,
+      });
+      await s.silent();
+      await x.syncz();
+    },
+  },
+  {
+    title: 'a SotW and a delta stream of one proxy are both pushed the one new version',
+    alone: true,
+    async run(x) {
+      const s = x.sotw();
+      await sotwAcked(s, { node: x.node(), type_url: LISTENER_TYPE, resource_names: [] });
+      const d = x.delta();
+      await deltaAcked(d, { node: x.node(), type_url: CLUSTER_TYPE });
+      await x.push();
+      await s.read();
+      await d.read();
+    },
+  },
 ]);

@@ -175,20 +175,20 @@ class SetStore implements SnapshotStore {
       plans.every((p) => p.changed.length === 0);
     if (same) return [];
     const version = this.nextVersion();
-    const changes = plans.map(({ entry, before, changed }): SnapshotChange => {
-      const { name, packed, versions } = entry;
+    this.stored = plans.map(({ entry, before }) => {
+      const { name, match, packed, versions } = entry;
       const snapshot = packed
         ? Snapshot.next(before?.snapshot, packed, version, this.controlPlaneId, sameResources, {
             baseVersion: this.baseVersion,
             kept: before ? undefined : versions,
           }).snapshot
-        : (before?.snapshot.restamped(version) ?? this.empty(name, entry.match, version).snapshot);
-      return { set: name, snapshot, changed };
+        : (before?.snapshot.restamped(version) ?? this.empty(name, match, version).snapshot);
+      return { name, match, snapshot };
     });
-    this.stored = changes.map((c, i) => ({
-      name: c.set,
-      match: (entries[i] as Entry).match,
-      snapshot: c.snapshot,
+    const changes = this.stored.map((s, i) => ({
+      set: s.name,
+      snapshot: s.snapshot,
+      changed: plans[i]?.changed ?? [],
     }));
     if (previous.length > 0) this.notify(changes);
     return changes;

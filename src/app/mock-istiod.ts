@@ -129,7 +129,9 @@ class MockIstiodImpl implements MockIstiod {
         snapshotFor: (proxy) => store.snapshotFor(proxy),
         policy: this.policy,
         controlPlaneId: options.controlPlaneId,
-        deltaResourceVersions: options.deltaResourceVersions,
+        // The per-type scheme is the mock's former one as a whole, delta content versions and
+        // versioned reconnects included.
+        deltaResourceVersions: options.deltaResourceVersions || options.versioning === 'per-type',
         events: this.events,
         log,
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
@@ -280,7 +282,15 @@ class MockIstiodImpl implements MockIstiod {
     return this.faults.release().length > 0 || held;
   }
 
+  /**
+   * With no selector, a full push as a config change makes istiod's: every type of every
+   * set at one new version, and every stream sends again all it watches (conformance
+   * "Pushes"; with `versioning: 'per-type'`, the current versions are sent again). With a
+   * selector (streams, types), the current version is sent again to those only, as istiod's
+   * pushes to one proxy do.
+   */
   push(selector?: StreamSelector): number {
+    if (isEverything(selector) && this.store.push().length > 0) return this.host.streams().length;
     return this.host.push(selector);
   }
 
@@ -340,4 +350,14 @@ class MockIstiodImpl implements MockIstiod {
     this.prepared?.dispose();
     this.options.logger.info('mock istiod closed');
   }
+}
+
+/** A selector that chooses every stream and every type (or none given). */
+function isEverything(selector: StreamSelector | undefined): boolean {
+  return (
+    selector === undefined ||
+    (selector.node === undefined &&
+      selector.connectionId === undefined &&
+      (selector.types === undefined || selector.types.length === 0))
+  );
 }

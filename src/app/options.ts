@@ -6,7 +6,7 @@
 import pino, { type Logger } from 'pino';
 import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../util/problems.js';
-import type { Clock } from '../snapshot/version.js';
+import { VERSIONINGS, type Clock, type Versioning } from '../snapshot/version.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
@@ -62,6 +62,16 @@ export interface MockIstiodOptions {
    * of test/conformance/delta-resource-versions.test.ts).
    */
   deltaResourceVersions: boolean;
+  /**
+   * How responses are versioned (snapshot/version.ts). `push`, the default, is istiod's: one
+   * version per push shared by every type, and any change (or `push()`) re-sends every type
+   * a stream watches at the new version; conformance rules "Versions and nonces" and
+   * "Pushes". `per-type` is the mock's former scheme, kept for tests that want only changed
+   * types re-sent, and delta resources with content versions (it implies
+   * `deltaResourceVersions`; conformance:
+   * test/conformance/per-type-versions.test.ts). `serve --versioning per-type`.
+   */
+  versioning: Versioning;
   /** Extra response policies (faults), consulted after the withhold switch, in order. */
   policies: readonly ResponsePolicy[];
   /** How many journal entries to keep in memory (a ring buffer). */
@@ -113,6 +123,7 @@ export function defaultOptions(): MockIstiodOptions {
     clock: () => new Date(),
     controlPlaneId: '',
     deltaResourceVersions: false,
+    versioning: 'push',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
     tls: false,
@@ -165,6 +176,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'resourcesQuietMs',
       message: `expected a positive integer (milliseconds), found ${String(options.resourcesQuietMs)}`,
+    });
+  }
+  if (!VERSIONINGS.includes(options.versioning)) {
+    problems.push({
+      path: 'versioning',
+      message: `expected ${VERSIONINGS.join(' or ')}, found ${JSON.stringify(options.versioning)}`,
     });
   }
   if (!isLang(options.lang)) {

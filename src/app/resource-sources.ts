@@ -94,7 +94,11 @@ export function createResourceSources(
   options: ResolvedOptions,
   events: ServerEventEmitter,
 ): ResourceSources {
-  const storeOptions = { clock: options.clock, controlPlaneId: options.controlPlaneId };
+  const storeOptions = {
+    clock: options.clock,
+    controlPlaneId: options.controlPlaneId,
+    versioning: options.versioning,
+  };
   const { resourcesPath: path, logger: log } = options;
   if (path) {
     const loaded = loadInitialSets(path);

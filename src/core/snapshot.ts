@@ -1,13 +1,19 @@
 /**
  * Immutable, versioned snapshots of the resource set, with the encode-once cache.
  *
- * Each type has its own version, bumped only when that type's resources change. The
- * response body for a type (everything but the nonce) is encoded once per version and shared
+ * As istiod versions them (`versioning: 'push'`), every type of a snapshot carries the
+ * version of its push; with `per-type`, each type keeps its version until its own resources
+ * change (snapshot/version.ts). The response body for a type (everything but the nonce) is encoded once per version and shared
  * by every stream; a subset of names (non-wildcard subscriptions) is cached the same way.
  */
 import { envoyRoot } from '../xds/protos.js';
 import { ENDPOINT_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';
 import { encodeResponseBody, type PackedResource } from '../xds/wire.js';
+
+/** How a snapshot's types are versioned: see snapshot/version.ts, which makes the versions. */
+export type Versioning = 'push' | 'per-type';
+
+export const VERSIONINGS: readonly Versioning[] = ['push', 'per-type'];
 
 export interface NamedResource extends PackedResource {
   name: string;
@@ -33,6 +39,8 @@ export class TypeSnapshot {
     readonly version: string,
     readonly resources: ReadonlyMap<string, NamedResource>,
     private readonly controlPlaneId: string,
+    /** The scheme it was versioned by: what a delta stream owed it is sent (delta-session.ts). */
+    readonly versioning: Versioning = 'push',
   ) {}
 
   /**
@@ -74,13 +82,18 @@ export class Snapshot {
     readonly baseVersion: string,
     private readonly types: ReadonlyMap<string, TypeSnapshot>,
     private readonly controlPlaneId: string,
+    readonly versioning: Versioning = 'push',
   ) {}
 
-  /** The snapshot of one type; an empty one (at the base version) for types never set. */
+  /**
+   * The snapshot of one type; an empty one for types never set: at the push's version (as
+   * istiod answers every type), or with `per-type` at the base version.
+   */
   get(typeUrl: string): TypeSnapshot {
+    const version = this.versioning === 'push' ? this.version : this.baseVersion;
     return (
       this.types.get(typeUrl) ??
-      new TypeSnapshot(typeUrl, this.baseVersion, new Map(), this.controlPlaneId)
+      new TypeSnapshot(typeUrl, version, new Map(), this.controlPlaneId, this.versioning)
     );
   }
 
@@ -92,35 +105,81 @@ export class Snapshot {
     return [...this.types.keys()];
   }
 
-  /** Builds the next snapshot: types whose resources changed get `version`, others keep theirs. */
+  /** The same resources at a new push version: a push that changed nothing of this set. */
+  restamped(version: string): Snapshot {
+    const types = new Map<string, TypeSnapshot>();
+    for (const [typeUrl, type] of this.types) {
+      types.set(
+        typeUrl,
+        new TypeSnapshot(typeUrl, version, type.resources, this.controlPlaneId, this.versioning),
+      );
+    }
+    return new Snapshot(version, this.baseVersion, types, this.controlPlaneId, this.versioning);
+  }
+
+  /** The types whose resources differ between `previous` and `set` (all of them without one). */
+  static changes(previous: Snapshot | undefined, set: PackedSet, same: SameResources): string[] {
+    const typeUrls = new Set([...(previous?.typeUrls() ?? []), ...set.keys()]);
+    return [...typeUrls].filter((typeUrl) => {
+      const before = previous?.types.get(typeUrl);
+      return !before || !same(before.resources, set.get(typeUrl) ?? new Map());
+    });
+  }
+
+  /**
+   * Builds the next snapshot at `version`. With `push` every type carries it, changed or
+   * not (a push re-sends them all, as istiod's does); with `per-type` only types whose
+   * resources changed get it and the others keep theirs. `changed` names the types whose
+   * resources changed, whatever the scheme.
+   */
   static next(
     previous: Snapshot | undefined,
     set: PackedSet,
     version: string,
     controlPlaneId: string,
-    same: (a: ReadonlyMap<string, NamedResource>, b: ReadonlyMap<string, NamedResource>) => boolean,
-    baseVersion?: string,
-    /** Versions to give these types instead of `version` (a captured config's, kept). */
-    kept?: ReadonlyMap<string, string>,
+    same: SameResources,
+    options: NextOptions = {},
   ): { snapshot: Snapshot; changed: string[] } {
+    const versioning = options.versioning ?? 'push';
     const types = new Map<string, TypeSnapshot>();
-    const changed: string[] = [];
+    const changed = Snapshot.changes(previous, set, same);
     const typeUrls = new Set([...(previous?.typeUrls() ?? []), ...set.keys()]);
     for (const typeUrl of typeUrls) {
       const resources = set.get(typeUrl) ?? new Map<string, NamedResource>();
       const before = previous?.types.get(typeUrl);
-      if (before && same(before.resources, resources)) {
+      const unchanged = before !== undefined && !changed.includes(typeUrl);
+      if (unchanged && versioning === 'per-type') {
         types.set(typeUrl, before);
-      } else {
-        const typeVersion = kept?.get(typeUrl) ?? version;
-        types.set(typeUrl, new TypeSnapshot(typeUrl, typeVersion, resources, controlPlaneId));
-        changed.push(typeUrl);
+        continue;
       }
+      // A captured config's version is kept for its first install only (`kept`).
+      const typeVersion = options.kept?.get(typeUrl) ?? version;
+      // Unchanged resources stay the very objects they were, so their encodings are reused.
+      const served = unchanged ? before.resources : resources;
+      types.set(
+        typeUrl,
+        new TypeSnapshot(typeUrl, typeVersion, served, controlPlaneId, versioning),
+      );
     }
-    const pushVersion = changed.length > 0 || !previous ? version : previous.version;
-    const base = previous?.baseVersion ?? baseVersion ?? version;
-    return { snapshot: new Snapshot(pushVersion, base, types, controlPlaneId), changed };
+    const pushVersion =
+      changed.length > 0 || !previous || versioning === 'push' ? version : previous.version;
+    const base = previous?.baseVersion ?? options.baseVersion ?? version;
+    const snapshot = new Snapshot(pushVersion, base, types, controlPlaneId, versioning);
+    return { snapshot, changed };
   }
+}
+
+export type SameResources = (
+  a: ReadonlyMap<string, NamedResource>,
+  b: ReadonlyMap<string, NamedResource>,
+) => boolean;
+
+export interface NextOptions {
+  versioning?: Versioning;
+  /** The version of the store's first snapshot (`per-type`: types never seen answer with it). */
+  baseVersion?: string;
+  /** Versions to give these types instead of `version` (a captured config's, kept). */
+  kept?: ReadonlyMap<string, string>;
 }
 
 export interface SnapshotChange {

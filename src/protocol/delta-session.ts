@@ -15,8 +15,10 @@
  *   its names are subscribed and sent again (with the `deltaResourceVersions` option, only
  *   what differs from them is).
  *
- * Pushes (a new snapshot) send what changed since the last response, by the session's own
- * books (`known`: name → content version).
+ * - A push at a new version (istiod's versioning, `versioning: 'push'`) sends every resource
+ *   in scope again, changed or not, with nothing removed but what vanished from a wildcard
+ *   type. With `versioning: 'per-type'`, a push sends what changed since the last response,
+ *   by the session's own books (`known`: name → content version).
  */
 import { emptyResource, type TypeSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
@@ -225,14 +227,19 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     return { resources, removed };
   }
 
-  /** What a push sends: changed or new resources, and removals (of wildcard types). */
-  diff(state: DeltaTypeState, snapshot: TypeSnapshot): DeltaDiff {
+  /**
+   * What a push sends: changed or new resources (every one in scope when `whole`: istiod's
+   * full push), and removals (of wildcard types).
+   */
+  diff(state: DeltaTypeState, snapshot: TypeSnapshot, whole = false): DeltaDiff {
     const resources: NamedResource[] = [];
     const removed: string[] = [];
+    const owed = (name: string, resource: NamedResource) =>
+      whole || state.known.get(name) !== resource.version;
     // One pass over the snapshot, no copy: this runs for every stream on every push.
     if (isWildcardType(state.typeUrl)) {
       for (const [name, resource] of snapshot.resources) {
-        if (state.known.get(name) !== resource.version) resources.push(resource);
+        if (owed(name, resource)) resources.push(resource);
       }
       for (const name of state.known.keys()) {
         if (!snapshot.resources.has(name)) removed.push(name);
@@ -241,7 +248,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     }
     for (const name of state.explicit) {
       const resource = snapshot.resources.get(name) ?? emptyResource(state.typeUrl, name);
-      if (resource && state.known.get(name) !== resource.version) resources.push(resource);
+      if (resource && owed(name, resource)) resources.push(resource);
       else if (!resource && state.known.has(name)) removed.push(name);
     }
     return { resources, removed };
@@ -254,7 +261,9 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     state.scope = undefined;
     // An answer to a request sends its whole scope; a push, or a versioned reconnect, a diff.
     const whole = scope === 'changed' ? undefined : scope;
-    const diff = whole ? this.answerOf(state, snapshot, whole) : this.diff(state, snapshot);
+    const diff = whole
+      ? this.answerOf(state, snapshot, whole)
+      : this.diff(state, snapshot, isNewPush(state, snapshot));
     // CDS and LDS answer every request, even with nothing; EDS and RDS with no names do not.
     const answersAnyway =
       scope === 'changed' || (whole !== undefined && isWildcardType(state.typeUrl));
@@ -275,9 +284,27 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
 
   onSnapshot(snapshot: Snapshot): void {
     for (const state of this.types.values()) {
-      if (!state.sent || state.sent.version === snapshot.get(state.typeUrl).version) continue;
-      const diff = this.diff(state, snapshot.get(state.typeUrl));
+      const current = snapshot.get(state.typeUrl);
+      if (!state.sent || state.sent.version === current.version) continue;
+      if (isNewPush(state, current)) {
+        this.owed.add(state.typeUrl);
+        continue;
+      }
+      const diff = this.diff(state, current);
       if (diff.resources.length > 0 || diff.removed.length > 0) this.owed.add(state.typeUrl);
     }
   }
+}
+
+/**
+ * Whether a response of `snapshot` answers a push the stream has not had: istiod's full push
+ * sends every resource a delta stream watches, changed or not (with `per-type` versioning
+ * only what changed is sent). Conformance: "Pushes: delta: a push re-sends every resource…".
+ */
+function isNewPush(state: DeltaTypeState, snapshot: TypeSnapshot): boolean {
+  return (
+    snapshot.versioning === 'push' &&
+    state.sent !== undefined &&
+    state.sent.version !== snapshot.version
+  );
 }

@@ -77,6 +77,9 @@ export class DeltaStream extends AdsStream {
   ): BuiltResponse | undefined {
     const next = this.session.next(state, snapshot, reuseNonce);
     if (!next) return undefined;
+    // istiod's resources carry no version of their own (conformance: "Delta: subscriptions"
+    // and "Versions and nonces"): written only with deltaResourceVersions (which the
+    // per-type scheme implies).
     const versioned = this.ctx.deltaResourceVersions === true;
     const body = sharedBody(snapshot, next.resources, next.removed, versioned, () =>
       encodeDeltaResponseBody({

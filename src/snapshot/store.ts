@@ -11,7 +11,7 @@ import type { ResultWithWarnings } from '../util/problems.js';
 import { matchesNode, type NodeMatch } from './node-match.js';
 import { sameResources } from './resource-set.js';
 import { Snapshot, type PackedSet, type SnapshotChange } from '../core/snapshot.js';
-import { createVersioner, type Clock } from './version.js';
+import { createVersioner, type Clock, type Versioning } from './version.js';
 import {
   DEFAULT_SET,
   referenceWarnings,
@@ -42,6 +42,12 @@ export interface SnapshotStore {
   set(inputs: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
   /** Validates a whole new list of sets, then installs them (all or nothing); warnings as `set`. */
   setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]>;
+  /**
+   * A push of everything at a new version, as a config change makes istiod push: every set
+   * is restamped and every stream sends again what it watches. Returns the changes (one per
+   * set, none changed); with `per-type` versioning there is no such push, and none.
+   */
+  push(): SnapshotChange[];
   onChange(listener: (change: SnapshotChange) => void): () => void;
 }
 
@@ -49,6 +55,8 @@ export interface SnapshotStoreOptions {
   clock?: Clock;
   /** Written into every response's `control_plane.identifier`. */
   controlPlaneId?: string;
+  /** One version per push (istiod's, the default) or per type (snapshot/version.ts). */
+  versioning?: Versioning;
 }
 
 /** A store serving `initial`: at least one set, validated (validated-set.ts). */
@@ -74,6 +82,7 @@ class SetStore implements SnapshotStore {
   private stored: StoredSet[] = [];
   private readonly versioner;
   private readonly controlPlaneId: string;
+  private readonly versioning: Versioning;
   private readonly listeners = new Set<(change: SnapshotChange) => void>();
   /** The first snapshot's version: types never seen answer with it, in every set. */
   private baseVersion: string | undefined;
@@ -81,6 +90,7 @@ class SetStore implements SnapshotStore {
   constructor(options: SnapshotStoreOptions) {
     this.versioner = createVersioner(options.clock);
     this.controlPlaneId = options.controlPlaneId ?? '';
+    this.versioning = options.versioning ?? 'push';
   }
 
   current(): Snapshot {
@@ -137,12 +147,72 @@ class SetStore implements SnapshotStore {
     return { ok: true, value: this.install(validated.value), warnings };
   }
 
-  /**
-   * Puts `entries` in place of the stored sets, in their order, and reports what changed. Each
-   * set rebuilt here gets a version of its own, so a proxy that moves to another set (one was
-   * removed, or a selector changed) never finds the same version string on different content.
-   */
+  /** Puts `entries` in place of the stored sets, in their order, and reports what changed. */
   private replace(entries: readonly Entry[]): SnapshotChange[] {
+    return this.versioning === 'push'
+      ? this.replaceInOnePush(entries)
+      : this.replacePerType(entries);
+  }
+
+  /**
+   * istiod's way: any change is one push, at one new version for every type of every set,
+   * and every set reports a change (its `changed` may be empty) so that every stream sends
+   * again what it watches. An install that changes nothing (no resource, no set, no
+   * selector) is no push: the version stays and nothing is sent.
+   */
+  private replaceInOnePush(entries: readonly Entry[]): SnapshotChange[] {
+    const previous = this.stored;
+    const plans = entries.map((entry) => {
+      const before = previous.find((s) => s.name === entry.name);
+      const changed = entry.packed
+        ? Snapshot.changes(before?.snapshot, entry.packed, sameResources)
+        : [];
+      return { entry, before, changed };
+    });
+    const same =
+      previous.length > 0 &&
+      layoutOf(previous) === layoutOf(entries) &&
+      plans.every((p) => p.changed.length === 0);
+    if (same) return [];
+    const version = this.nextVersion();
+    this.stored = plans.map(({ entry, before }) => {
+      const { name, match, packed, versions } = entry;
+      const snapshot = packed
+        ? Snapshot.next(before?.snapshot, packed, version, this.controlPlaneId, sameResources, {
+            baseVersion: this.baseVersion,
+            kept: before ? undefined : versions,
+          }).snapshot
+        : (before?.snapshot.restamped(version) ?? this.empty(name, match, version).snapshot);
+      return { name, match, snapshot };
+    });
+    const changes = this.stored.map((s, i) => ({
+      set: s.name,
+      snapshot: s.snapshot,
+      changed: plans[i]?.changed ?? [],
+    }));
+    if (previous.length > 0) this.notify(changes);
+    return changes;
+  }
+
+  push(): SnapshotChange[] {
+    if (this.versioning === 'per-type') return [];
+    const version = this.nextVersion();
+    this.stored = this.stored.map((s) => ({ ...s, snapshot: s.snapshot.restamped(version) }));
+    const changes = this.stored.map((s) => ({ set: s.name, snapshot: s.snapshot, changed: [] }));
+    this.notify(changes);
+    return changes;
+  }
+
+  private notify(changes: readonly SnapshotChange[]): void {
+    for (const change of changes) for (const listener of this.listeners) listener(change);
+  }
+
+  /**
+   * The former way (`per-type`): each set rebuilt here gets a version of its own, so a proxy
+   * that moves to another set (one was removed, or a selector changed) never finds the same
+   * version string on different content; a type keeps its version until its resources change.
+   */
+  private replacePerType(entries: readonly Entry[]): SnapshotChange[] {
     const notify = this.stored.length > 0;
     const previous = this.stored;
     const changes: SnapshotChange[] = [];
@@ -156,15 +226,17 @@ class SetStore implements SnapshotStore {
         version,
         this.controlPlaneId,
         sameResources,
-        this.baseVersion,
-        before ? undefined : versions,
+        {
+          versioning: 'per-type',
+          baseVersion: this.baseVersion,
+          kept: before ? undefined : versions,
+        },
       );
       if (!before || built.changed.length > 0) changes.push({ set: name, ...built });
       return { name, match, snapshot: built.snapshot };
     });
     changes.push(...this.moves(previous, changes));
-    if (notify)
-      for (const change of changes) for (const listener of this.listeners) listener(change);
+    if (notify) this.notify(changes);
     return changes;
   }
 
@@ -177,10 +249,8 @@ class SetStore implements SnapshotStore {
     previous: readonly StoredSet[],
     changes: readonly SnapshotChange[],
   ): SnapshotChange[] {
-    const layout = (sets: readonly StoredSet[]) =>
-      sets.map((s) => JSON.stringify([s.name, s.match ?? null]));
-    const now = layout(this.stored);
-    const moved = layout(previous)
+    const now = setKeys(this.stored);
+    const moved = setKeys(previous)
       .map((key, i) => ({ key, set: previous[i] as StoredSet, at: i }))
       .filter(({ key, at }) => now[at] !== key);
     return moved
@@ -205,7 +275,7 @@ class SetStore implements SnapshotStore {
       version,
       this.controlPlaneId,
       sameResources,
-      this.baseVersion,
+      { versioning: this.versioning, baseVersion: this.baseVersion },
     ).snapshot;
     return { name, match, snapshot };
   }
@@ -220,4 +290,13 @@ class SetStore implements SnapshotStore {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** Each set's name and selector, as a key: what says which set serves which proxy. */
+function setKeys(sets: readonly { name: string; match: NodeMatch | undefined }[]): string[] {
+  return sets.map((s) => JSON.stringify([s.name, s.match ?? null]));
+}
+
+function layoutOf(sets: readonly { name: string; match: NodeMatch | undefined }[]): string {
+  return setKeys(sets).join('\n');
 }

@@ -42,6 +42,17 @@ describe('delta ADS', () => {
     expect(response.nonce).not.toBe('');
   });
 
+  it("with versioning 'per-type', gives every resource a content version", async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock({ versioning: 'per-type' });
+    const stream = connect(server).delta();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const response = await stream.nextDelta();
+    expect(response.resources.every((r) => r.version !== '')).toBe(true);
+  });
+
   it('sends only what changed, and removals only in removed_resources; ACKs are not answered', async ({
     mock: server,
     ads: client,
@@ -61,7 +72,8 @@ describe('delta ADS', () => {
 
   // istiod sends a reconnect everything (conformance case "Delta: reconnects and EDS after
   // CDS: a CDS reconnect listing a cluster that is gone is sent every cluster, and that one as
-  // removed"); only the deltaResourceVersions option skips what the proxy has.
+  // removed"); only the deltaResourceVersions option (or the per-type scheme, which implies
+  // it) skips what the proxy has.
   it('sends a reconnecting proxy everything again, and removes what it lists that is gone', async ({
     ads: client,
   }) => {
@@ -78,31 +90,34 @@ describe('delta ADS', () => {
     expect(response.removed_resources).toEqual(['gone-meanwhile']);
   });
 
-  it('with deltaResourceVersions, does not send again what a reconnecting proxy lists in initial_resource_versions', async ({
-    startMock,
-    connect,
-  }) => {
-    const server = await startMock({ deltaResourceVersions: true });
-    const client = connect(server);
-    const stream = client.delta();
-    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    const first = await stream.nextDelta();
-    stream.close();
+  it.for([
+    ['deltaResourceVersions', { deltaResourceVersions: true }],
+    ["versioning 'per-type'", { versioning: 'per-type' as const }],
+  ] as const)(
+    'with %s, does not send again what a reconnecting proxy lists in initial_resource_versions',
+    async ([, options], { startMock, connect }) => {
+      const server = await startMock(options);
+      const client = connect(server);
+      const stream = client.delta();
+      stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+      const first = await stream.nextDelta();
+      stream.close();
 
-    const again = client.delta();
-    const have = versions(first);
-    have['gone-meanwhile'] = 'v0';
-    const reconnects: number[] = [];
-    server.events.on(
-      'request',
-      (_s, o) => o.kind === 'reconnect' && reconnects.push(o.known ?? -1),
-    );
-    again.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), initial_resource_versions: have });
-    const response = await again.nextDelta();
-    expect(response.resources).toEqual([]);
-    expect(response.removed_resources).toEqual(['gone-meanwhile']);
-    expect(reconnects).toEqual([3]);
-  });
+      const again = client.delta();
+      const have = versions(first);
+      have['gone-meanwhile'] = 'v0';
+      const reconnects: number[] = [];
+      server.events.on(
+        'request',
+        (_s, o) => o.kind === 'reconnect' && reconnects.push(o.known ?? -1),
+      );
+      again.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), initial_resource_versions: have });
+      const response = await again.nextDelta();
+      expect(response.resources).toEqual([]);
+      expect(response.removed_resources).toEqual(['gone-meanwhile']);
+      expect(reconnects).toEqual([3]);
+    },
+  );
 
   // A name that does not exist is answered with an empty resource, not left out: conformance
   // case "Delta: removals: an EDS name that never existed is answered with an empty resource".
@@ -130,11 +145,13 @@ describe('delta ADS', () => {
     await waitFor(() => server.journal({ kind: 'unsubscribe' }).length === 1, {
       description: 'the unsubscribe request to reach the server',
     });
-    // Removing "a" from the set is not sent to a proxy that unsubscribed from it; a change
-    // to "b" is.
+    // Removing "a" from the set is not sent to a proxy that unsubscribed from it. The change
+    // is a full push, as istiod's: every name still subscribed is sent again, "missing" as an
+    // empty resource (conformance: "delta: a push re-sends every resource of every watched
+    // type, at one new version").
     server.setResources([...makeLabResources(), loadAssignment('b', 3)]);
     const pushed = await stream.nextDelta();
-    expect(names(pushed)).toEqual(['b']);
+    expect(names(pushed)).toEqual(['b', 'missing']);
     expect(pushed.removed_resources).toEqual([]);
   });
 

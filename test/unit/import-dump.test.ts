@@ -239,7 +239,9 @@ describe('importing a config_dump', () => {
 });
 
 describe('--keep-versions', () => {
-  it('serves each type at the captured version until it changes', () => {
+  // Conformance "Pushes": istiod's push version is shared by every type, so the first
+  // change gives every type a new one; with versioning 'per-type' unchanged types keep theirs.
+  it('serves the captured versions until a change, which gives every type the new one', () => {
     const dump = imported(fixture(), { ...LOCAL, keepVersions: true });
     expect(dump.report.versions).toEqual({
       CDS: '2026-11-30T10:00:00Z/42',
@@ -249,6 +251,15 @@ describe('--keep-versions', () => {
     const store = createSnapshotStore([dump.validated]);
     expect(store.current().get(CLUSTER_TYPE).version).toBe('2026-11-30T10:00:00Z/42');
     expect(store.current().get(ROUTE_TYPE).version).toBe('2026-11-30T10:00:00Z/42');
+    const fewer = dump.spec.resources.filter((r) => at(r, 'name') !== 'BlackHoleCluster');
+    expect(store.set(fewer).ok).toBe(true);
+    expect(store.current().get(CLUSTER_TYPE).version).not.toBe('2026-11-30T10:00:00Z/42');
+    expect(store.current().get(ROUTE_TYPE).version).toBe(store.current().get(CLUSTER_TYPE).version);
+  });
+
+  it("with versioning 'per-type', serves each type at the captured version until it changes", () => {
+    const dump = imported(fixture(), { ...LOCAL, keepVersions: true });
+    const store = createSnapshotStore([dump.validated], { versioning: 'per-type' });
     const fewer = dump.spec.resources.filter((r) => at(r, 'name') !== 'BlackHoleCluster');
     expect(store.set(fewer).ok).toBe(true);
     expect(store.current().get(CLUSTER_TYPE).version).not.toBe('2026-11-30T10:00:00Z/42');

@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { createSnapshotStore } from '../../src/snapshot/store.js';
+import type { Versioning } from '../../src/snapshot/version.js';
 import { validateSets } from '../../src/snapshot/validated-set.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 
 const clock = () => new Date('2026-08-22T20:00:00.123Z');
 
-function store(resources: readonly unknown[] = makeLabResources()) {
+function store(resources: readonly unknown[] = makeLabResources(), versioning?: Versioning) {
   const validated = validateSets([{ name: 'default', resources }]);
   if (!validated.ok) throw new Error('invalid');
-  return createSnapshotStore(validated.value, { clock });
+  return createSnapshotStore(validated.value, { clock, versioning });
 }
 
 describe('snapshot store', () => {
@@ -18,14 +19,38 @@ describe('snapshot store', () => {
     expect(store().current().get(CLUSTER_TYPE).version).toBe('2026-08-22T20:00:00Z/1');
   });
 
-  it('bumps only the types whose resources changed', () => {
+  // Conformance "Pushes: a push re-sends CDS and LDS, unchanged, both at one new version":
+  // istiod's version is the push's, shared by every type, changed or not.
+  it('gives every type the new push version, and names the types that changed', () => {
     const s = store();
+    const before = s.current();
+    const lab = makeLabResources();
+    const result = s.set([...lab, makeStaticCluster({ name: 'extra', endpoints: [] })]);
+    expect(result.ok && result.value.changed).toEqual([CLUSTER_TYPE]);
+    expect(s.current().get(LISTENER_TYPE).version).toBe('2026-08-22T20:00:00Z/2');
+    expect(s.current().get(CLUSTER_TYPE).version).toBe('2026-08-22T20:00:00Z/2');
+    expect(s.current().get(LISTENER_TYPE).resources).toBe(before.get(LISTENER_TYPE).resources);
+  });
+
+  it("with versioning 'per-type', bumps only the types whose resources changed", () => {
+    const s = store(makeLabResources(), 'per-type');
     const before = s.current();
     const lab = makeLabResources();
     const result = s.set([...lab, makeStaticCluster({ name: 'extra', endpoints: [] })]);
     expect(result.ok && result.value.changed).toEqual([CLUSTER_TYPE]);
     expect(s.current().get(LISTENER_TYPE)).toBe(before.get(LISTENER_TYPE));
     expect(s.current().get(CLUSTER_TYPE).version).not.toBe(before.get(CLUSTER_TYPE).version);
+  });
+
+  it('push() restamps every type at a new version and tells the listeners', () => {
+    const s = store();
+    let calls = 0;
+    s.onChange(() => (calls += 1));
+    expect(s.push().map((c) => c.changed)).toEqual([[]]);
+    expect(calls).toBe(1);
+    expect(s.current().version).toBe('2026-08-22T20:00:00Z/2');
+    expect(s.current().get(LISTENER_TYPE).version).toBe('2026-08-22T20:00:00Z/2');
+    expect(store(makeLabResources(), 'per-type').push()).toEqual([]);
   });
 
   it('treats an identical set as no change: no new version, no listener call', () => {

@@ -10,6 +10,7 @@ import {
   type LabVariant,
 } from '../../resources/lab.js';
 import { createMockIstiod } from '../../app/mock-istiod.js';
+import { VERSIONINGS, type Versioning } from '../../snapshot/version.js';
 import { DEFAULT_HOST } from '../../app/options.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice, parsePort } from '../args.js';
@@ -44,6 +45,9 @@ Options (environment variable in brackets):
   --delta-resource-versions
                            delta resources carry content versions, and a reconnect is sent
                            only what its initial_resource_versions lack (istiod: neither)
+  --versioning <scheme>    push (istiod's: one version per push, every type re-sent) or
+                           per-type (only changed types re-sent, each with its own version)
+                           (default push)
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
   --resources-quiet <d>    how long the files must be left alone before a change is reloaded
@@ -75,6 +79,7 @@ const OPTIONS = {
   'control-token': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
   'delta-resource-versions': { type: 'boolean', default: false },
+  versioning: { type: 'string' },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
   'from-config-dump': { type: 'string' },
@@ -153,6 +158,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     controlToken: token,
     withholdFirst: values['withhold-first'],
     deltaResourceVersions: values['delta-resource-versions'],
+    ...(values.versioning !== undefined && { versioning: parseVersioning(values.versioning) }),
     resourcesPath: values.resources,
     resourcesQuietMs: parseQuiet(values['resources-quiet']),
     journalSize: parseJournalSize(values['journal-size']),
@@ -179,6 +185,16 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     log,
     text,
   );
+}
+
+function parseVersioning(value: string): Versioning {
+  const scheme = VERSIONINGS.find((v) => v === value);
+  if (!scheme)
+    throw new MockIstiodError(
+      'USAGE',
+      `--versioning: expected ${VERSIONINGS.join(' or ')}, got "${value}"`,
+    );
+  return scheme;
 }
 
 function parseQuiet(value: string | undefined): number {

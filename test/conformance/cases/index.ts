@@ -6,6 +6,8 @@ import deltaSubscriptions from './delta-subscriptions.js';
 import deltaRemovals from './delta-removals.js';
 import deltaAcks from './delta-acks.js';
 import deltaReconnect from './delta-reconnect.js';
+import versionsPushes from './versions-pushes.js';
+import versionsShared from './versions-shared.js';
 
 export const CASES: readonly ConformanceCase[] = [
   ...firstRequest,
@@ -14,4 +16,6 @@ export const CASES: readonly ConformanceCase[] = [
   ...deltaRemovals,
   ...deltaAcks,
   ...deltaReconnect,
+  ...versionsShared,
+  ...versionsPushes,
 ];

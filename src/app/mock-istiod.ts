@@ -129,6 +129,7 @@ class MockIstiodImpl implements MockIstiod {
         snapshotFor: (proxy) => store.snapshotFor(proxy),
         policy: this.policy,
         controlPlaneId: options.controlPlaneId,
+        omitMissingResources: options.omitMissingResources,
         events: this.events,
         log,
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,

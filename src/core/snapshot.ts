@@ -6,6 +6,8 @@
  * by every stream; a subset of names (non-wildcard subscriptions) is cached the same way.
  */
 import { encodeResponseBody, type PackedResource } from '../xds/wire.js';
+import { packAnyJson } from '../xds/json.js';
+import { emptyResourceOf, fillsMissingNames } from './types/registry.js';
 
 export interface NamedResource extends PackedResource {
   name: string;
@@ -33,17 +35,19 @@ export class TypeSnapshot {
 
   /**
    * The encoded response body: all resources when `names` is undefined (wildcard), else
-   * those of the named resources that exist, in the order asked.
+   * those of the named resources that exist, in the order asked. With `fillMissing`, a name
+   * without a resource gets the type's empty resource of that name instead, as istiod sends
+   * (conformance: "SotW: names that do not exist").
    */
-  body(names?: readonly string[]): Buffer {
+  body(names?: readonly string[], fillMissing = false): Buffer {
     if (!names) {
       this.wholeBody ??= this.encode([...this.resources.values()]);
       return this.wholeBody;
     }
-    const key = names.join('\0');
+    const key = `${fillMissing ? '+' : '-'}${names.join('\0')}`;
     let body = this.subsetBodies.get(key);
     if (!body) {
-      const chosen = names.flatMap((n) => this.resources.get(n) ?? []);
+      const chosen = names.flatMap((n) => this.resourceOrEmpty(n, fillMissing) ?? []);
       body = this.encode(chosen);
       if (this.subsetBodies.size >= MAX_CACHED_SUBSETS) this.subsetBodies.clear();
       this.subsetBodies.set(key, body);
@@ -51,15 +55,32 @@ export class TypeSnapshot {
     return body;
   }
 
-  /** How many resources a response for `names` carries. */
-  count(names?: readonly string[]): number {
+  /** How many resources a response for `names` carries (see `body`). */
+  count(names?: readonly string[], fillMissing = false): number {
     if (!names) return this.resources.size;
+    if (fillMissing && fillsMissingNames(this.typeUrl)) return names.length;
     return names.filter((n) => this.resources.has(n)).length;
   }
 
-  private encode(resources: readonly NamedResource[]): Buffer {
+  private resourceOrEmpty(name: string, fillMissing: boolean): PackedResource | undefined {
+    const resource = this.resources.get(name);
+    if (resource || !fillMissing) return resource;
+    return emptyResource(this.typeUrl, name);
+  }
+
+  private encode(resources: readonly PackedResource[]): Buffer {
     return encodeResponseBody(this.version, this.typeUrl, resources, this.controlPlaneId);
   }
+}
+
+/** The type's empty resource of `name`, packed; undefined for a type without one. */
+function emptyResource(typeUrl: string, name: string): PackedResource | undefined {
+  const json = emptyResourceOf(typeUrl, name);
+  if (!json) return undefined;
+  const packed = packAnyJson(json);
+  // The JSON is the type descriptor's own: failing to pack it is a bug here, not bad input.
+  if (!packed.ok) throw new Error(`cannot pack the empty ${typeUrl} "${name}"`);
+  return { typeUrl: packed.value.typeUrl, value: packed.value.bytes };
 }
 
 export class Snapshot {

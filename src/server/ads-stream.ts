@@ -30,6 +30,8 @@ export interface StreamContext {
   policy: ResponsePolicy;
   /** Written into every response's `control_plane.identifier`. */
   controlPlaneId: string;
+  /** SotW: leave names without a resource out, instead of istiod's empty resource of each. */
+  omitMissingResources?: boolean;
   events: ServerEventEmitter;
   log: Logger;
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */

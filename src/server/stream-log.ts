@@ -40,12 +40,6 @@ export function logOutcome(
         `ADS:${type}: RECONNECT ${conId} ${outcome.version}`,
       );
       return;
-    case 'repeat':
-      log.debug(
-        { conId, type, version: outcome.version },
-        `ADS:${type}: request repeated after a NACK`,
-      );
-      return;
     default:
       if (snapshot && !snapshot.has(outcome.typeUrl)) {
         log.info(

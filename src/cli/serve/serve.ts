@@ -41,6 +41,8 @@ Options (environment variable in brackets):
   --control-token <token>  require "Authorization: Bearer <token>" on the control API
                            [MOCK_ISTIOD_CONTROL_TOKEN] (needed when it is not on loopback)
   --withhold-first         accept streams but send nothing until POST /control/release
+  --omit-missing-resources leave EDS/RDS names without a resource out of SotW responses
+                           (istiod sends an empty one; with this, what named it warms)
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
   --resources-quiet <d>    how long the files must be left alone before a change is reloaded
@@ -71,6 +73,7 @@ const OPTIONS = {
   'control-port': { type: 'string' },
   'control-token': { type: 'string' },
   'withhold-first': { type: 'boolean', default: false },
+  'omit-missing-resources': { type: 'boolean', default: false },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
   'from-config-dump': { type: 'string' },
@@ -148,6 +151,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     resources,
     controlToken: token,
     withholdFirst: values['withhold-first'],
+    omitMissingResources: values['omit-missing-resources'],
     resourcesPath: values.resources,
     resourcesQuietMs: parseQuiet(values['resources-quiet']),
     journalSize: parseJournalSize(values['journal-size']),

@@ -9,6 +9,8 @@ export const clusterType: ResourceType = {
   metricLabel: 'cds',
   nameField: 'name',
   wildcard: true,
+  // Conformance: "SotW: EDS after CDS".
+  warmingDependents: [ENDPOINT_TYPE],
   adsOrder: 10,
   syncz: { prefix: 'cluster', rank: 0 },
   proxyStatusColumn: 0,

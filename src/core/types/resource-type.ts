@@ -71,6 +71,18 @@ export interface ResourceType {
   readonly nameField: string;
   /** A SotW request with no `resource_names` asks for every resource (Envoy's CDS and LDS). */
   readonly wildcard: boolean;
+  /**
+   * What istiod answers for a name of this type it has no resource of: a resource of that
+   * name with nothing in it (EDS: a ClusterLoadAssignment without endpoints; RDS: a route
+   * configuration without virtual hosts), so that what named it does not wait for ever.
+   * Without it, a missing name is left out of the response.
+   */
+  readonly emptyResource?: (name: string) => ResourceJson;
+  /**
+   * Types whose next ACK istiod answers anyway once a watch of this type starts (CDS: EDS,
+   * istiod's `WarmingDependencies`): clusters Envoy warms again get their endpoints.
+   */
+  readonly warmingDependents?: readonly string[];
   /** The rank in ADS push order (CDS 10 → EDS 20 → LDS 30 → RDS 50); others follow as they come. */
   readonly adsOrder?: number;
   /** istiod's flat `/debug/syncz` fields `<prefix>_sent` / `<prefix>_acked`, in its order. */

@@ -130,6 +130,19 @@ export const byName = cases('SotW: CDS and LDS asked by name', [
     },
   },
   {
+    // istiod's grpc generator builds only what a proxyless client names (LDS too; the mock
+    // is given no proxyless listeners here, so CDS shows it).
+    title: 'proxyless gRPC (GENERATOR grpc): CDS asked by name is answered with those alone',
+    async run(x) {
+      const s = x.sotw();
+      const node = x.node({ metadata: { GENERATOR: 'grpc' } });
+      s.send({ node, type_url: CLUSTER_TYPE, resource_names: [ORDERS] });
+      const r = await s.read();
+      ack(s, r, [ORDERS, NOWHERE]);
+      await s.read();
+    },
+  },
+  {
     title: 'CDS asked for ["*"] is answered with every cluster',
     async run(x) {
       const s = open(x, CLUSTER_TYPE, ['*']);

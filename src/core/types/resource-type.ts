@@ -18,7 +18,10 @@ export interface Reference {
   name: string;
   /** The field path inside the naming resource; empty: the resource as a whole. */
   path: string;
-  /** `nack`: Envoy rejects the whole response; `warm`: Envoy waits for it for ever. */
+  /**
+   * `nack`: Envoy rejects the whole response; `warm`: Envoy waits for it for ever, unless the
+   * type sends an empty resource for a missing name (`emptyResource`: EDS, RDS over SotW).
+   */
   missing: 'nack' | 'warm';
   /** The problem's text when the named resource is not in the set. */
   message: string;

@@ -40,6 +40,13 @@ export function logOutcome(
         `ADS:${type}: RECONNECT ${conId} ${outcome.version}`,
       );
       return;
+    case 'unsubscribe':
+      // Nothing is sent: the proxy dropped these names (or, in SotW, the whole watch).
+      log.debug(
+        { conId, type, names: outcome.names },
+        `ADS:${type}: UNSUBSCRIBE ${conId} ${outcome.names.join(',')}`,
+      );
+      return;
     default:
       if (snapshot && !snapshot.has(outcome.typeUrl)) {
         log.info(

@@ -172,7 +172,8 @@ export class SotwSession extends BaseSession<TypeState> {
       return ack;
     }
     if (added.length === 0 && removed.length === 0) return ack;
-    // A proxyless client is sent every name it watches (istiod ignores the change for it).
+    // A proxyless client is sent every name it watches, not only the added ones (istiod
+    // narrows the answer to the added names for Envoy alone).
     if (isWildcardForIstiod(typeUrl) || (proxyless && added.length > 0)) {
       this.oweWhole(typeUrl);
       return { kind: 'resubscribe', typeUrl };

@@ -132,6 +132,7 @@ class MockIstiodImpl implements MockIstiod {
         // The per-type scheme is the mock's former one as a whole, delta content versions and
         // versioned reconnects included.
         deltaResourceVersions: options.deltaResourceVersions || options.versioning === 'per-type',
+        omitMissingResources: options.omitMissingResources,
         events: this.events,
         log,
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,

@@ -42,6 +42,16 @@ export interface MockIstiodOptions {
   resourcesQuietMs: number;
   /** Accept streams but send nothing until `release()`. */
   withholdFirst: boolean;
+  /**
+   * Leave a name that has no resource out of a SotW response, as the mock did before it
+   * followed istiod (off by default). istiod answers an EDS or RDS name it has nothing of
+   * with an empty resource of that name (conformance case "SotW: names that do not exist:
+   * EDS: an unknown name is answered with an empty ClusterLoadAssignment of that name"), so
+   * a cluster Envoy warms on it becomes active without endpoints. With this on, it gets
+   * nothing and warms for ever: the way to keep an EDS cluster (or an RDS listener) warming
+   * in a test (test/conformance/omit-missing.test.ts).
+   */
+  omitMissingResources: boolean;
   /** A pino logger; silent by default. */
   logger: Logger;
   clock: Clock;
@@ -119,6 +129,7 @@ export function defaultOptions(): MockIstiodOptions {
     watchResources: true,
     resourcesQuietMs: 200,
     withholdFirst: false,
+    omitMissingResources: false,
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
     controlPlaneId: '',

@@ -3,12 +3,13 @@
  *
  * As istiod versions them (`versioning: 'push'`), every type of a snapshot carries the
  * version of its push; with `per-type`, each type keeps its version until its own resources
- * change (snapshot/version.ts). The response body for a type (everything but the nonce) is encoded once per version and shared
- * by every stream; a subset of names (non-wildcard subscriptions) is cached the same way.
+ * change (snapshot/version.ts). The response body for a type (everything but the nonce) is
+ * encoded once per version and shared by every stream; a subset of names (non-wildcard
+ * subscriptions) is cached the same way.
  */
-import { envoyRoot } from '../xds/protos.js';
-import { ENDPOINT_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';
 import { encodeResponseBody, type PackedResource } from '../xds/wire.js';
+import { packAnyJson } from '../xds/json.js';
+import { emptyResourceOf, fillsMissingNames } from './types/registry.js';
 
 /** How a snapshot's types are versioned: see snapshot/version.ts, which makes the versions. */
 export type Versioning = 'push' | 'per-type';
@@ -45,17 +46,19 @@ export class TypeSnapshot {
 
   /**
    * The encoded response body: all resources when `names` is undefined (wildcard), else
-   * those of the named resources that exist, in the order asked.
+   * those of the named resources that exist, in the order asked. With `fillMissing`, a name
+   * without a resource gets the type's empty resource of that name instead, as istiod sends
+   * (conformance: "SotW: names that do not exist").
    */
-  body(names?: readonly string[]): Buffer {
+  body(names?: readonly string[], fillMissing = false): Buffer {
     if (!names) {
       this.wholeBody ??= this.encode([...this.resources.values()]);
       return this.wholeBody;
     }
-    const key = names.join('\0');
+    const key = `${fillMissing ? '+' : '-'}${names.join('\0')}`;
     let body = this.subsetBodies.get(key);
     if (!body) {
-      const chosen = names.flatMap((n) => this.resources.get(n) ?? []);
+      const chosen = names.flatMap((n) => this.resourceOrEmpty(n, fillMissing) ?? []);
       body = this.encode(chosen);
       if (this.subsetBodies.size >= MAX_CACHED_SUBSETS) this.subsetBodies.clear();
       this.subsetBodies.set(key, body);
@@ -63,13 +66,20 @@ export class TypeSnapshot {
     return body;
   }
 
-  /** How many resources a response for `names` carries. */
-  count(names?: readonly string[]): number {
+  /** How many resources a response for `names` carries (see `body`). */
+  count(names?: readonly string[], fillMissing = false): number {
     if (!names) return this.resources.size;
+    if (fillMissing && fillsMissingNames(this.typeUrl)) return names.length;
     return names.filter((n) => this.resources.has(n)).length;
   }
 
-  private encode(resources: readonly NamedResource[]): Buffer {
+  private resourceOrEmpty(name: string, fillMissing: boolean): PackedResource | undefined {
+    const resource = this.resources.get(name);
+    if (resource || !fillMissing) return resource;
+    return emptyResource(this.typeUrl, name);
+  }
+
+  private encode(resources: readonly PackedResource[]): Buffer {
     return encodeResponseBody(this.version, this.typeUrl, resources, this.controlPlaneId);
   }
 }
@@ -190,30 +200,6 @@ export interface SnapshotChange {
   changed: string[];
 }
 
-/** The messages istiod sends for a name it has nothing for, by type (see `emptyResource`). */
-const EMPTY_MESSAGES: ReadonlyMap<string, { message: string; fields: (name: string) => object }> =
-  new Map([
-    [
-      ENDPOINT_TYPE,
-      {
-        message: 'envoy.config.endpoint.v3.ClusterLoadAssignment',
-        fields: (name: string) => ({ cluster_name: name }),
-      },
-    ],
-    [
-      ROUTE_TYPE,
-      {
-        message: 'envoy.config.route.v3.RouteConfiguration',
-        fields: (name: string) => ({
-          name,
-          virtual_hosts: [],
-          // `validate_clusters: false`: an empty BoolValue, as Go writes it.
-          validate_clusters: {},
-        }),
-      },
-    ],
-  ]);
-
 /** The content version of every empty resource: the same empty answer is not sent twice. */
 export const EMPTY_RESOURCE_VERSION = 'empty';
 
@@ -221,21 +207,28 @@ const MAX_CACHED_EMPTIES = 1024;
 const empties = new Map<string, NamedResource>();
 
 /**
- * What istiod answers for an EDS or RDS name it has no resource for: an empty
- * ClusterLoadAssignment, or an empty RouteConfiguration that does not validate clusters (what
- * its sidecar route builder makes). A name asked for is never answered with silence nor, in
+ * What istiod answers for an EDS or RDS name it has no resource for: the type descriptor's
+ * empty resource (`emptyResource` in src/core/types/: an empty ClusterLoadAssignment, or an
+ * empty RouteConfiguration that does not validate clusters, as its sidecar route builder
+ * makes). A name asked for is never answered with silence nor, in
  * delta, with a removal (conformance: "Delta: removals"). Undefined for every other type.
  * One object per name, so that its encoding is cached like any resource's.
  */
 export function emptyResource(typeUrl: string, name: string): NamedResource | undefined {
-  const empty = EMPTY_MESSAGES.get(typeUrl);
-  if (!empty) return undefined;
   const key = `${typeUrl}\0${name}`;
   let resource = empties.get(key);
   if (!resource) {
-    const type = envoyRoot().lookupType(empty.message);
-    const value = type.encode(type.fromObject(empty.fields(name))).finish();
-    resource = { name, typeUrl, value, version: EMPTY_RESOURCE_VERSION };
+    const json = emptyResourceOf(typeUrl, name);
+    if (!json) return undefined;
+    const packed = packAnyJson(json);
+    // The JSON is the type descriptor's own: failing to pack it is a bug here, not bad input.
+    if (!packed.ok) throw new Error(`cannot pack the empty ${typeUrl} "${name}"`);
+    resource = {
+      name,
+      typeUrl: packed.value.typeUrl,
+      value: packed.value.bytes,
+      version: EMPTY_RESOURCE_VERSION,
+    };
     if (empties.size >= MAX_CACHED_EMPTIES) empties.clear();
     empties.set(key, resource);
   }

@@ -27,6 +27,10 @@ export interface TypeState {
   /** `'*'` for a wildcard subscription, else the names asked for (sorted). */
   names: '*' | readonly string[];
   sent: Sent | undefined;
+  /**
+   * The last ACK: the nonce it acknowledged (istiod's `NonceAcked`) and the version the proxy
+   * said it runs (its `version_info`, which after a NACK is the version it kept).
+   */
   acked: { version: string; nonce: string; at: Date } | undefined;
   /** The last NACK, cleared by the next ACK. */
   nack: Nack | undefined;
@@ -39,13 +43,13 @@ export type RequestOutcome =
   /** SotW: `version` is what the proxy runs. Delta: `version` is empty and `known` counts the
    * resources listed in `initial_resource_versions`. */
   | { kind: 'reconnect'; typeUrl: string; version: string; known?: number }
-  /** Delta only: names dropped from the subscription (nothing to send). */
+  /** Names dropped from the subscription (nothing to send). In SotW: an empty list on a type
+   * asked for by name (the watch ends), or an ACK that only removes names (an ACK still). */
   | { kind: 'unsubscribe'; typeUrl: string; names: string[] }
   | { kind: 'resubscribe'; typeUrl: string }
+  /** The last nonce sent, without an error: `version` is the `version_info` the proxy sent,
+   * whatever it is (after a NACK, the version it kept: istiod counts that an ACK too). */
   | { kind: 'ack'; typeUrl: string; version: string; nonce: string }
-  /** The last nonce again, without an error, but still on an older version: after a NACK,
-   * Envoy repeats its request this way (error_detail cleared once sent). Not an ACK. */
-  | { kind: 'repeat'; typeUrl: string; version: string }
   | { kind: 'nack'; typeUrl: string; nack: Nack }
   | { kind: 'stale'; typeUrl: string; nonce: string; expected: string | undefined }
   /** One of istiod's debug types (`istio.io/debug…`): answered every time, never watched. */

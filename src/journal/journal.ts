@@ -184,8 +184,7 @@ function requestEntry(stream: StreamView, outcome: RequestOutcome): JournalEntry
       const { kind, typeUrl, nonce } = outcome;
       return { seq: 0, time: '', kind, direction, connectionId, nodeId, typeUrl, nonce };
     }
-    case 'reconnect':
-    case 'repeat': {
+    case 'reconnect': {
       const { kind, typeUrl, version } = outcome;
       return { seq: 0, time: '', kind, direction, connectionId, nodeId, typeUrl, version };
     }

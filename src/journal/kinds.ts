@@ -23,7 +23,6 @@ export const JOURNAL_KINDS = [
   'resubscribe',
   'unsubscribe',
   'ack',
-  'repeat',
   'nack',
   'stale',
 ] as const satisfies readonly JournalKind[];

@@ -35,7 +35,7 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
   const pendingRequests = new PendingCounts(['type', 'kind']);
   new Counter({
     name: 'mock_istiod_requests_total',
-    help: 'Discovery requests received, by type and by what they meant (subscribe, reconnect, ack, nack, stale, repeat, resubscribe).',
+    help: 'Discovery requests received, by type and by what they meant (subscribe, reconnect, ack, nack, stale, resubscribe, unsubscribe).',
     labelNames: ['type', 'kind'],
     registers,
     collect() {

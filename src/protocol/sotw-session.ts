@@ -1,46 +1,88 @@
 /**
  * The state-of-the-world session of one ADS stream: a small, explicit state machine that
- * classifies each request (new subscription, reconnect, ACK, NACK, stale) and tracks which
- * types are owed a response. It never touches gRPC and never builds resources; the stream
- * glue (src/server/sotw-stream.ts) asks it what to send and tells it what was sent.
+ * classifies each request as istiod's `ShouldRespond` does (pkg/xds/server.go) and tracks
+ * which types are owed a response. It never touches gRPC and never builds resources; the
+ * stream glue (src/server/sotw-stream.ts) asks it what to send and tells it what was sent.
  *
- * Protocol rules: https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol
- * (sections "ACK/NACK and resource type instance version", "When to send an update",
- * "Resource hints" and "Knowing when a requested resource does not exist").
+ * A request is read in istiod's order (docs/conformance.md, the "SotW: …" rules):
+ *
+ * 1. with `error_detail`, it is a NACK, whatever nonce it carries: recorded, never answered;
+ * 2. with no names for a type asked for by name (EDS, RDS, SDS, ECDS), it ends that watch:
+ *    never answered, even as the type's first request;
+ * 3. without a nonce, or as the first request of its type, it starts the watch afresh and is
+ *    answered with the current set;
+ * 4. with a nonce other than the last one sent, it is stale: ignored;
+ * 5. otherwise it is an ACK, whatever its `version_info` says. It is answered only when it
+ *    adds names (with the added names alone; CDS and LDS, sent whole, on any change), or
+ *    when a new CDS watch asked for the next EDS ACK to be answered.
  */
-import { isWildcardType } from '../core/types/registry.js';
+import { isWildcardForIstiod, warmingDependents } from '../core/types/registry.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
 import { isDebugType } from '../xds/type-urls.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';
+import type { ProxyIdentity } from '../core/identity.js';
 import { BaseSession } from './session.js';
 
-function sameNames(a: TypeState['names'], b: TypeState['names']): boolean {
-  if (a === '*' || b === '*') return a === b;
-  return a.length === b.length && a.every((name, i) => name === b[i]);
+/**
+ * The names a request asks for: `'*'` for a type sent whole, else each name once, sorted. A
+ * proxyless gRPC client is sent only what it names, CDS and LDS too (istiod's grpc generator;
+ * conformance: "SotW: CDS and LDS asked by name: proxyless gRPC …").
+ */
+function requestedNames(
+  typeUrl: string,
+  names: readonly string[],
+  proxyless: boolean,
+): TypeState['names'] {
+  const byName = proxyless ? names.length > 0 : !isWildcardForIstiod(typeUrl);
+  return byName ? [...new Set(names)].sort() : '*';
 }
 
-function requestedNames(typeUrl: string, names: readonly string[]): TypeState['names'] {
-  if (names.includes('*')) return '*';
-  if (names.length === 0 && isWildcardType(typeUrl)) return '*';
-  return [...names].sort();
+/** istiod's `IsProxylessGrpc`: the node asked for istiod's grpc generator. */
+function isProxylessGrpc(proxy: ProxyIdentity | undefined): boolean {
+  return proxy?.metadata['GENERATOR'] === 'grpc';
+}
+
+/** An empty name list on a type asked for by name: Envoy no longer watches any of it. */
+function endsWatch(request: DiscoveryRequest): boolean {
+  return request.resource_names.length === 0 && !isWildcardForIstiod(request.type_url);
+}
+
+/** The UUID istiod's nonces (and the mock's) end with, after the version they were sent at. */
+const NONCE_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The version a NACK rejects: the one its nonce was sent with (a nonce begins with it), else,
+ * for an empty or foreign nonce, the last one sent.
+ */
+function rejectedVersion(state: TypeState, nonce: string): string {
+  if (state.sent && nonce === state.sent.nonce) return state.sent.version;
+  const uuid = NONCE_UUID.exec(nonce);
+  if (uuid && uuid.index > 0) return nonce.slice(0, uuid.index);
+  return state.sent?.version ?? '';
 }
 
 export class SotwSession extends BaseSession<TypeState> {
+  /** The names each watched type's last request listed, to tell what the next one changes. */
+  private readonly asked = new Map<string, ReadonlySet<string>>();
+  /** Types whose next ACK is answered anyway (istiod's `AlwaysRespond`). */
+  private readonly forced = new Set<string>();
+  /** Types whose owed response carries only these names: those an ACK added. */
+  private readonly addedOnly = new Map<string, readonly string[]>();
+
   onRequest(request: DiscoveryRequest): RequestOutcome {
     const refusal = this.admit(request.node, request.type_url);
     if (refusal) return { kind: 'rejected', message: refusal };
     const typeUrl = request.type_url;
     // istiod answers every debug request and starts no watch for it (its processRequest).
     if (isDebugType(typeUrl)) return { kind: 'debug', typeUrl, names: request.resource_names };
-    const names = requestedNames(typeUrl, request.resource_names);
+    if (request.error_detail) return this.recordNack(request);
+    if (endsWatch(request)) return this.endWatch(typeUrl);
     const current = this.types.get(typeUrl);
-    // istiod's ShouldRespond: a request without a nonce, or the first request of a type on this
-    // stream whatever nonce it carries (a client reconnecting to a new control plane, or
-    // istioctl, which sends one on its first request), is answered with the current set.
-    if (request.response_nonce === '' || !current) {
-      return this.subscribe(typeUrl, names, request.version_info);
-    }
+    // A request without a nonce, or the first request of a type on this stream whatever nonce
+    // it carries (a client reconnecting to a new control plane, or istioctl, which sends one
+    // on its first request), is answered with the current set.
+    if (request.response_nonce === '' || !current) return this.watch(request);
     if (!current.sent || current.sent.nonce !== request.response_nonce) {
       // A nonce other than the last one sent answers an older response: ignore it
       // (xDS protocol, "ACK/NACK and resource type instance version").
@@ -51,43 +93,111 @@ export class SotwSession extends BaseSession<TypeState> {
         expected: current.sent?.nonce,
       };
     }
-    if (request.error_detail) return this.recordNack(current, request);
-    if (!sameNames(current.names, names)) {
-      current.names = names;
-      this.owed.add(typeUrl);
-      return { kind: 'resubscribe', typeUrl };
-    }
-    if (request.version_info !== current.sent.version) {
-      return { kind: 'repeat', typeUrl, version: request.version_info };
-    }
-    current.acked = { version: current.sent.version, nonce: current.sent.nonce, at: this.now() };
-    current.nack = undefined;
-    return { kind: 'ack', typeUrl, version: current.sent.version, nonce: current.sent.nonce };
+    return this.ack(current, current.sent, request);
   }
 
-  private subscribe(typeUrl: string, names: TypeState['names'], version: string): RequestOutcome {
-    const existing = this.types.get(typeUrl);
-    if (existing) existing.names = names;
-    else
-      this.types.set(typeUrl, {
-        typeUrl,
-        names,
-        sent: undefined,
-        acked: undefined,
-        nack: undefined,
-      });
+  /** The names the next response of a type carries; undefined: every resource. */
+  responseNames(state: TypeState): readonly string[] | undefined {
+    return this.addedOnly.get(state.typeUrl) ?? (state.names === '*' ? undefined : state.names);
+  }
+
+  /**
+   * istiod's `NewWatchedResource`: the type's watch starts afresh (nothing sent, acked or
+   * rejected yet) and is owed the current set; a new CDS watch makes the next EDS ACK answered.
+   */
+  private watch(request: DiscoveryRequest): RequestOutcome {
+    const typeUrl = request.type_url;
+    this.forget(typeUrl);
+    this.types.set(typeUrl, {
+      typeUrl,
+      names: requestedNames(typeUrl, request.resource_names, isProxylessGrpc(this.proxy)),
+      sent: undefined,
+      acked: undefined,
+      nack: undefined,
+    });
+    this.asked.set(typeUrl, new Set(request.resource_names));
+    for (const dependent of warmingDependents(typeUrl)) {
+      if (this.types.has(dependent)) this.forced.add(dependent);
+    }
     this.owed.add(typeUrl);
     // Envoy keeps `version_info` across reconnects and clears nonces: a nonce-less request
     // with a version is a proxy that already runs that version from an earlier stream.
-    if (version !== '') return { kind: 'reconnect', typeUrl, version };
+    if (request.version_info !== '') {
+      return { kind: 'reconnect', typeUrl, version: request.version_info };
+    }
     return { kind: 'subscribe', typeUrl };
   }
 
-  private recordNack(state: TypeState, request: DiscoveryRequest): RequestOutcome {
-    const sent = state.sent as Sent;
-    const nack: Nack = {
-      version: sent.version,
+  /** An empty name list on EDS, RDS, SDS or ECDS: istiod drops the watch and says nothing. */
+  private endWatch(typeUrl: string): RequestOutcome {
+    const state = this.types.get(typeUrl);
+    const names = state && state.names !== '*' ? [...state.names] : [];
+    this.forget(typeUrl);
+    return { kind: 'unsubscribe', typeUrl, names };
+  }
+
+  private forget(typeUrl: string): void {
+    this.types.delete(typeUrl);
+    this.asked.delete(typeUrl);
+    this.forced.delete(typeUrl);
+    this.addedOnly.delete(typeUrl);
+    this.owed.delete(typeUrl);
+  }
+
+  /**
+   * The nonce last sent, without an error: an ACK of it whatever `version_info` says (the
+   * request Envoy repeats after a NACK, on the version it kept, is one too), which clears the
+   * last NACK. The names it lists replace the watch's.
+   */
+  private ack(state: TypeState, sent: Sent, request: DiscoveryRequest): RequestOutcome {
+    const { typeUrl } = state;
+    state.acked = { version: request.version_info, nonce: sent.nonce, at: this.now() };
+    state.nack = undefined;
+    const before = this.asked.get(typeUrl) ?? new Set<string>();
+    const now = new Set(request.resource_names);
+    this.asked.set(typeUrl, now);
+    const proxyless = isProxylessGrpc(this.proxy);
+    state.names = requestedNames(typeUrl, request.resource_names, proxyless);
+    const added = [...now].filter((name) => !before.has(name)).sort();
+    const removed = [...before].filter((name) => !now.has(name)).sort();
+    const ack: RequestOutcome = {
+      kind: 'ack',
+      typeUrl,
+      version: request.version_info,
       nonce: sent.nonce,
+    };
+    if (this.forced.delete(typeUrl)) {
+      // istiod's "FORCE RESPONSE for warming": the whole set, to let clusters finish warming.
+      this.oweWhole(typeUrl);
+      return ack;
+    }
+    if (added.length === 0 && removed.length === 0) return ack;
+    // A proxyless client is sent every name it watches, not only the added ones (istiod
+    // narrows the answer to the added names for Envoy alone).
+    if (isWildcardForIstiod(typeUrl) || (proxyless && added.length > 0)) {
+      this.oweWhole(typeUrl);
+      return { kind: 'resubscribe', typeUrl };
+    }
+    // Removed names need no answer: Envoy drops them itself.
+    if (added.length === 0) return { kind: 'unsubscribe', typeUrl, names: removed };
+    this.addedOnly.set(typeUrl, added);
+    this.owed.add(typeUrl);
+    return { kind: 'resubscribe', typeUrl };
+  }
+
+  /**
+   * Any NACK, whatever its nonce (empty, stale, never sent): istiod reads `error_detail`
+   * first, records the error in the type's watch and answers nothing; the names it lists are
+   * not taken. A NACK of a type never asked for has no watch to be recorded in: ignored.
+   */
+  private recordNack(request: DiscoveryRequest): RequestOutcome {
+    const typeUrl = request.type_url;
+    const nonce = request.response_nonce;
+    const state = this.types.get(typeUrl);
+    if (!state) return { kind: 'stale', typeUrl, nonce, expected: undefined };
+    const nack: Nack = {
+      version: rejectedVersion(state, nonce),
+      nonce,
       keptVersion: request.version_info,
       code: request.error_detail?.code ?? 0,
       message: request.error_detail?.message ?? '',
@@ -95,14 +205,25 @@ export class SotwSession extends BaseSession<TypeState> {
     };
     state.nack = nack;
     // The rejected push is not sent again: only a new version of this type is.
-    return { kind: 'nack', typeUrl: state.typeUrl, nack };
+    return { kind: 'nack', typeUrl, nack };
+  }
+
+  private oweWhole(typeUrl: string): void {
+    this.addedOnly.delete(typeUrl);
+    this.owed.add(typeUrl);
+  }
+
+  override owe(typeUrls?: readonly string[]): void {
+    for (const typeUrl of this.types.keys()) {
+      if (!typeUrls || typeUrls.includes(typeUrl)) this.oweWhole(typeUrl);
+    }
   }
 
   /** Marks subscribed types whose version differs from what was last sent as owed. */
   onSnapshot(snapshot: Snapshot): void {
     for (const state of this.types.values()) {
       if (state.sent && state.sent.version !== snapshot.get(state.typeUrl).version) {
-        this.owed.add(state.typeUrl);
+        this.oweWhole(state.typeUrl);
       }
     }
   }
@@ -111,6 +232,7 @@ export class SotwSession extends BaseSession<TypeState> {
     const state = this.types.get(typeUrl);
     if (!state) return;
     state.sent = { version, nonce, at: this.now(), count };
+    this.addedOnly.delete(typeUrl);
     this.owed.delete(typeUrl);
   }
 }

@@ -32,6 +32,8 @@ export interface StreamContext {
   controlPlaneId: string;
   /** Delta resources carry their content version (see `MockIstiodOptions`). */
   deltaResourceVersions?: boolean;
+  /** SotW: leave names without a resource out, instead of istiod's empty resource of each. */
+  omitMissingResources?: boolean;
   events: ServerEventEmitter;
   log: Logger;
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */

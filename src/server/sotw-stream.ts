@@ -31,10 +31,12 @@ export class SotwStream extends AdsStream {
   }
 
   protected build(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): BuiltResponse {
-    const names = state.names === '*' ? undefined : state.names;
+    const names = this.session.responseNames(state);
+    // istiod sends an empty resource for each name it has nothing of (EDS, RDS).
+    const fillMissing = this.ctx.omitMissingResources !== true;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
-    const message = appendNonceField(snapshot.body(names), nonce);
-    const count = snapshot.count(names);
+    const message = appendNonceField(snapshot.body(names, fillMissing), nonce);
+    const count = snapshot.count(names, fillMissing);
     this.session.recordSent(state.typeUrl, snapshot.version, nonce, count);
     return { message, version: snapshot.version, nonce, count };
   }

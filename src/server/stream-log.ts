@@ -40,10 +40,11 @@ export function logOutcome(
         `ADS:${type}: RECONNECT ${conId} ${outcome.version}`,
       );
       return;
-    case 'repeat':
+    case 'unsubscribe':
+      // Nothing is sent: the proxy dropped these names (or, in SotW, the whole watch).
       log.debug(
-        { conId, type, version: outcome.version },
-        `ADS:${type}: request repeated after a NACK`,
+        { conId, type, names: outcome.names },
+        `ADS:${type}: UNSUBSCRIBE ${conId} ${outcome.names.join(',')}`,
       );
       return;
     default:

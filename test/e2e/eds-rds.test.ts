@@ -1,13 +1,15 @@
 /**
  * EDS and RDS with a real Envoy: the lab served with the app's endpoints over EDS and the
  * routes over RDS (in both protocols), endpoints that move real traffic, and an EDS cluster
- * that keeps Envoy initializing until its endpoints come.
+ * whose endpoints the set lacks: sent an empty ClusterLoadAssignment as istiod does, or, with
+ * `omitMissingResources`, nothing (Envoy stays initializing until the endpoints come).
  */
 import { describe, expect, it } from 'vitest';
 import { startLabUpstream } from '../../scripts/lab-upstream.js';
 import { makeClusterLoadAssignment } from '../../src/resources/endpoint.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
+import type { EnvoyResource } from '../../src/resources/types.js';
 import { ENDPOINT_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
 import { expectLabTraffic, get, useLab } from '../support/harness/lab.js';
 
@@ -48,14 +50,37 @@ describe.each(['sotw', 'delta'] as const)('the EDS + RDS lab over %s', (xdsMode)
   });
 });
 
-describe('an EDS cluster without endpoints', () => {
-  it('keeps Envoy initializing (warming) until its ClusterLoadAssignment arrives', async () => {
-    const lab = await labs.start(
-      {},
-      {
-        discovery: 'eds-rds',
-        transform: (resources) => resources.filter((r) => r['@type'] !== ENDPOINT_TYPE),
+describe('an EDS cluster without a ClusterLoadAssignment in the set', () => {
+  const withoutEndpoints = (resources: EnvoyResource[]) =>
+    resources.filter((r) => r['@type'] !== ENDPOINT_TYPE);
+
+  it('is sent an empty one, as istiod does: Envoy goes live with no endpoint to send to', async () => {
+    // Conformance: "SotW: names that do not exist: EDS: an unknown name is answered with an
+    // empty ClusterLoadAssignment of that name". The cluster does not warm for ever.
+    const lab = await labs.start({}, { discovery: 'eds-rds', transform: withoutEndpoints });
+    const { envoy, istiod, ports } = lab;
+    await istiod.waitForAck(ENDPOINT_TYPE);
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    expect(await envoy.stat('cluster_manager.warming_clusters')).toBe(0);
+    expect(await get(lab.inboundUrl('/orders'))).toEqual({
+      status: 503,
+      body: 'no healthy upstream',
+    });
+
+    expect(istiod.setResources(makeLabResources({ ...ports, discovery: 'eds-rds' })).ok).toBe(true);
+    await waitFor(
+      async () => {
+        const res = await get(lab.inboundUrl('/orders'));
+        return 'status' in res && res.status === 200;
       },
+      { description: 'traffic once the endpoints are served' },
+    );
+  });
+
+  it('with omitMissingResources, keeps Envoy initializing (warming) until it arrives', async () => {
+    const lab = await labs.start(
+      { omitMissingResources: true },
+      { discovery: 'eds-rds', transform: withoutEndpoints },
     );
     const { envoy, istiod, ports } = lab;
     // Envoy's own word for this state is PRE_INITIALIZING: a cluster warming in the CDS phase

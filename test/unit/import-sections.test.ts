@@ -90,7 +90,7 @@ describe('config_dump sections', () => {
       {
         path: 'configs[1].dynamic_scoped_route_configs[0].scoped_route_configs[0].route_configuration_name',
         message:
-          'no route configuration "routes-a" in the set: the scope will warm until one is served',
+          'no route configuration "routes-a" in the set: no routes (over SotW it is sent an empty one, as istiod does; over delta or with omitMissingResources the scope warms until one is served)',
       },
     ]);
   });

@@ -110,8 +110,8 @@ describe('resource files', () => {
     const warnings = loaded.ok ? loaded.value.warnings.map((w) => w.message) : ['failed'];
     // Types are checked in the registry's order (src/core/types/registry.ts): CDS before LDS.
     expect(warnings).toEqual([
-      'EDS cluster without a ClusterLoadAssignment "inbound|8101||" in the set: it will warm until one is served',
-      'no route configuration "virtualOutbound" in the set: the listener will warm until one is served',
+      'EDS cluster without a ClusterLoadAssignment "inbound|8101||" in the set: no endpoints (over SotW it is sent an empty one, as istiod does; over delta or with omitMissingResources it warms until one is served)',
+      'no route configuration "virtualOutbound" in the set: no routes (over SotW it is sent an empty one, as istiod does; over delta or with omitMissingResources the listener warms until one is served)',
     ]);
   });
 });

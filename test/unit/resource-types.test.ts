@@ -129,7 +129,7 @@ describe('a type added by its descriptor alone: scoped routes (SRDS)', () => {
         {
           path: 'set "default": scope-a.route_configuration_name',
           message:
-            'no route configuration "routes-b" in the set: the scope will warm until one is served',
+            'no route configuration "routes-b" in the set: no routes (over SotW it is sent an empty one, as istiod does; over delta or with omitMissingResources the scope warms until one is served)',
         },
       ],
     });

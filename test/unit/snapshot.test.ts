@@ -4,7 +4,9 @@ import { makeStaticCluster } from '../../src/resources/cluster.js';
 import { createSnapshotStore } from '../../src/snapshot/store.js';
 import type { Versioning } from '../../src/snapshot/version.js';
 import { validateSets } from '../../src/snapshot/validated-set.js';
-import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
+import { decodeDiscoveryResponse } from '../../src/xds/wire.js';
+import { envoyRoot } from '../../src/xds/protos.js';
 
 const clock = () => new Date('2026-08-22T20:00:00.123Z');
 
@@ -88,5 +90,34 @@ describe('snapshot store', () => {
     expect(snap.body()).toBe(snap.body());
     expect(snap.body(['BlackHoleCluster'])).toBe(snap.body(['BlackHoleCluster']));
     expect(snap.count(['BlackHoleCluster', 'missing'])).toBe(1);
+  });
+});
+
+describe('a response body for names', () => {
+  const routes = () =>
+    store(makeLabResources({ discovery: 'eds-rds' }))
+      .current()
+      .get(ROUTE_TYPE);
+  const routeType = () => envoyRoot().lookupType('envoy.config.route.v3.RouteConfiguration');
+  const names = (body: Buffer) =>
+    decodeDiscoveryResponse(body).resources.map((r) =>
+      String(routeType().toObject(routeType().decode(r.value))['name']),
+    );
+
+  it('carries an empty resource for each name without one, as istiod does, unless told not to', () => {
+    // Conformance: "SotW: names that do not exist: RDS: an unknown name is answered with …".
+    const snapshot = routes();
+    const known = [...snapshot.resources.keys()];
+    const asked = [...known, 'no-such-route'];
+    expect(names(snapshot.body(asked, true))).toEqual(asked);
+    expect(snapshot.count(asked, true)).toBe(asked.length);
+    expect(names(snapshot.body(asked))).toEqual(known);
+    expect(snapshot.count(asked)).toBe(known.length);
+  });
+
+  it('has no empty resource for a type istiod sends nothing for (CDS)', () => {
+    const snapshot = store().current().get(CLUSTER_TYPE);
+    expect(snapshot.count(['no-such-cluster'], true)).toBe(0);
+    expect(decodeDiscoveryResponse(snapshot.body(['no-such-cluster'], true)).resources).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SotwSession } from '../../src/protocol/sotw-session.js';
 import { nextNonce } from '../../src/protocol/session.js';
@@ -53,7 +54,7 @@ describe('SotwSession', () => {
     expect(session.nextOwed()?.typeUrl).toBe(CLUSTER_TYPE);
   });
 
-  it('classifies ACK, NACK, stale and the post-NACK repeat', () => {
+  it('classifies ACK, NACK and stale; the request after a NACK is an ACK', () => {
     const session = servingSession();
     expect(session.onRequest(request({ response_nonce: 'old', version_info: 'v1' })).kind).toBe(
       'stale',
@@ -69,12 +70,17 @@ describe('SotwSession', () => {
       kind: 'nack',
       nack: { version: 'v1', keptVersion: 'v0', message: 'bad' },
     });
-    // Envoy sends its request again without error_detail, still on v0: not an ACK of v1.
-    expect(session.onRequest(request({ response_nonce: 'n1', version_info: 'v0' })).kind).toBe(
-      'repeat',
-    );
-    expect(session.types.get(CLUSTER_TYPE)?.nack?.message).toBe('bad');
-    expect(session.types.get(CLUSTER_TYPE)?.acked).toBeUndefined();
+    expect(session.hasOwed()).toBe(false);
+    // Envoy sends its request again without error_detail, still on v0: istiod counts it an
+    // ACK of the nonce, and clears the error (conformance: "SotW: ACKs: after a NACK, the
+    // same nonce without an error is an ACK: acked, error cleared").
+    expect(session.onRequest(request({ response_nonce: 'n1', version_info: 'v0' }))).toMatchObject({
+      kind: 'ack',
+      version: 'v0',
+      nonce: 'n1',
+    });
+    expect(session.types.get(CLUSTER_TYPE)?.nack).toBeUndefined();
+    expect(session.types.get(CLUSTER_TYPE)?.acked).toMatchObject({ version: 'v0', nonce: 'n1' });
     expect(session.hasOwed()).toBe(false);
 
     session.recordSent(CLUSTER_TYPE, 'v2', 'n2', 2);
@@ -82,7 +88,22 @@ describe('SotwSession', () => {
       kind: 'ack',
       version: 'v2',
     });
-    expect(session.types.get(CLUSTER_TYPE)?.nack).toBeUndefined();
+  });
+
+  it('records a NACK whatever its nonce, and answers none (istiod reads error_detail first)', () => {
+    // Conformance: "SotW: NACKs: a NACK with an empty nonce / a stale nonce …".
+    const session = servingSession();
+    session.recordSent(CLUSTER_TYPE, 'v2', `v2${randomUUID()}`, 2);
+    for (const nonce of ['', 'n1', `v1${randomUUID()}`]) {
+      const outcome = session.onRequest(
+        request({ response_nonce: nonce, error_detail: { code: 13, message: `bad ${nonce}` } }),
+      );
+      expect(outcome.kind).toBe('nack');
+      expect(session.types.get(CLUSTER_TYPE)?.nack?.message).toBe(`bad ${nonce}`);
+      expect(session.hasOwed()).toBe(false);
+    }
+    // The rejected version is the one the nonce was sent at (it begins with it).
+    expect(session.types.get(CLUSTER_TYPE)?.nack?.version).toBe('v1');
   });
 
   it("istiod's ShouldRespond: the first request of a type is answered whatever nonce it carries", () => {
@@ -121,23 +142,67 @@ describe('SotwSession', () => {
     expect(session.nextOwed()?.typeUrl).toBe(CLUSTER_TYPE);
   });
 
-  it('answers a changed name list on a non-wildcard type, and treats "*" as wildcard', () => {
+  it('answers names added on an ACK with those alone, and removal with nothing', () => {
+    // Conformance: "SotW: subscription changes on an ACK".
     const session = servingSession();
-    session.onRequest(request({ type_url: ENDPOINT_TYPE, resource_names: ['b', 'a'] }));
-    expect(session.types.get(ENDPOINT_TYPE)?.names).toEqual(['a', 'b']);
+    session.onRequest(request({ type_url: ENDPOINT_TYPE, resource_names: ['b', 'a', 'a'] }));
+    const eds = session.types.get(ENDPOINT_TYPE);
+    if (!eds) throw new Error('EDS was subscribed');
+    expect(eds.names).toEqual(['a', 'b']);
     session.recordSent(ENDPOINT_TYPE, 'v1', 'e1', 2);
-    const changed = session.onRequest(
-      request({
-        type_url: ENDPOINT_TYPE,
-        response_nonce: 'e1',
-        version_info: 'v1',
-        resource_names: ['a'],
-      }),
-    );
-    expect(changed.kind).toBe('resubscribe');
+    const ack = (names: string[]) =>
+      session.onRequest(
+        request({
+          type_url: ENDPOINT_TYPE,
+          response_nonce: 'e1',
+          version_info: 'v1',
+          resource_names: names,
+        }),
+      );
+    expect(ack(['a'])).toMatchObject({ kind: 'unsubscribe', names: ['b'] });
+    expect(session.hasOwed()).toBe(false);
+    expect(ack(['a', 'c'])).toMatchObject({ kind: 'resubscribe' });
     expect(session.nextOwed()?.typeUrl).toBe(ENDPOINT_TYPE);
+    expect(session.responseNames(eds)).toEqual(['c']);
+    session.recordSent(ENDPOINT_TYPE, 'v1', 'e2', 1);
+    expect(session.responseNames(eds)).toEqual(['a', 'c']);
+  });
+
+  it('ends the watch of a by-name type on an empty list, without an answer', () => {
+    // Conformance: "SotW: empty resource_names".
+    const session = servingSession();
+    expect(session.onRequest(request({ type_url: ENDPOINT_TYPE })).kind).toBe('unsubscribe');
+    expect(session.types.has(ENDPOINT_TYPE)).toBe(false);
+    expect(session.hasOwed()).toBe(false);
+  });
+
+  it('sends CDS and LDS whole whatever names they list, "*" included', () => {
+    // Conformance: "SotW: CDS and LDS asked by name".
+    const session = servingSession();
     session.onRequest(request({ type_url: LISTENER_TYPE, resource_names: ['*'] }));
     expect(session.types.get(LISTENER_TYPE)?.names).toBe('*');
+    session.onRequest(request({ type_url: LISTENER_TYPE, resource_names: ['one'] }));
+    expect(session.types.get(LISTENER_TYPE)?.names).toBe('*');
+    session.onRequest(request({ type_url: ENDPOINT_TYPE, resource_names: ['*'] }));
+    expect(session.types.get(ENDPOINT_TYPE)?.names).toEqual(['*']);
+  });
+
+  it('answers the next EDS ACK after a new CDS watch, once', () => {
+    // Conformance: "SotW: EDS after CDS".
+    const session = servingSession();
+    session.onRequest(request({ type_url: ENDPOINT_TYPE, resource_names: ['a'] }));
+    session.recordSent(ENDPOINT_TYPE, 'v1', 'e1', 1);
+    const edsAck = () =>
+      session.onRequest(
+        request({ type_url: ENDPOINT_TYPE, response_nonce: 'e1', resource_names: ['a'] }),
+      );
+    session.onRequest(request({ type_url: CLUSTER_TYPE }));
+    session.recordSent(CLUSTER_TYPE, 'v1', 'n2', 2);
+    expect(edsAck().kind).toBe('ack');
+    expect(session.nextOwed()?.typeUrl).toBe(ENDPOINT_TYPE);
+    session.recordSent(ENDPOINT_TYPE, 'v1', 'e1', 1);
+    edsAck();
+    expect(session.hasOwed()).toBe(false);
   });
 });
 

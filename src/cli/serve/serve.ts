@@ -48,6 +48,8 @@ Options (environment variable in brackets):
   --versioning <scheme>    push (istiod's: one version per push, every type re-sent) or
                            per-type (only changed types re-sent, each with its own version)
                            (default push)
+  --omit-missing-resources leave EDS/RDS names without a resource out of SotW responses
+                           (istiod sends an empty one; with this, what named it warms)
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
   --resources-quiet <d>    how long the files must be left alone before a change is reloaded
@@ -80,6 +82,7 @@ const OPTIONS = {
   'withhold-first': { type: 'boolean', default: false },
   'delta-resource-versions': { type: 'boolean', default: false },
   versioning: { type: 'string' },
+  'omit-missing-resources': { type: 'boolean', default: false },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
   'from-config-dump': { type: 'string' },
@@ -159,6 +162,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     withholdFirst: values['withhold-first'],
     deltaResourceVersions: values['delta-resource-versions'],
     ...(values.versioning !== undefined && { versioning: parseVersioning(values.versioning) }),
+    omitMissingResources: values['omit-missing-resources'],
     resourcesPath: values.resources,
     resourcesQuietMs: parseQuiet(values['resources-quiet']),
     journalSize: parseJournalSize(values['journal-size']),

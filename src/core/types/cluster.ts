@@ -9,6 +9,8 @@ export const clusterType: ResourceType = {
   metricLabel: 'cds',
   nameField: 'name',
   wildcard: true,
+  // Conformance: "SotW: EDS after CDS".
+  warmingDependents: [ENDPOINT_TYPE],
   adsOrder: 10,
   syncz: { prefix: 'cluster', rank: 0 },
   proxyStatusColumn: 0,
@@ -34,7 +36,7 @@ export const clusterType: ResourceType = {
         name,
         path: '',
         missing: 'warm',
-        message: `EDS cluster without a ClusterLoadAssignment "${name}" in the set: it will warm until one is served`,
+        message: `EDS cluster without a ClusterLoadAssignment "${name}" in the set: no endpoints (over SotW it is sent an empty one, as istiod does; over delta or with omitMissingResources it warms until one is served)`,
       },
     ];
   },

@@ -8,6 +8,8 @@ export const endpointType: ResourceType = {
   metricLabel: 'eds',
   nameField: 'cluster_name',
   wildcard: false,
+  // istiod's buildEmptyClusterLoadAssignment (conformance: "SotW: names that do not exist").
+  emptyResource: (name) => ({ '@type': ENDPOINT_TYPE, cluster_name: name }),
   adsOrder: 20,
   syncz: { prefix: 'endpoint', rank: 3 },
   proxyStatusColumn: 2,

@@ -34,7 +34,7 @@ function listenerReferences(listener: ResourceJson): Reference[] {
         name: rdsName,
         path: `${path}.rds.route_config_name`,
         missing: 'warm',
-        message: `no route configuration "${rdsName}" in the set: the listener will warm until one is served`,
+        message: `no route configuration "${rdsName}" in the set: no routes (over SotW it is sent an empty one, as istiod does; over delta or with omitMissingResources the listener warms until one is served)`,
       });
     }
     return refs;

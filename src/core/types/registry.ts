@@ -9,7 +9,7 @@ import { clusterType } from './cluster.js';
 import { endpointType } from './endpoint.js';
 import { extensionConfigType } from './extension-config.js';
 import { listenerType } from './listener.js';
-import type { ResourceType } from './resource-type.js';
+import type { ResourceJson, ResourceType } from './resource-type.js';
 import { routeType } from './route.js';
 import { scopedRouteType } from './scoped-route.js';
 import { secretType } from './secret.js';
@@ -69,6 +69,29 @@ export function metricLabel(typeUrl: string): string {
 /** Whether an empty `resource_names` list means "everything" for this type. */
 export function isWildcardType(typeUrl: string): boolean {
   return byUrl.get(typeUrl)?.wildcard ?? false;
+}
+
+/**
+ * istiod's `IsWildcardTypeURL`: every type is sent whole, whatever names a request lists,
+ * except those asked for by name (EDS, RDS, SDS, ECDS); istiod's own and unknown types too.
+ */
+export function isWildcardForIstiod(typeUrl: string): boolean {
+  return byUrl.get(typeUrl)?.wildcard !== false;
+}
+
+/** The types a new watch of this type forces to answer their next ACK (CDS: EDS). */
+export function warmingDependents(typeUrl: string): readonly string[] {
+  return byUrl.get(typeUrl)?.warmingDependents ?? [];
+}
+
+/** Whether a type sends a resource for a name it has none of (see `emptyResource`). */
+export function fillsMissingNames(typeUrl: string): boolean {
+  return byUrl.get(typeUrl)?.emptyResource !== undefined;
+}
+
+/** What a type sends for a name it has no resource of, if anything (see `emptyResource`). */
+export function emptyResourceOf(typeUrl: string, name: string): ResourceJson | undefined {
+  return byUrl.get(typeUrl)?.emptyResource?.(name);
 }
 
 /** What a type may be called, for error messages. */

@@ -18,7 +18,10 @@ export interface Reference {
   name: string;
   /** The field path inside the naming resource; empty: the resource as a whole. */
   path: string;
-  /** `nack`: Envoy rejects the whole response; `warm`: Envoy waits for it for ever. */
+  /**
+   * `nack`: Envoy rejects the whole response; `warm`: Envoy waits for it for ever, unless the
+   * type sends an empty resource for a missing name (`emptyResource`: EDS, RDS over SotW).
+   */
   missing: 'nack' | 'warm';
   /** The problem's text when the named resource is not in the set. */
   message: string;
@@ -71,6 +74,18 @@ export interface ResourceType {
   readonly nameField: string;
   /** A SotW request with no `resource_names` asks for every resource (Envoy's CDS and LDS). */
   readonly wildcard: boolean;
+  /**
+   * What istiod answers for a name of this type it has no resource of: a resource of that
+   * name with nothing in it (EDS: a ClusterLoadAssignment without endpoints; RDS: a route
+   * configuration without virtual hosts), so that what named it does not wait for ever.
+   * Without it, a missing name is left out of the response.
+   */
+  readonly emptyResource?: (name: string) => ResourceJson;
+  /**
+   * Types whose next ACK istiod answers anyway once a watch of this type starts (CDS: EDS,
+   * istiod's `WarmingDependencies`): clusters Envoy warms again get their endpoints.
+   */
+  readonly warmingDependents?: readonly string[];
   /** The rank in ADS push order (CDS 10 → EDS 20 → LDS 30 → RDS 50); others follow as they come. */
   readonly adsOrder?: number;
   /** istiod's flat `/debug/syncz` fields `<prefix>_sent` / `<prefix>_acked`, in its order. */

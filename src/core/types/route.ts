@@ -37,6 +37,15 @@ export const routeType: ResourceType = {
   metricLabel: 'rds',
   nameField: 'name',
   wildcard: false,
+  // What istiod builds for a route name neither a sidecar's ports nor a gateway's servers
+  // have (conformance: "SotW: names that do not exist"): no virtual hosts, and no check of
+  // clusters.
+  emptyResource: (name) => ({
+    '@type': ROUTE_TYPE,
+    name,
+    virtual_hosts: [],
+    validate_clusters: false,
+  }),
   adsOrder: 50,
   syncz: { prefix: 'route', rank: 2 },
   proxyStatusColumn: 3,

@@ -30,7 +30,7 @@ export const scopedRouteType: ResourceType = {
             name: scope.route_configuration_name,
             path: 'route_configuration_name',
             missing: 'warm',
-            message: `no route configuration "${scope.route_configuration_name}" in the set: the scope will warm until one is served`,
+            message: `no route configuration "${scope.route_configuration_name}" in the set: no routes (over SotW it is sent an empty one, as istiod does; over delta or with omitMissingResources the scope warms until one is served)`,
           },
         ]
       : [],

@@ -8,6 +8,10 @@ import deltaAcks from './delta-acks.js';
 import deltaReconnect from './delta-reconnect.js';
 import versionsPushes from './versions-pushes.js';
 import versionsShared from './versions-shared.js';
+import sotwAcks from './sotw-acks.js';
+import sotwNacks from './sotw-nacks.js';
+import sotwNames from './sotw-names.js';
+import sotwWarming from './sotw-warming.js';
 
 export const CASES: readonly ConformanceCase[] = [
   ...firstRequest,
@@ -18,4 +22,8 @@ export const CASES: readonly ConformanceCase[] = [
   ...deltaReconnect,
   ...versionsShared,
   ...versionsPushes,
+  ...sotwNacks,
+  ...sotwAcks,
+  ...sotwNames,
+  ...sotwWarming,
 ];

@@ -23,7 +23,12 @@ declare module 'vitest' {
   }
 }
 
-async function runOn(c: ConformanceCase, server: ServerUnderTest, pod: Pod): Promise<string[]> {
+/** Runs one case against one server: its transcript. */
+export async function runOn(
+  c: ConformanceCase,
+  server: ServerUnderTest,
+  pod: Pod,
+): Promise<string[]> {
   const x = new Exchange(server, pod.name, pod.ip);
   try {
     await c.run(x);

@@ -70,6 +70,14 @@ export interface MockIstiodOptions {
    */
   xdsAuth: boolean;
   /**
+   * Refuse istiod's debug types over ADS (`istio.io/debug/*`) to a stream without a verified
+   * identity, as istiod does by default (`ENABLE_DEBUG_ENDPOINT_AUTH`): UNAUTHENTICATED
+   * "authentication required" (conformance case "Debug types: syncz without a verified
+   * identity ends the stream"). False answers them on any stream, plaintext included, as the
+   * mock did before: handy for `istioctl proxy-status` against a plaintext mock.
+   */
+  debugAuth: boolean;
+  /**
    * The language its users asked for (`serve --lang ko`, or `LANG=ko_*`): remembered, not
    * used by the xDS side; the live page (`/ui`) starts in it. Default `en`.
    */
@@ -107,6 +115,7 @@ export function defaultOptions(): MockIstiodOptions {
     tls: false,
     ca: {},
     xdsAuth: true,
+    debugAuth: true,
     lang: DEFAULT_LANG,
   };
 }

@@ -7,7 +7,10 @@ import { isIP } from 'node:net';
 import { NODE_TYPES, type ProxyIdentity } from '../core/identity.js';
 import type { DecodedNode } from '../xds/wire.js';
 
-export type ParsedNode = { ok: true; proxy: ProxyIdentity } | { ok: false; message: string };
+/** `code`: the gRPC status istiod ends the stream with, when not INVALID_ARGUMENT. */
+export type ParsedNode =
+  | { ok: true; proxy: ProxyIdentity }
+  | { ok: false; message: string; code?: number };
 
 /** Go's `%q` for the ASCII strings node ids are. */
 function quote(value: string): string {

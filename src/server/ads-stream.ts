@@ -22,7 +22,13 @@ import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { ResponseDecision, ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
 import type { DebugAnswer, DebugAnswerer, DebugResource } from '../core/debug-answer.js';
-import { authorizeStream, type StreamAuthenticator } from '../core/stream-auth.js';
+import {
+  authorizeStream,
+  verifiedIdentity,
+  type StreamAuthenticator,
+  type VerifiedIdentity,
+} from '../core/stream-auth.js';
+import { apiGeneratorRefusal, hasIstiodGenerator } from '../protocol/generated-types.js';
 
 export interface StreamContext {
   /** The snapshot a proxy is served from (per-node selection happens here). */
@@ -39,6 +45,11 @@ export interface StreamContext {
   authenticate?: StreamAuthenticator;
   /** Answers istiod's debug types; without it they are answered with no resources. */
   debug?: DebugAnswerer;
+  /**
+   * Refuse debug types to a stream without a verified identity, as istiod does by default
+   * (`ENABLE_DEBUG_ENDPOINT_AUTH`); false answers them on any stream.
+   */
+  debugAuth?: boolean;
   unregister(stream: AdsStream): void;
 }
 
@@ -68,6 +79,8 @@ export abstract class AdsStream {
   /** The SPIFFE identities its caller proved (empty when the port authenticates nothing). */
   identities: readonly string[] = [];
   private authorized = false;
+  /** The identity that matched the node (istiod's `VerifiedIdentity`), once authorized. */
+  private verified: VerifiedIdentity | undefined;
   private flushing = false;
   private closed = false;
   /** Registered and announced (`stream-open`): only such a stream announces its close. */
@@ -222,14 +235,17 @@ export abstract class AdsStream {
     if (outcome.kind === 'rejected') {
       this.ctx.log.warn({ peer: this.peer, err: outcome.message }, 'ADS: stream rejected');
       this.ctx.events.emit('stream-rejected', this.peer, outcome.message);
-      this.end(grpc.status.INVALID_ARGUMENT, outcome.message);
+      this.end(outcome.code ?? grpc.status.INVALID_ARGUMENT, outcome.message);
       return;
     }
+    // istiod hands a health report to its workload-entry controller; there is nothing to answer.
+    if (outcome.kind === 'health') return;
     if (!this.authorized && !this.authorize()) return;
     if (outcome.kind === 'debug') {
       this.answerDebug(outcome.typeUrl, outcome.names);
       return;
     }
+    if (this.refusedByApiGenerator(outcome.typeUrl)) return;
     const view = this.view() as StreamView;
     if (!this.opened) this.open(view);
     logOutcome(this.ctx.log, this.connectionId, outcome, this.snapshot());
@@ -254,6 +270,22 @@ export abstract class AdsStream {
       return false;
     }
     this.authorized = true;
+    this.verified = verifiedIdentity(proxy, this.identities);
+    return true;
+  }
+
+  /**
+   * A type istiod has no generator for (and the mock serves nothing of) goes to istiod's `api`
+   * generator, which serves cluster-wide config to the control plane only: without a verified
+   * identity UNAUTHENTICATED, outside the root namespace PERMISSION_DENIED (conformance cases
+   * "Types without a generator" and "Identity"). In the root namespace it is answered empty.
+   */
+  private refusedByApiGenerator(typeUrl: string): boolean {
+    if (hasIstiodGenerator(typeUrl) || this.snapshot()?.has(typeUrl)) return false;
+    const refusal = apiGeneratorRefusal(this.verified);
+    if (!refusal) return false;
+    this.ctx.events.emit('stream-rejected', this.peer, refusal.message);
+    this.end(refusal.code, refusal.message);
     return true;
   }
 
@@ -265,6 +297,14 @@ export abstract class AdsStream {
   private answerDebug(typeUrl: string, names: readonly string[]): void {
     const caller = this.session.proxy as ProxyIdentity;
     this.ctx.log.debug({ peer: this.peer, type: typeUrl, names }, 'ADS: debug request');
+    if (this.ctx.debugAuth !== false && !this.verified) {
+      // istiod's StatusGen and DebugGen (conformance cases "Debug types").
+      this.ctx.log.warn(
+        `proxy ${caller.id} is not authorized to receive debug info. Ensure you are connecting over TLS port and are authenticated.`,
+      );
+      this.end(grpc.status.UNAUTHENTICATED, 'authentication required');
+      return;
+    }
     const answering = this.ctx.debug
       ? this.ctx.debug({ typeUrl, names, caller })
       : Promise.resolve<DebugAnswer>({ ok: true, resources: [] });
@@ -273,7 +313,9 @@ export abstract class AdsStream {
         if (this.closed) return;
         if (!answer.ok) return this.end(answer.code, answer.message);
         const version = this.snapshot()?.version ?? '';
-        this.call.write(this.encodeDebug(typeUrl, answer.resources, version, randomUUID()));
+        // The nonce as every other response's: the version followed by a UUID.
+        const nonce = version + randomUUID();
+        this.call.write(this.encodeDebug(typeUrl, answer.resources, version, nonce));
       },
       (err: unknown) => {
         this.ctx.log.error({ err, type: typeUrl }, 'ADS: debug request failed');

@@ -61,6 +61,7 @@ export function conformanceSuite(
       ]);
       const agree = JSON.stringify(istiod) === JSON.stringify(mock);
       task.meta.conformance = { rule: c.rule, title: c.title, istiod, mock, agree };
+      if (process.env["CONF_DUMP"]) console.log(c.title + "\n  " + istiod.join("\n  ") + "\n MOCK\n  " + mock.join("\n  "));
       expect(mock, "the mock's transcript (left: istiod's)").toEqual(istiod);
     });
   });

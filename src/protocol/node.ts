@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { NODE_TYPES, type ProxyIdentity } from '../core/identity.js';
 import type { DecodedNode } from '../xds/wire.js';
+import { metadataTypeProblem } from './node-metadata.js';
 
 /** `code`: the gRPC status istiod ends the stream with, when not INVALID_ARGUMENT. */
 export type ParsedNode =
@@ -31,6 +32,9 @@ function metadataString(metadata: Record<string, unknown>, key: string): string 
 
 export function parseNode(node: DecodedNode | undefined): ParsedNode {
   if (!node || node.id === '') return { ok: false, message: 'missing node information' };
+  // istiod reads the metadata before the id (its initProxyMetadata).
+  const metadataProblem = metadataTypeProblem(node.metadata);
+  if (metadataProblem) return { ok: false, message: metadataProblem };
   const parts = node.id.split('~');
   if (parts.length !== 4) {
     return { ok: false, message: `missing parts in the service node ${quote(node.id)}` };

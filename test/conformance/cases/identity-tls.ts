@@ -5,11 +5,21 @@
  */
 import { CLUSTER_TYPE, SYNCZ_DEBUG_TYPE } from '../../../src/xds/type-urls.js';
 import { cases } from '../support/case.js';
+import type { Exchange } from '../support/exchange.js';
 
 const ISTIOD = 'spiffe://cluster.local/ns/istio-system/sa/istiod';
 const ORDERS = 'spiffe://cluster.local/ns/default/sa/orders';
 const OTHER_NS = 'spiffe://cluster.local/ns/payments/sa/orders';
 const UNKNOWN_TYPE = 'type.googleapis.com/example.v1.Unknown';
+
+/** A debug client's node as istioctl sends it: no PROXY_CONFIG, so syncz leaves it out. */
+function istioctlNode(x: Exchange, namespace: string) {
+  return x.node({
+    namespace,
+    replaceMetadata: true,
+    metadata: { NAMESPACE: namespace, GENERATOR: 'event', INSTANCE_IPS: x.podIp },
+  });
+}
 
 export default cases('Identity', [
   {
@@ -67,26 +77,26 @@ export default cases('Identity', [
     },
   },
   {
-    title: 'syncz in the root namespace lists the proxies, itself included',
+    title: 'syncz in the root namespace lists the proxies',
     async run(x) {
       // On the TLS port too: the mock's TLS port is a second mock, which knows its own streams.
       const proxy = x.sotw({ identity: ORDERS });
       proxy.send({ node: x.node(), type_url: CLUSTER_TYPE });
       await proxy.read();
       const s = x.sotw({ identity: ISTIOD });
-      s.send({ node: x.node({ namespace: 'istio-system' }), type_url: SYNCZ_DEBUG_TYPE });
+      s.send({ node: istioctlNode(x, 'istio-system'), type_url: SYNCZ_DEBUG_TYPE });
       await s.read();
       await s.end(300);
     },
   },
   {
-    title: "syncz outside the root namespace lists its namespace's proxies, itself included",
+    title: "syncz outside the root namespace lists its namespace's proxies",
     async run(x) {
       const proxy = x.sotw({ identity: ORDERS });
       proxy.send({ node: x.node(), type_url: CLUSTER_TYPE });
       await proxy.read();
       const s = x.sotw({ identity: ORDERS });
-      s.send({ node: x.node(), type_url: SYNCZ_DEBUG_TYPE });
+      s.send({ node: istioctlNode(x, 'default'), type_url: SYNCZ_DEBUG_TYPE });
       await s.read();
       await s.end(300);
     },

@@ -136,6 +136,7 @@ class MockIstiodImpl implements MockIstiod {
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
         debug: createDebugAnswerer(debugXdsSource(state, this.sentResources)),
         debugAuth: options.debugAuth,
+        ambient: options.ambient,
         authenticate: (credentials) =>
           this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },

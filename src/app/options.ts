@@ -78,6 +78,13 @@ export interface MockIstiodOptions {
    */
   debugAuth: boolean;
   /**
+   * Serve ztunnel nodes, as istiod does with `PILOT_ENABLE_AMBIENT=true`. Off by default, as in
+   * istiod: a ztunnel stream ends with UNKNOWN "ztunnel requires PILOT_ENABLE_AMBIENT=true"
+   * (conformance case "The node: a ztunnel node ends the stream"; with the option on, the
+   * stream is served from the resources a sidecar gets, or the set matching its node).
+   */
+  ambient: boolean;
+  /**
    * The language its users asked for (`serve --lang ko`, or `LANG=ko_*`): remembered, not
    * used by the xDS side; the live page (`/ui`) starts in it. Default `en`.
    */
@@ -116,6 +123,7 @@ export function defaultOptions(): MockIstiodOptions {
     ca: {},
     xdsAuth: true,
     debugAuth: true,
+    ambient: false,
     lang: DEFAULT_LANG,
   };
 }

@@ -50,6 +50,8 @@ export interface StreamContext {
    * (`ENABLE_DEBUG_ENDPOINT_AUTH`); false answers them on any stream.
    */
   debugAuth?: boolean;
+  /** Accept ztunnel nodes (istiod's `PILOT_ENABLE_AMBIENT`, off by default). */
+  ambient?: boolean;
   unregister(stream: AdsStream): void;
 }
 
@@ -240,7 +242,7 @@ export abstract class AdsStream {
     }
     // istiod hands a health report to its workload-entry controller; there is nothing to answer.
     if (outcome.kind === 'health') return;
-    if (!this.authorized && !this.authorize()) return;
+    if (!this.authorized && (this.refusedZtunnel() || !this.authorize())) return;
     if (outcome.kind === 'debug') {
       this.answerDebug(outcome.typeUrl, outcome.names);
       return;
@@ -271,6 +273,19 @@ export abstract class AdsStream {
     }
     this.authorized = true;
     this.verified = verifiedIdentity(proxy, this.identities);
+    return true;
+  }
+
+  /**
+   * istiod serves ztunnel only with ambient on (`PILOT_ENABLE_AMBIENT`); otherwise it ends the
+   * stream with a plain error, which gRPC sends as UNKNOWN (conformance case "The node: a
+   * ztunnel node ends the stream").
+   */
+  private refusedZtunnel(): boolean {
+    if (this.ctx.ambient || this.session.proxy?.type !== 'ztunnel') return false;
+    const message = 'ztunnel requires PILOT_ENABLE_AMBIENT=true';
+    this.ctx.events.emit('stream-rejected', this.peer, message);
+    this.end(grpc.status.UNKNOWN, message);
     return true;
   }
 

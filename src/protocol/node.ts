@@ -10,8 +10,7 @@ import { metadataTypeProblem } from './node-metadata.js';
 
 /** `code`: the gRPC status istiod ends the stream with, when not INVALID_ARGUMENT. */
 export type ParsedNode =
-  | { ok: true; proxy: ProxyIdentity }
-  | { ok: false; message: string; code?: number };
+  { ok: true; proxy: ProxyIdentity } | { ok: false; message: string; code?: number };
 
 /** Go's `%q` for the ASCII strings node ids are. */
 function quote(value: string): string {

@@ -53,7 +53,10 @@ export default cases('Identity', [
     title: "a certificate of another service account than the node's ends the stream",
     async run(x) {
       const s = x.sotw({ identity: ORDERS });
-      s.send({ node: x.node({ metadata: { SERVICE_ACCOUNT: 'billing' } }), type_url: CLUSTER_TYPE });
+      s.send({
+        node: x.node({ metadata: { SERVICE_ACCOUNT: 'billing' } }),
+        type_url: CLUSTER_TYPE,
+      });
       await s.read();
       await s.end();
     },

@@ -1,5 +1,5 @@
 /** The node of a stream's first request: probes before it, node types, typed metadata. */
-import { CLUSTER_TYPE, LISTENER_TYPE } from '../../../src/xds/type-urls.js';
+import { CLUSTER_TYPE } from '../../../src/xds/type-urls.js';
 import { cases } from '../support/case.js';
 
 /** What pilot-agent sends to report the application's health (istiod's HealthInfoType). */

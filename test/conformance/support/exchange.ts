@@ -273,7 +273,8 @@ export class Stream {
         names: delta.resources.map((r) => r.name),
       };
     }
-    if (response.type_url.startsWith('istio.io/debug')) this.x.transcript.debug(response, this.x.pod);
+    if (response.type_url.startsWith('istio.io/debug'))
+      this.x.transcript.debug(response, this.x.pod);
     else this.x.transcript.sotw(response);
     this.x.transcript.lines[this.x.transcript.lines.length - 1] += ` (${label})`;
     return {

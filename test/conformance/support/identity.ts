@@ -8,7 +8,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { ISTIOD_SERVICE_NAME, servingHosts } from '../../../src/ca/security-options.js';
-import { parseCsr, signWorkloadCertificate, type CertificateAuthority } from '../../../src/tls/pki.js';
+import {
+  parseCsr,
+  signWorkloadCertificate,
+  type CertificateAuthority,
+} from '../../../src/tls/pki.js';
 import { TLS_FILES } from '../../../src/tls/tls-files.js';
 import { prepareTlsMaterial } from '../../../src/tls/tls-material.js';
 import { makeKeyAndCsr } from '../../support/fixtures/ca.js';
@@ -50,7 +54,11 @@ export async function prepareSuiteTls(dir: string): Promise<SuiteTls> {
     async credentials(identity) {
       if (identity === undefined) return grpc.credentials.createSsl(root);
       const client = await clientCertificate(ca, identity);
-      return grpc.credentials.createSsl(root, Buffer.from(client.keyPem), Buffer.from(client.certPem));
+      return grpc.credentials.createSsl(
+        root,
+        Buffer.from(client.keyPem),
+        Buffer.from(client.certPem),
+      );
     },
   };
 }
@@ -63,6 +71,11 @@ async function clientCertificate(
   const { csr, keyPem } = await makeKeyAndCsr();
   const parsed = parseCsr(csr);
   if (!parsed.ok) throw new Error(`suite TLS: ${parsed.message}`);
-  const certPem = await signWorkloadCertificate(ca, parsed.csr, [identity], CLIENT_CERT_LIFETIME_MS);
+  const certPem = await signWorkloadCertificate(
+    ca,
+    parsed.csr,
+    [identity],
+    CLIENT_CERT_LIFETIME_MS,
+  );
   return { keyPem, certPem };
 }

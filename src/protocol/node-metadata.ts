@@ -81,6 +81,17 @@ function goJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * How much of the metadata's JSON the refusal quotes. istiod quotes all of it, but a gRPC
+ * status travels in a trailer, and a trailer over HTTP/2's header limits breaks the client's
+ * whole connection (every stream on it refused), not just this stream: past this, cut.
+ */
+const QUOTED_METADATA_MAX = 4096;
+
+function quoted(json: string): string {
+  return json.length <= QUOTED_METADATA_MAX ? json : `${json.slice(0, QUOTED_METADATA_MAX)}…`;
+}
+
 /** istiod's refusal of the metadata, or undefined when every checked field has its type. */
 export function metadataTypeProblem(metadata: Record<string, unknown>): string | undefined {
   // Go reports the first field in the order the JSON has them: sorted, as written.
@@ -90,7 +101,8 @@ export function metadataTypeProblem(metadata: Record<string, unknown>): string |
     const error = typeError(metadata[key], goType);
     if (error) {
       const detail = error.replace('%s', `${STRUCT_PATH}.${key}`);
-      return `failed to unmarshal node metadata (${goJson(metadata)}): json: cannot unmarshal ${detail}`;
+      const json = quoted(goJson(metadata));
+      return `failed to unmarshal node metadata (${json}): json: cannot unmarshal ${detail}`;
     }
   }
   return undefined;

@@ -70,6 +70,20 @@ export interface BuiltResponse {
   version: string;
   nonce: string;
   count: number;
+  /** Delta: how many names the response removes. */
+  removed?: number;
+}
+
+/** A size as istiod's logs write it (pilot/pkg/networking/util ByteCount): `980B`, `3.2kB`. */
+export function byteCount(bytes: number): string {
+  if (bytes < 1000) return `${bytes}B`;
+  let div = 1000;
+  let exp = 0;
+  for (let n = Math.floor(bytes / 1000); n >= 1000; n = Math.floor(n / 1000)) {
+    div *= 1000;
+    exp += 1;
+  }
+  return `${(bytes / div).toFixed(1)}${'kMGTPE'[exp]}B`;
 }
 
 export abstract class AdsStream {
@@ -97,6 +111,8 @@ export abstract class AdsStream {
   /** Types whose delay has run out: sent next without asking the policy again (as above). */
   private bypass = NO_BYPASS;
   private cachedView: StreamView | undefined;
+  /** What the next responses answer, for istiod's PUSH line: a request, or a config push. */
+  private trigger: 'request' | 'push' = 'request';
 
   constructor(
     private readonly call: AdsCall,
@@ -215,12 +231,14 @@ export abstract class AdsStream {
     const snapshot = this.snapshot();
     if (!snapshot) return;
     this.session.onSnapshot(snapshot);
+    this.trigger = 'push';
     this.flush();
   }
 
   /** Sends the current version of these types (default: every subscribed type) again. */
   resend(typeUrls?: readonly string[]): void {
     this.session.owe(typeUrls);
+    this.trigger = 'push';
     this.flush();
   }
 
@@ -252,6 +270,7 @@ export abstract class AdsStream {
     if (!this.opened) this.open(view);
     logOutcome(this.ctx.log, this.connectionId, outcome, this.snapshot());
     this.ctx.events.emit('request', view, outcome);
+    this.trigger = 'request';
     if (this.session.hasOwed()) this.flush();
   }
 
@@ -351,7 +370,7 @@ export abstract class AdsStream {
         peer: this.peer,
         protocol: this.protocol,
       },
-      `ADS: new ${this.protocol === 'delta' ? 'delta ' : ''}connection`,
+      `ADS: new ${this.protocol === 'delta' ? 'delta ' : ''}connection for node:${this.connectionId}`,
     );
     this.ctx.events.emit('stream-open', view);
   }
@@ -472,10 +491,13 @@ export abstract class AdsStream {
     // Checked first, so that at warn level (a large fleet's setting) no line is built only to be
     // dropped: this runs once per stream on every push.
     if (this.ctx.log.isLevelEnabled('info')) {
+      // istiod's line (pilot/pkg/xds/xdsgen.go, delta.go): ` request` when it answers one.
       const type = shortTypeName(typeUrl);
+      const reason = this.trigger === 'request' ? ' request' : '';
+      const removed = built.removed === undefined ? '' : ` removed:${built.removed}`;
       this.ctx.log.info(
         { conId: this.connectionId, type, version, resources: count, nonce },
-        `ADS:${type}: PUSH ${this.connectionId} resources:${count} size:${bytes}B`,
+        `${type}: PUSH${reason} for node:${view.proxy.id} resources:${count}${removed} size:${byteCount(bytes)}`,
       );
     }
     const names = state.names === '*' ? undefined : state.names;

@@ -118,21 +118,33 @@ export class Exchange {
   }
 
   /**
-   * The server's log lines about this case's connections, from the first `ADS:` on, with
-   * the connection id written `<conId>`: istiod's wording is part of what the mock promises.
+   * The server's log lines about this case's proxy that match `pattern`, as messages (istiod's
+   * after its timestamp, level and scope), with the connection id written `<conId>`, the proxy
+   * id `<proxy>`, and sizes `size:<n>` (the mock serves istiod's resources without Istio's
+   * own filters, so sizes differ): istiod's wording is part of what the mock promises.
    */
   log(pattern: RegExp): void {
     const conId = new RegExp(`${escapeRegExp(this.proxyId)}-\\d+`, 'g');
+    const proxy = new RegExp(`node:${escapeRegExp(this.proxyId)}\\b`, 'g');
     const mine = this.server
       .log()
-      .filter((line) => line.search(conId) >= 0 && pattern.test(line))
-      .map((line) => line.slice(line.indexOf('ADS:')).replace(conId, '<conId>'));
+      .map((line) => line.slice(line.lastIndexOf('\t') + 1))
+      .filter((line) => line.includes(this.proxyId) && pattern.test(line))
+      .map((line) =>
+        line
+          .replace(conId, '<conId>')
+          .replace(proxy, 'node:<proxy>')
+          .replace(/size:[\d.]+[kMGTPE]?B/g, 'size:<n>')
+          // istiod's own XDS cache's hits; the mock has no such cache to account for.
+          .replace(/ cached:\d+\/\d+/, ''),
+      );
     if (mine.length === 0) this.transcript.add('log: (nothing)');
     for (const line of mine) this.transcript.add(`log: ${line}`);
   }
 
-  note(line: string): void {
-    this.transcript.add(`# ${line}`);
+  /** Waits without reading, recording nothing: lets a server act before its log is read. */
+  async settle(ms = 400): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   /** What istiod's `/debug/syncz` says of this case's proxy, type by type. */

@@ -105,6 +105,19 @@ export default cases('Identity', [
     },
   },
   {
+    title:
+      "the first authenticator that succeeds wins: a token's identity does not add to the certificate's",
+    async run(x) {
+      // The certificate (checked first) names another namespace; the token names the
+      // proxy's own. istiod stops at the certificate, so the node is not authorized.
+      const token = { namespace: 'default', serviceAccount: 'orders' };
+      const s = x.sotw({ identity: OTHER_NS, token });
+      s.send({ node: x.node(), type_url: CLUSTER_TYPE });
+      await s.read();
+      await s.end();
+    },
+  },
+  {
     title: 'delta: TLS without a client certificate ends the stream: UNAUTHENTICATED',
     async run(x) {
       const s = x.delta({ tls: true });

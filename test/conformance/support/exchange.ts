@@ -40,6 +40,12 @@ export interface StreamOptions {
   identity?: string;
   /** Over TLS without a client certificate (implied by `identity`). */
   tls?: boolean;
+  /**
+   * Over TLS, with this pod's service account token in `authorization: Bearer …`, signed with
+   * the key the mock trusts. istiod-ref has no token authenticator (only istiod's
+   * ClientCertAuthenticator), so istiod ignores it.
+   */
+  token?: { namespace: string; serviceAccount: string };
 }
 
 export interface NodeOptions {
@@ -184,8 +190,16 @@ export class Exchange {
   }
 
   private open(protocol: 'sotw' | 'delta', options?: grpc.Metadata | StreamOptions): Stream {
-    const { metadata, identity, tls }: StreamOptions =
+    const given: StreamOptions =
       options instanceof grpc.Metadata ? { metadata: options } : (options ?? {});
+    const { identity, token } = given;
+    const tls = given.tls === true || token !== undefined;
+    let metadata = given.metadata;
+    if (token) {
+      metadata = metadata?.clone() ?? new grpc.Metadata();
+      const jwt = this.server.tls.token(token.namespace, token.serviceAccount);
+      metadata.set('authorization', `Bearer ${jwt}`);
+    }
     const start = (client: AdsTestClient) =>
       protocol === 'sotw' ? client.sotw(metadata) : client.delta(metadata);
     if (identity === undefined && !tls) return new Stream(this, start(this.client()), protocol);

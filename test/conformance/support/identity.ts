@@ -8,6 +8,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { ISTIOD_SERVICE_NAME, servingHosts } from '../../../src/ca/security-options.js';
+import { DEFAULT_TOKEN_AUDIENCE, mintToken } from '../../../src/ca/service-account-token.js';
 import {
   parseCsr,
   signWorkloadCertificate,
@@ -29,6 +30,8 @@ export interface SuiteTls {
    * SPIFFE URI), or none when `identity` is undefined.
    */
   credentials(identity: string | undefined): Promise<grpc.ChannelCredentials>;
+  /** A pod's service account token signed with the key the mock trusts (istiod-ref trusts none). */
+  token(namespace: string, serviceAccount: string): string;
 }
 
 /** The channel options of every TLS stream: the serving certificate names istiod's Service. */
@@ -50,6 +53,15 @@ export async function prepareSuiteTls(dir: string): Promise<SuiteTls> {
       cert: join(dir, TLS_FILES.certChain),
       key: join(dir, TLS_FILES.key),
       clientCa: join(dir, TLS_FILES.rootCert),
+    },
+    token(namespace, serviceAccount) {
+      const request = {
+        namespace,
+        serviceAccount,
+        audiences: [DEFAULT_TOKEN_AUDIENCE],
+        ttlSeconds: 3600,
+      };
+      return mintToken(material.jwtKey, request).token;
     },
     async credentials(identity) {
       if (identity === undefined) return grpc.credentials.createSsl(root);

@@ -11,6 +11,7 @@ import type { EnvoyResource } from '../src/resources/types.js';
 import type { TestMockIstiod } from '../src/testing/start.js';
 import type { Lang } from '../src/util/lang.js';
 import { packageRoot } from '../src/util/package-root.js';
+import { goCodeName } from '../src/server/stream-log.js';
 import { LISTENER_TYPE } from '../src/xds/type-urls.js';
 import type { DemoPorts, Narrator } from './demo-narrator.js';
 import { curl } from './demo-narrator.js';
@@ -195,7 +196,7 @@ export async function stepRejectedPush(c: DemoContext): Promise<Evidence> {
   const { nack, stream } = await c.istiod.waitForNack(LISTENER_TYPE);
   await c.agent.envoy.waitForStat('listener_manager.lds.update_rejected', (v) => Number(v) >= 1);
   c.say.log(
-    `mock istiod: ADS:LDS: ACK ERROR ${stream.connectionId} ${nack.code}:${nack.message.trim()}`,
+    `mock istiod: ADS:LDS: ACK ERROR ${stream.connectionId} ${goCodeName(nack.code)}:${nack.message.trim()}`,
   );
   const stats = await showStats(c);
   const inbound = await showCurl(c, `http://127.0.0.1:${c.ports.inbound}/orders`);

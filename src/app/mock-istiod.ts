@@ -139,6 +139,8 @@ class MockIstiodImpl implements MockIstiod {
         register: (stream) => this.streamsById.set(stream.connectionId, stream),
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
         debug: createDebugAnswerer(debugXdsSource(state, this.sentResources)),
+        debugAuth: options.debugAuth,
+        ambient: options.ambient,
         authenticate: (credentials) =>
           this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },

@@ -100,6 +100,21 @@ export interface MockIstiodOptions {
    */
   xdsAuth: boolean;
   /**
+   * Refuse istiod's debug types over ADS (`istio.io/debug/*`) to a stream without a verified
+   * identity, as istiod does by default (`ENABLE_DEBUG_ENDPOINT_AUTH`): UNAUTHENTICATED
+   * "authentication required" (conformance case "Debug types: syncz without a verified
+   * identity ends the stream"). False answers them on any stream, plaintext included, as the
+   * mock did before: handy for `istioctl proxy-status` against a plaintext mock.
+   */
+  debugAuth: boolean;
+  /**
+   * Serve ztunnel nodes, as istiod does with `PILOT_ENABLE_AMBIENT=true`. Off by default, as in
+   * istiod: a ztunnel stream ends with UNKNOWN "ztunnel requires PILOT_ENABLE_AMBIENT=true"
+   * (conformance case "The node: a ztunnel node ends the stream"; with the option on, the
+   * stream is served from the resources a sidecar gets, or the set matching its node).
+   */
+  ambient: boolean;
+  /**
    * The language its users asked for (`serve --lang ko`, or `LANG=ko_*`): remembered, not
    * used by the xDS side; the live page (`/ui`) starts in it. Default `en`.
    */
@@ -140,6 +155,8 @@ export function defaultOptions(): MockIstiodOptions {
     tls: false,
     ca: {},
     xdsAuth: true,
+    debugAuth: true,
+    ambient: false,
     lang: DEFAULT_LANG,
   };
 }

@@ -68,15 +68,17 @@ function fromToken(credentials: StreamCredentials, deps: XdsAuthDeps): Attempt {
 
 export function createXdsAuthenticator(deps: XdsAuthDeps): StreamAuthenticator {
   return (credentials): StreamAuthentication => {
+    // In istiod's order, and the first that succeeds decides (pkg/security authenticate): a
+    // token is not even read when a certificate proved an identity, so the two never add up
+    // (conformance case "Identity: the first authenticator that succeeds wins").
+    const certificate = fromCertificate(credentials.peerCertificate, deps.trustDomain);
+    if (certificate.ok) return { ok: true, identities: [certificate.identity] };
+    const token = fromToken(credentials, deps);
+    if (token.ok) return { ok: true, identities: [token.identity] };
     const attempts = [
-      {
-        name: 'ClientCertAuthenticator',
-        attempt: fromCertificate(credentials.peerCertificate, deps.trustDomain),
-      },
-      { name: 'KubeJWTAuthenticator', attempt: fromToken(credentials, deps) },
+      { name: 'ClientCertAuthenticator', attempt: certificate },
+      { name: 'KubeJWTAuthenticator', attempt: token },
     ];
-    const proven = attempts.flatMap(({ attempt }) => (attempt.ok ? [attempt.identity] : []));
-    if (proven.length > 0) return { ok: true, identities: proven };
     const reason = attempts
       .map(({ name, attempt }) => `Authenticator ${name}: ${attempt.ok ? '' : attempt.reason}`)
       .join('; ');

@@ -62,6 +62,38 @@ function configNamespace(proxy: ProxyIdentity): string {
 
 const SPIFFE_PATH = /^spiffe:\/\/[^/]+\/ns\/([^/]+)\/sa\/([^/]+)$/;
 
+/** The SPIFFE identity istiod verified for a proxy (its `VerifiedIdentity`). */
+export interface VerifiedIdentity {
+  namespace: string;
+  serviceAccount: string;
+}
+
+/**
+ * The first proven identity naming the proxy's namespace and, when its metadata says one, its
+ * service account (pilot/pkg/xds/auth.go); undefined when none does or none was proven.
+ */
+export function verifiedIdentity(
+  proxy: ProxyIdentity,
+  identities: readonly string[],
+): VerifiedIdentity | undefined {
+  const namespace = configNamespace(proxy);
+  const serviceAccount = proxyServiceAccount(proxy);
+  for (const id of identities) {
+    const match = SPIFFE_PATH.exec(id);
+    if (!match) continue;
+    const [, idNamespace = '', idAccount = ''] = match;
+    if (namespace !== '' && idNamespace !== namespace) continue;
+    if (serviceAccount !== '' && idAccount !== serviceAccount) continue;
+    return { namespace: idNamespace, serviceAccount: idAccount };
+  }
+  return undefined;
+}
+
+function proxyServiceAccount(proxy: ProxyIdentity): string {
+  const account = proxy.metadata.SERVICE_ACCOUNT;
+  return typeof account === 'string' ? account : '';
+}
+
 /**
  * istiod's authorization of an authenticated stream (pilot/pkg/xds/auth.go): one of the
  * proven SPIFFE identities must name the proxy's namespace and, when its metadata says one,
@@ -72,16 +104,8 @@ export function authorizeStream(
   proxy: ProxyIdentity,
   identities: readonly string[],
 ): string | undefined {
-  if (identities.length === 0) return undefined;
+  if (identities.length === 0 || verifiedIdentity(proxy, identities)) return undefined;
   const namespace = configNamespace(proxy);
-  const account = proxy.metadata.SERVICE_ACCOUNT;
-  const serviceAccount = typeof account === 'string' ? account : '';
-  const matched = identities.some((id) => {
-    const match = SPIFFE_PATH.exec(id);
-    if (!match) return false;
-    if (namespace !== '' && match[1] !== namespace) return false;
-    return serviceAccount === '' || match[2] === serviceAccount;
-  });
-  if (matched) return undefined;
+  const serviceAccount = proxyServiceAccount(proxy);
   return `authorization failed: no identities ([${identities.join(' ')}]) matched ${namespace}/${serviceAccount}`;
 }

@@ -38,7 +38,10 @@ export interface TypeState {
 
 /** What a request meant. The stream glue logs and reports each; only some need a response. */
 export type RequestOutcome =
-  | { kind: 'rejected'; message: string }
+  /** `code`: the gRPC status the stream ends with (default INVALID_ARGUMENT). */
+  | { kind: 'rejected'; message: string; code?: number }
+  /** pilot-agent's health report (HealthInformation): consumed, never answered, as istiod does. */
+  | { kind: 'health'; typeUrl: string }
   | { kind: 'subscribe'; typeUrl: string }
   /** SotW: `version` is what the proxy runs. Delta: `version` is empty and `known` counts the
    * resources listed in `initial_resource_versions`. */

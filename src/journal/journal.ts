@@ -160,6 +160,7 @@ function requestEntry(stream: StreamView, outcome: RequestOutcome): JournalEntry
   switch (outcome.kind) {
     case 'rejected':
     case 'debug':
+    case 'health':
       return undefined;
     case 'ack': {
       const { kind, typeUrl, version, nonce } = outcome;

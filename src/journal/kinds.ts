@@ -4,13 +4,13 @@
  */
 import type { RequestOutcome } from '../core/stream-state.js';
 
-/** Debug requests (istioctl's) are answered apart and never journaled. */
+/** Debug requests (istioctl's) are answered apart and never journaled, nor health reports. */
 export type JournalKind =
   | 'open'
   | 'close'
   | 'rejected'
   | 'response'
-  | Exclude<RequestOutcome['kind'], 'rejected' | 'debug'>;
+  | Exclude<RequestOutcome['kind'], 'rejected' | 'debug' | 'health'>;
 
 /** Every kind, in the order a stream's story goes (`GET /debug/journal?kind=` takes them). */
 export const JOURNAL_KINDS = [

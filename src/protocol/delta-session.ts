@@ -91,8 +91,8 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   }
 
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
-    const refusal = this.admit(request.node, request.type_url);
-    if (refusal) return { kind: 'rejected', message: refusal };
+    const stopped = this.admit(request.node, request.type_url);
+    if (stopped) return stopped;
     const typeUrl = request.type_url;
     if (isDebugType(typeUrl)) {
       return { kind: 'debug', typeUrl, names: request.resource_names_subscribe };

@@ -6,8 +6,11 @@
 import { isIP } from 'node:net';
 import { NODE_TYPES, type ProxyIdentity } from '../core/identity.js';
 import type { DecodedNode } from '../xds/wire.js';
+import { metadataTypeProblem } from './node-metadata.js';
 
-export type ParsedNode = { ok: true; proxy: ProxyIdentity } | { ok: false; message: string };
+/** `code`: the gRPC status istiod ends the stream with, when not INVALID_ARGUMENT. */
+export type ParsedNode =
+  { ok: true; proxy: ProxyIdentity } | { ok: false; message: string; code?: number };
 
 /** Go's `%q` for the ASCII strings node ids are. */
 function quote(value: string): string {
@@ -28,6 +31,9 @@ function metadataString(metadata: Record<string, unknown>, key: string): string 
 
 export function parseNode(node: DecodedNode | undefined): ParsedNode {
   if (!node || node.id === '') return { ok: false, message: 'missing node information' };
+  // istiod reads the metadata before the id (its initProxyMetadata).
+  const metadataProblem = metadataTypeProblem(node.metadata);
+  if (metadataProblem) return { ok: false, message: metadataProblem };
   const parts = node.id.split('~');
   if (parts.length !== 4) {
     return { ok: false, message: `missing parts in the service node ${quote(node.id)}` };

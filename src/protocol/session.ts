@@ -8,7 +8,7 @@ import type { DecodedNode } from '../xds/wire.js';
 import { parseNode } from './node.js';
 import { OwedTypes } from './owed-types.js';
 import { type ProxyIdentity } from '../core/identity.js';
-import type { TypeState } from '../core/stream-state.js';
+import type { RequestOutcome, TypeState } from '../core/stream-state.js';
 
 /** The stream's lifecycle. */
 export type SessionState =
@@ -16,8 +16,9 @@ export type SessionState =
   | { t: 'awaiting-node' }
   /** The node was accepted; requests are classified per type. */
   | { t: 'serving'; proxy: ProxyIdentity }
-  /** Ended by a protocol violation (the stream is closed with `message`). */
-  | { t: 'rejected'; message: string };
+  /** Ended by a protocol violation (the stream is closed with `code`, by default
+   * INVALID_ARGUMENT, and `message`). */
+  | { t: 'rejected'; message: string; code?: number };
 
 /** The part of a session the stream glue drives, whatever the protocol. */
 export interface StreamSession {
@@ -37,15 +38,15 @@ function newDate(): Date {
   return new Date();
 }
 
-/** go-control-plane's wording: ADS multiplexes types, so every request must name one. */
-export const MISSING_TYPE_URL = 'type URL is required for ADS';
+/** What pilot-agent reports the application's health with (istiod's HealthInfoType). */
+export const HEALTH_INFO_TYPE = 'type.googleapis.com/istio.v1.HealthInformation';
 
 /** Accepts or rejects the node of a stream's first request (istiod's rules and messages). */
 export function acceptNode(node: DecodedNode | undefined): SessionState {
   const parsed = parseNode(node);
   return parsed.ok
     ? { t: 'serving', proxy: parsed.proxy }
-    : { t: 'rejected', message: parsed.message };
+    : { t: 'rejected', message: parsed.message, code: parsed.code };
 }
 
 /**
@@ -68,12 +69,20 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
 
   /**
    * The checks every request passes first: the stream's first request must carry a node
-   * istiod would accept, and every request must name a type. Returns the refusal, if any.
+   * istiod would accept. A health report is consumed whenever it comes: sent before the first
+   * request, istiod skips it whole, node included (the next request must carry the node).
+   * An empty type URL is not refused here: istiod hands it, as any type it has no generator
+   * for, to its `api` generator (ads-stream.ts). Returns the outcome when the request stops here.
    */
-  protected admit(node: DecodedNode | undefined, typeUrl: string): string | undefined {
+  protected admit(node: DecodedNode | undefined, typeUrl: string): RequestOutcome | undefined {
+    if (typeUrl === HEALTH_INFO_TYPE && this.state.t !== 'rejected') {
+      return { kind: 'health', typeUrl };
+    }
     if (this.state.t === 'awaiting-node') this.state = acceptNode(node);
-    if (this.state.t === 'rejected') return this.state.message;
-    return typeUrl === '' ? MISSING_TYPE_URL : undefined;
+    if (this.state.t === 'rejected') {
+      return { kind: 'rejected', message: this.state.message, code: this.state.code };
+    }
+    return undefined;
   }
 
   nextOwed(allowed: (typeUrl: string) => boolean = () => true): S | undefined {

@@ -71,8 +71,8 @@ export class SotwSession extends BaseSession<TypeState> {
   private readonly addedOnly = new Map<string, readonly string[]>();
 
   onRequest(request: DiscoveryRequest): RequestOutcome {
-    const refusal = this.admit(request.node, request.type_url);
-    if (refusal) return { kind: 'rejected', message: refusal };
+    const stopped = this.admit(request.node, request.type_url);
+    if (stopped) return stopped;
     const typeUrl = request.type_url;
     // istiod answers every debug request and starts no watch for it (its processRequest).
     if (isDebugType(typeUrl)) return { kind: 'debug', typeUrl, names: request.resource_names };

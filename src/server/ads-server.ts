@@ -12,6 +12,8 @@ import { SotwStream } from './sotw-stream.js';
 import type { StreamCredentials } from '../core/stream-auth.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
+const KEEPALIVE_TIME_MS = 30_000;
+const KEEPALIVE_TIMEOUT_MS = 10_000;
 
 /** How the port is served: TLS or plaintext, and the services beside ADS (istiod's CA). */
 export interface AdsTransport {
@@ -93,6 +95,11 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
       lastTransport = transport;
       const candidate = new grpc.Server({
         'grpc.max_receive_message_length': 4 * 1024 * 1024,
+        // istiod's keepalive (pkg/keepalive DefaultOption): a ping after 30 s without activity,
+        // and the connection closed when it goes 10 s unanswered. istiod also sends GOAWAY to a
+        // client pinging more often than every 15 s; grpc-js servers have no such enforcement.
+        'grpc.keepalive_time_ms': KEEPALIVE_TIME_MS,
+        'grpc.keepalive_timeout_ms': KEEPALIVE_TIMEOUT_MS,
         // Channelz (grpc-js's own introspection, which nothing here serves) tracks every
         // connection and call; off, a ramp of thousands of streams costs less CPU and memory
         // (docs/BENCHMARKS.md).

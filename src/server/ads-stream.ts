@@ -22,7 +22,13 @@ import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { ResponseDecision, ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
 import type { DebugAnswer, DebugAnswerer, DebugResource } from '../core/debug-answer.js';
-import { authorizeStream, type StreamAuthenticator } from '../core/stream-auth.js';
+import {
+  authorizeStream,
+  verifiedIdentity,
+  type StreamAuthenticator,
+  type VerifiedIdentity,
+} from '../core/stream-auth.js';
+import { apiGeneratorRefusal, hasIstiodGenerator } from '../protocol/generated-types.js';
 
 export interface StreamContext {
   /** The snapshot a proxy is served from (per-node selection happens here). */
@@ -43,6 +49,13 @@ export interface StreamContext {
   authenticate?: StreamAuthenticator;
   /** Answers istiod's debug types; without it they are answered with no resources. */
   debug?: DebugAnswerer;
+  /**
+   * Refuse debug types to a stream without a verified identity, as istiod does by default
+   * (`ENABLE_DEBUG_ENDPOINT_AUTH`); false answers them on any stream.
+   */
+  debugAuth?: boolean;
+  /** Accept ztunnel nodes (istiod's `PILOT_ENABLE_AMBIENT`, off by default). */
+  ambient?: boolean;
   unregister(stream: AdsStream): void;
 }
 
@@ -61,6 +74,20 @@ export interface BuiltResponse {
   version: string;
   nonce: string;
   count: number;
+  /** Delta: how many names the response removes. */
+  removed?: number;
+}
+
+/** A size as istiod's logs write it (pilot/pkg/networking/util ByteCount): `980B`, `3.2kB`. */
+export function byteCount(bytes: number): string {
+  if (bytes < 1000) return `${bytes}B`;
+  let div = 1000;
+  let exp = 0;
+  for (let n = Math.floor(bytes / 1000); n >= 1000; n = Math.floor(n / 1000)) {
+    div *= 1000;
+    exp += 1;
+  }
+  return `${(bytes / div).toFixed(1)}${'kMGTPE'[exp]}B`;
 }
 
 export abstract class AdsStream {
@@ -72,6 +99,8 @@ export abstract class AdsStream {
   /** The SPIFFE identities its caller proved (empty when the port authenticates nothing). */
   identities: readonly string[] = [];
   private authorized = false;
+  /** The identity that matched the node (istiod's `VerifiedIdentity`), once authorized. */
+  private verified: VerifiedIdentity | undefined;
   private flushing = false;
   private closed = false;
   /** Registered and announced (`stream-open`): only such a stream announces its close. */
@@ -86,6 +115,8 @@ export abstract class AdsStream {
   /** Types whose delay has run out: sent next without asking the policy again (as above). */
   private bypass = NO_BYPASS;
   private cachedView: StreamView | undefined;
+  /** What the next responses answer, for istiod's PUSH line: a request, or a config push. */
+  private trigger: 'request' | 'push' = 'request';
 
   constructor(
     private readonly call: AdsCall,
@@ -204,12 +235,14 @@ export abstract class AdsStream {
     const snapshot = this.snapshot();
     if (!snapshot) return;
     this.session.onSnapshot(snapshot);
+    this.trigger = 'push';
     this.flush();
   }
 
   /** Sends the current version of these types (default: every subscribed type) again. */
   resend(typeUrls?: readonly string[]): void {
     this.session.owe(typeUrls);
+    this.trigger = 'push';
     this.flush();
   }
 
@@ -226,18 +259,22 @@ export abstract class AdsStream {
     if (outcome.kind === 'rejected') {
       this.ctx.log.warn({ peer: this.peer, err: outcome.message }, 'ADS: stream rejected');
       this.ctx.events.emit('stream-rejected', this.peer, outcome.message);
-      this.end(grpc.status.INVALID_ARGUMENT, outcome.message);
+      this.end(outcome.code ?? grpc.status.INVALID_ARGUMENT, outcome.message);
       return;
     }
-    if (!this.authorized && !this.authorize()) return;
+    // istiod hands a health report to its workload-entry controller; there is nothing to answer.
+    if (outcome.kind === 'health') return;
+    if (!this.authorized && (this.refusedZtunnel() || !this.authorize())) return;
     if (outcome.kind === 'debug') {
       this.answerDebug(outcome.typeUrl, outcome.names);
       return;
     }
+    if (this.refusedByApiGenerator(outcome.typeUrl)) return;
     const view = this.view() as StreamView;
     if (!this.opened) this.open(view);
     logOutcome(this.ctx.log, this.connectionId, outcome, this.snapshot());
     this.ctx.events.emit('request', view, outcome);
+    this.trigger = 'request';
     if (this.session.hasOwed()) this.flush();
   }
 
@@ -258,6 +295,35 @@ export abstract class AdsStream {
       return false;
     }
     this.authorized = true;
+    this.verified = verifiedIdentity(proxy, this.identities);
+    return true;
+  }
+
+  /**
+   * istiod serves ztunnel only with ambient on (`PILOT_ENABLE_AMBIENT`); otherwise it ends the
+   * stream with a plain error, which gRPC sends as UNKNOWN (conformance case "The node: a
+   * ztunnel node ends the stream").
+   */
+  private refusedZtunnel(): boolean {
+    if (this.ctx.ambient || this.session.proxy?.type !== 'ztunnel') return false;
+    const message = 'ztunnel requires PILOT_ENABLE_AMBIENT=true';
+    this.ctx.events.emit('stream-rejected', this.peer, message);
+    this.end(grpc.status.UNKNOWN, message);
+    return true;
+  }
+
+  /**
+   * A type istiod has no generator for (and the mock serves nothing of) goes to istiod's `api`
+   * generator, which serves cluster-wide config to the control plane only: without a verified
+   * identity UNAUTHENTICATED, outside the root namespace PERMISSION_DENIED (conformance cases
+   * "Types without a generator" and "Identity"). In the root namespace it is answered empty.
+   */
+  private refusedByApiGenerator(typeUrl: string): boolean {
+    if (hasIstiodGenerator(typeUrl) || this.snapshot()?.has(typeUrl)) return false;
+    const refusal = apiGeneratorRefusal(this.verified);
+    if (!refusal) return false;
+    this.ctx.events.emit('stream-rejected', this.peer, refusal.message);
+    this.end(refusal.code, refusal.message);
     return true;
   }
 
@@ -269,6 +335,14 @@ export abstract class AdsStream {
   private answerDebug(typeUrl: string, names: readonly string[]): void {
     const caller = this.session.proxy as ProxyIdentity;
     this.ctx.log.debug({ peer: this.peer, type: typeUrl, names }, 'ADS: debug request');
+    if (this.ctx.debugAuth !== false && !this.verified) {
+      // istiod's StatusGen and DebugGen (conformance cases "Debug types").
+      this.ctx.log.warn(
+        `proxy ${caller.id} is not authorized to receive debug info. Ensure you are connecting over TLS port and are authenticated.`,
+      );
+      this.end(grpc.status.UNAUTHENTICATED, 'authentication required');
+      return;
+    }
     const answering = this.ctx.debug
       ? this.ctx.debug({ typeUrl, names, caller })
       : Promise.resolve<DebugAnswer>({ ok: true, resources: [] });
@@ -277,7 +351,9 @@ export abstract class AdsStream {
         if (this.closed) return;
         if (!answer.ok) return this.end(answer.code, answer.message);
         const version = this.snapshot()?.version ?? '';
-        this.call.write(this.encodeDebug(typeUrl, answer.resources, version, randomUUID()));
+        // The nonce as every other response's: the version followed by a UUID.
+        const nonce = version + randomUUID();
+        this.call.write(this.encodeDebug(typeUrl, answer.resources, version, nonce));
       },
       (err: unknown) => {
         this.ctx.log.error({ err, type: typeUrl }, 'ADS: debug request failed');
@@ -298,7 +374,7 @@ export abstract class AdsStream {
         peer: this.peer,
         protocol: this.protocol,
       },
-      `ADS: new ${this.protocol === 'delta' ? 'delta ' : ''}connection`,
+      `ADS: new ${this.protocol === 'delta' ? 'delta ' : ''}connection for node:${this.connectionId}`,
     );
     this.ctx.events.emit('stream-open', view);
   }
@@ -419,10 +495,13 @@ export abstract class AdsStream {
     // Checked first, so that at warn level (a large fleet's setting) no line is built only to be
     // dropped: this runs once per stream on every push.
     if (this.ctx.log.isLevelEnabled('info')) {
+      // istiod's line (pilot/pkg/xds/xdsgen.go, delta.go): ` request` when it answers one.
       const type = shortTypeName(typeUrl);
+      const reason = this.trigger === 'request' ? ' request' : '';
+      const removed = built.removed === undefined ? '' : ` removed:${built.removed}`;
       this.ctx.log.info(
         { conId: this.connectionId, type, version, resources: count, nonce },
-        `ADS:${type}: PUSH ${this.connectionId} resources:${count} size:${bytes}B`,
+        `${type}: PUSH${reason} for node:${view.proxy.id} resources:${count}${removed} size:${byteCount(bytes)}`,
       );
     }
     const names = state.names === '*' ? undefined : state.names;

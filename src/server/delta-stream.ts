@@ -92,6 +92,8 @@ export class DeltaStream extends AdsStream {
       }),
     );
     const message = appendNonceField(body, next.nonce);
-    return { message, version: snapshot.version, nonce: next.nonce, count: next.resources.length };
+    const { version } = snapshot;
+    const count = next.resources.length;
+    return { message, version, nonce: next.nonce, count, removed: next.removed.length };
   }
 }

@@ -2,10 +2,27 @@
  * The terminal line for each classified request, in istiod's wording where it has one
  * (`ADS:LDS: ACK ERROR <conId> <code>:<message>`).
  */
+import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { RequestOutcome } from '../core/stream-state.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { shortTypeName } from '../core/types/registry.js';
+
+/**
+ * A gRPC code as Go's `codes.Code` prints it (`Internal`, `InvalidArgument`), as istiod's
+ * ACK ERROR line does (conformance case "Log lines"); a code Go has no name for, as Go does.
+ */
+export function goCodeName(code: number): string {
+  const name = grpc.status[code];
+  if (name === undefined) return `Code(${code})`;
+  if (name === 'OK') return 'OK';
+  if (name === 'CANCELLED') return 'Canceled';
+  return name
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}
 
 export function logOutcome(
   log: Logger,
@@ -19,7 +36,7 @@ export function logOutcome(
     case 'nack':
       log.warn(
         { conId, type, version: outcome.nack.version, code: outcome.nack.code },
-        `ADS:${type}: ACK ERROR ${conId} ${outcome.nack.code}:${outcome.nack.message.trimEnd()}`,
+        `ADS:${type}: ACK ERROR ${conId} ${goCodeName(outcome.nack.code)}:${outcome.nack.message.trimEnd()}`,
       );
       return;
     case 'stale':

@@ -54,7 +54,10 @@ describe('npm run demo', () => {
           '    no healthy upstream 503',
           expect.stringMatching(/^ {2}\[kubectl get pod -w\] orders-v1-0 {3}1\/2 {5}Running/),
           expect.stringContaining("Unknown gRPC client cluster 'xds-grpc-typo'"),
-          expect.stringMatching(/^ {2}\[log\] mock istiod: ADS:LDS: ACK ERROR .* 13:Error adding/),
+          // Go's code name, as istiod writes it (conformance case "Log lines: a NACK …").
+          expect.stringMatching(
+            /^ {2}\[log\] mock istiod: ADS:LDS: ACK ERROR .* Internal:Error adding/,
+          ),
           expect.stringContaining(FRONTEND_COLLISION),
         ]),
       );

@@ -39,7 +39,28 @@ async function connectedProxy(client: AdsTestClient) {
   return { stream, lds };
 }
 
+describe("istiod's debug types over ADS, without a verified identity", () => {
+  // istiod's default (ENABLE_DEBUG_ENDPOINT_AUTH): conformance cases "Debug types: syncz
+  // without a verified identity ends the stream" and its delta twin.
+  it.for(['sotw', 'delta'] as const)(
+    '%s: refused with UNAUTHENTICATED "authentication required" on a plaintext stream',
+    async (protocol, { ads: client }) => {
+      await connectedProxy(client);
+      const debug = protocol === 'sotw' ? client.sotw() : client.delta();
+      debug.send({ type_url: SYNCZ_DEBUG_TYPE, node: istioctlNode() });
+      expect(await debug.done).toEqual({
+        code: grpc.status.UNAUTHENTICATED,
+        details: 'authentication required',
+      });
+    },
+  );
+});
+
 describe("istiod's debug types over ADS", () => {
+  // What they answer, on the plaintext port the tests use: `debugAuth: false` (the
+  // conformance option case "debugAuth: false: the mock answers syncz …").
+  it.override({ mockOptions: { debugAuth: false } });
+
   it('istio.io/debug/syncz: one ClientConfig per proxy, answered on a first request carrying a nonce as istioctl sends it', async ({
     mock: server,
     ads: client,

@@ -148,7 +148,7 @@ describe('state-of-the-world ADS', () => {
     expect(reconnects).toEqual(['an-older-version/3']);
   });
 
-  it('answers a type the set has no resources of with an empty response of that type', async ({
+  it('answers a type istiod generates but the set has none of with an empty response', async ({
     ads: client,
   }) => {
     const stream = client.sotw();
@@ -245,18 +245,34 @@ describe('the journal', () => {
 });
 
 describe('bad requests', () => {
-  it.for(['sotw', 'delta'] as const)(
-    '%s: a request without a type URL ends the stream with INVALID_ARGUMENT',
-    async (protocol, { mock: server, ads: client }) => {
+  // istiod hands an empty or unknown type URL to its `api` generator, which wants a verified
+  // control-plane identity (conformance cases "Types without a generator: an empty type URL on
+  // the first request ends the stream" and "an unknown type URL without an identity …").
+  it.for([
+    ['sotw', ''],
+    ['delta', ''],
+    ['sotw', 'type.googleapis.com/example.v1.Unknown'],
+  ] as const)(
+    '%s: a request for type URL "%s" without an identity ends the stream with UNAUTHENTICATED',
+    async ([protocol, typeUrl], { mock: server, ads: client }) => {
       const stream = protocol === 'sotw' ? client.sotw() : client.delta();
-      stream.send({ type_url: '', node: sidecarNode() });
+      stream.send({ type_url: typeUrl, node: sidecarNode() });
       expect(await stream.done).toEqual({
-        code: grpc.status.INVALID_ARGUMENT,
-        details: 'type URL is required for ADS',
+        code: grpc.status.UNAUTHENTICATED,
+        details: 'the api generator requires an authenticated control-plane identity',
       });
       expect(server.journal({ kind: ['open', 'close'] })).toEqual([]);
     },
   );
+
+  // Conformance case "Types without a generator: HealthInformation after the node is consumed".
+  it('consumes a HealthInformation report without answering it', async ({ ads: client }) => {
+    const stream = client.sotw();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    await stream.next();
+    stream.send({ type_url: 'type.googleapis.com/istio.v1.HealthInformation' });
+    await expect(stream.next(300)).rejects.toThrow();
+  });
 
   it('refuses a message over the 4 MiB limit with RESOURCE_EXHAUSTED, and keeps serving others', async ({
     ads: client,

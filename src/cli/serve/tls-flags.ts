@@ -19,6 +19,8 @@ export const TLS_FLAGS = {
   'token-audience': { type: 'string', multiple: true },
   'trust-domain': { type: 'string' },
   'xds-auth': { type: 'string' },
+  'debug-auth': { type: 'string' },
+  ambient: { type: 'boolean', default: false },
   'plaintext-ca': { type: 'boolean', default: false },
 } as const;
 
@@ -34,6 +36,10 @@ export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over
   --trust-domain <domain>  SPIFFE trust domain of issued certificates (default ${DEFAULT_CA_OPTIONS.trustDomain})
   --xds-auth <on|off>      with TLS, refuse xDS streams without the pod's token (or a client
                            certificate from the mock's CA) as istiod does (default on)
+  --debug-auth <on|off>    refuse istiod's debug types over ADS (istioctl proxy-status) to
+                           streams without a verified client identity, as istiod does
+                           (default on; off answers them on any stream, plaintext too)
+  --ambient                serve ztunnel nodes (istiod's PILOT_ENABLE_AMBIENT=true)
   --plaintext-ca           sign CSRs on a plaintext port too (istiod refuses them on 15010)
 `;
 
@@ -44,6 +50,8 @@ interface TlsFlagValues {
   'token-audience'?: string[];
   'trust-domain'?: string;
   'xds-auth'?: string;
+  'debug-auth'?: string;
+  ambient?: boolean;
   'plaintext-ca'?: boolean;
 }
 
@@ -51,7 +59,7 @@ interface TlsFlagValues {
 export function parseTlsFlags(
   values: TlsFlagValues,
   env: NodeJS.ProcessEnv,
-): Pick<MockIstiodOptions, 'tls' | 'ca' | 'xdsAuth'> {
+): Pick<MockIstiodOptions, 'tls' | 'ca' | 'xdsAuth' | 'debugAuth' | 'ambient'> {
   const dir = values['tls-dir'] ?? (env.MOCK_ISTIOD_TLS_DIR || undefined);
   if (dir === '') throw new MockIstiodError('USAGE', '--tls-dir: expected a directory');
   const on = values.tls === true || dir !== undefined || (values['tls-host'] ?? []).length > 0;
@@ -74,6 +82,10 @@ export function parseTlsFlags(
   if (xdsAuth !== 'on' && xdsAuth !== 'off') {
     throw new MockIstiodError('USAGE', `--xds-auth: expected on or off, got "${xdsAuth}"`);
   }
+  const debugAuth = values['debug-auth'] ?? 'on';
+  if (debugAuth !== 'on' && debugAuth !== 'off') {
+    throw new MockIstiodError('USAGE', `--debug-auth: expected on or off, got "${debugAuth}"`);
+  }
   return {
     tls: on ? { dir: dir ?? DEFAULT_CLI_TLS_DIR, hosts: values['tls-host'] ?? [] } : false,
     ca: {
@@ -82,5 +94,7 @@ export function parseTlsFlags(
       ...(values['plaintext-ca'] === true ? { plaintext: true } : {}),
     },
     xdsAuth: xdsAuth === 'on',
+    debugAuth: debugAuth === 'on',
+    ambient: values.ambient === true,
   };
 }

@@ -12,6 +12,11 @@ import sotwAcks from './sotw-acks.js';
 import sotwNacks from './sotw-nacks.js';
 import sotwNames from './sotw-names.js';
 import sotwWarming from './sotw-warming.js';
+import identityTls from './identity-tls.js';
+import streamDebug from './stream-debug.js';
+import streamLog from './stream-log.js';
+import streamNode from './stream-node.js';
+import streamTypes from './stream-types.js';
 
 export const CASES: readonly ConformanceCase[] = [
   ...firstRequest,
@@ -26,4 +31,9 @@ export const CASES: readonly ConformanceCase[] = [
   ...sotwAcks,
   ...sotwNames,
   ...sotwWarming,
+  ...streamNode,
+  ...streamTypes,
+  ...streamDebug,
+  ...identityTls,
+  ...streamLog,
 ];

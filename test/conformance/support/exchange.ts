@@ -13,6 +13,7 @@ import {
   type ClientResponse,
   type StreamEnd,
 } from '../../../src/testing/ads-client.js';
+import { TLS_CHANNEL_OPTIONS, type SuiteTls } from './identity.js';
 import { resourceName, shortType, Transcript } from './transcript.js';
 
 /** What a server under test offers the exchange. */
@@ -22,8 +23,29 @@ export interface ServerUnderTest {
   xds: string;
   /** `http://host:port` of istiod's debug endpoints. */
   debugUrl: string;
+  /** `host:port` of the TLS ADS port (istiod's 15012), verifying client certificates. */
+  tlsXds: string;
+  /** The suite's CA, which both servers' TLS ports trust. */
+  tls: SuiteTls;
   /** A push of everything, as a config change would start. */
   push(): Promise<void>;
+  /** The server's log messages so far. */
+  log(): string[];
+}
+
+/** How a case's stream connects: plaintext by default. */
+export interface StreamOptions {
+  metadata?: grpc.Metadata;
+  /** Over TLS, with a client certificate carrying this SPIFFE id. */
+  identity?: string;
+  /** Over TLS without a client certificate (implied by `identity`). */
+  tls?: boolean;
+  /**
+   * Over TLS, with this pod's service account token in `authorization: Bearer …`, signed with
+   * the key the mock trusts. istiod-ref has no token authenticator (only istiod's
+   * ClientCertAuthenticator), so istiod ignores it.
+   */
+  token?: { namespace: string; serviceAccount: string };
 }
 
 export interface NodeOptions {
@@ -92,18 +114,43 @@ export class Exchange {
     return { id, metadata };
   }
 
-  sotw(metadata?: grpc.Metadata): Stream {
-    const client = this.client();
-    return new Stream(this, client.sotw(metadata), 'sotw');
+  /** A state-of-the-world stream: plaintext, or over TLS with `{ identity }` or `{ tls }`. */
+  sotw(options?: grpc.Metadata | StreamOptions): Stream {
+    return this.open('sotw', options);
   }
 
-  delta(metadata?: grpc.Metadata): Stream {
-    const client = this.client();
-    return new Stream(this, client.delta(metadata), 'delta');
+  delta(options?: grpc.Metadata | StreamOptions): Stream {
+    return this.open('delta', options);
   }
 
-  note(line: string): void {
-    this.transcript.add(`# ${line}`);
+  /**
+   * The server's log lines about this case's proxy that match `pattern`, as messages (istiod's
+   * after its timestamp, level and scope), with the connection id written `<conId>`, the proxy
+   * id `<proxy>`, and sizes `size:<n>` (the mock serves istiod's resources without Istio's
+   * own filters, so sizes differ): istiod's wording is part of what the mock promises.
+   */
+  log(pattern: RegExp): void {
+    const conId = new RegExp(`${escapeRegExp(this.proxyId)}-\\d+`, 'g');
+    const proxy = new RegExp(`node:${escapeRegExp(this.proxyId)}\\b`, 'g');
+    const mine = this.server
+      .log()
+      .map((line) => line.slice(line.lastIndexOf('\t') + 1))
+      .filter((line) => line.includes(this.proxyId) && pattern.test(line))
+      .map((line) =>
+        line
+          .replace(conId, '<conId>')
+          .replace(proxy, 'node:<proxy>')
+          .replace(/size:[\d.]+[kMGTPE]?B/g, 'size:<n>')
+          // istiod's own XDS cache's hits; the mock has no such cache to account for.
+          .replace(/ cached:\d+\/\d+/, ''),
+      );
+    if (mine.length === 0) this.transcript.add('log: (nothing)');
+    for (const line of mine) this.transcript.add(`log: ${line}`);
+  }
+
+  /** Waits without reading, recording nothing: lets a server act before its log is read. */
+  async settle(ms = 400): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   /** What istiod's `/debug/syncz` says of this case's proxy, type by type. */
@@ -142,11 +189,39 @@ export class Exchange {
     for (const client of this.clients) client.close();
   }
 
-  private client(): AdsTestClient {
-    const client = new AdsTestClient(this.server.xds);
+  private open(protocol: 'sotw' | 'delta', options?: grpc.Metadata | StreamOptions): Stream {
+    const given: StreamOptions =
+      options instanceof grpc.Metadata ? { metadata: options } : (options ?? {});
+    const { identity, token } = given;
+    const tls = given.tls === true || token !== undefined;
+    let metadata = given.metadata;
+    if (token) {
+      metadata = metadata?.clone() ?? new grpc.Metadata();
+      const jwt = this.server.tls.token(token.namespace, token.serviceAccount);
+      metadata.set('authorization', `Bearer ${jwt}`);
+    }
+    const start = (client: AdsTestClient) =>
+      protocol === 'sotw' ? client.sotw(metadata) : client.delta(metadata);
+    if (identity === undefined && !tls) return new Stream(this, start(this.client()), protocol);
+    const opening = this.server.tls
+      .credentials(identity)
+      .then((credentials) => start(this.client(this.server.tlsXds, credentials)));
+    return new Stream(this, opening, protocol);
+  }
+
+  private client(
+    address = this.server.xds,
+    credentials = grpc.credentials.createInsecure(),
+  ): AdsTestClient {
+    const options = address === this.server.xds ? {} : TLS_CHANNEL_OPTIONS;
+    const client = new AdsTestClient(address, credentials, options);
     this.clients.push(client);
     return client;
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** How long a read waits for a response it expects, and for one it expects not to come. */
@@ -155,18 +230,22 @@ const SILENCE_MS = 400;
 
 export class Stream {
   private ended: StreamEnd | undefined;
+  /** The stream once open: at once in plaintext; a TLS stream waits for its certificate. */
+  private readonly opened: Promise<AdsTestStream>;
 
   constructor(
     private readonly x: Exchange,
-    private readonly stream: AdsTestStream,
+    stream: AdsTestStream | Promise<AdsTestStream>,
     private readonly protocol: 'sotw' | 'delta',
   ) {
-    void stream.done.then((end) => (this.ended = end));
+    this.opened = Promise.resolve(stream);
+    void this.opened.then((s) => s.done.then((end) => (this.ended = end)));
   }
 
   send(request: ClientRequest | ClientDeltaRequest): void {
     this.x.transcript.add(`→ ${describeRequest(request, this.x)}`);
-    this.stream.send(request);
+    // Sends keep their order: each waits on the same promise, settled once.
+    void this.opened.then((s) => s.send(request));
   }
 
   /** The next response, waited for up to 3 s; a silence is recorded as one. */
@@ -181,25 +260,27 @@ export class Stream {
 
   /** How the stream ended, waited for up to 3 s (or that it is still open). */
   async end(timeoutMs = EXPECTED_MS): Promise<void> {
+    const stream = await this.opened;
     const end = await Promise.race([
-      this.stream.done,
+      stream.done,
       new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs)),
     ]);
     this.x.transcript.end(end);
   }
 
   close(): void {
-    this.stream.close();
+    void this.opened.then((s) => s.close());
   }
 
   private async take(windowMs: number): Promise<Seen> {
+    const stream = await this.opened;
     let response: ClientResponse;
     try {
-      response = await this.stream.next(windowMs);
+      response = await stream.next(windowMs);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (message.startsWith('stream ended')) {
-        this.x.transcript.end(this.ended ?? (await this.stream.done));
+        this.x.transcript.end(this.ended ?? (await stream.done));
         return SILENT;
       }
       this.x.transcript.silent();
@@ -218,7 +299,9 @@ export class Stream {
         names: delta.resources.map((r) => r.name),
       };
     }
-    this.x.transcript.sotw(response);
+    if (response.type_url.startsWith('istio.io/debug'))
+      this.x.transcript.debug(response, this.x.pod);
+    else this.x.transcript.sotw(response);
     this.x.transcript.lines[this.x.transcript.lines.length - 1] += ` (${label})`;
     return {
       silent: false,

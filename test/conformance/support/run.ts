@@ -23,7 +23,7 @@ declare module 'vitest' {
   }
 }
 
-/** Runs one case against one server: its transcript. */
+/** One case against one server: its transcript (a case that throws says so in it). */
 export async function runOn(
   c: ConformanceCase,
   server: ServerUnderTest,

@@ -3,6 +3,7 @@
  * the very resources istiod generated for the suite's pod, so that names and counts match.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import pino from 'pino';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockIstiod, type TestMockIstiod } from '../../../src/testing/start.js';
@@ -23,6 +24,7 @@ import {
   ROUTE_TYPE,
 } from '../../../src/xds/type-urls.js';
 import type { ServerUnderTest } from './exchange.js';
+import { prepareSuiteTls } from './identity.js';
 import { startReference, type ReferenceServer } from './reference.js';
 
 /** A pod istiod knows (in its Kubernetes objects), for one case to speak for. */
@@ -84,21 +86,35 @@ export async function startServers(
   const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-conformance-'));
   const kubeFile = join(dir, 'kube.yaml');
   writeFileSync(kubeFile, kubeObjects(pods));
-  const reference = await startReference({ kubeFile });
-  rmSync(dir, { recursive: true, force: true });
+  const tls = await prepareSuiteTls(join(dir, 'tls'));
+  const reference = await startReference({ kubeFile, tls: tls.reference });
   let mock: TestMockIstiod | undefined;
+  let tlsMock: TestMockIstiod | undefined;
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
   try {
     const sidecar = await generatedResources(reference.xds, 'sidecar');
     const router = await generatedResources(reference.xds, 'router');
+    // Clusters only: a waypoint's listeners use matchers the mock's protos do not have.
+    const waypoint = await generatedResources(reference.xds, 'waypoint', true);
     const resources = sidecar;
-    mock = await startMockIstiod({
+    const mockLog: string[] = [];
+    const options: Partial<MockIstiodOptions> = {
+      logger: collectingLogger(mockLog),
       ...mockOptions,
       resources: [
         { name: 'router', match: { nodeId: 'router~*' }, resources: router },
+        { name: 'waypoint', match: { nodeId: 'waypoint~*' }, resources: waypoint },
         { name: 'default', resources: sidecar },
       ],
-    });
+    };
+    mock = await startMockIstiod(options);
+    // istiod serves plaintext (15010) and TLS (15012) from one server; the mock has one xDS
+    // port, so a second mock, with the same resources and the suite's CA, is its 15012.
+    tlsMock = await startMockIstiod({ ...options, control: false, tls: { dir: tls.dir } });
     const started = mock;
+    const startedTls = tlsMock;
+    const referenceTls = reference.tlsXds;
+    if (!referenceTls) throw new Error('istiod-ref started without its TLS port');
     const control = started.addresses.control;
     if (!control) throw new Error('the mock started without its control port');
     const debugUrl = `http://${control.host}:${control.port}`;
@@ -107,35 +123,64 @@ export async function startServers(
         label: 'istiod',
         xds: reference.xds,
         debugUrl: reference.debugUrl,
+        tlsXds: referenceTls,
+        tls,
         push: () => reference.push(),
+        log: () => reference.log(),
         reference,
       },
       mock: {
         label: 'mock',
         xds: started.xdsAddress,
+        tlsXds: startedTls.xdsAddress,
+        tls,
         debugUrl,
         push: () => {
           started.push();
+          startedTls.push();
           return Promise.resolve();
         },
+        log: () => mockLog.slice(),
         mock: started,
       },
       resources,
       async close() {
-        await Promise.all([reference.close(), started.close()]);
+        await Promise.all([reference.close(), started.close(), startedTls.close()]);
+        removeDir();
       },
     };
   } catch (err) {
-    await Promise.all([reference.close(), mock?.close()]);
+    await Promise.all([reference.close(), mock?.close(), tlsMock?.close()]);
+    removeDir();
     throw err;
   }
+}
+
+const LOG_LINES_KEPT = 20_000;
+
+/** A pino logger at info level whose lines' messages are kept in `lines`. */
+function collectingLogger(lines: string[]): pino.Logger {
+  return pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        const parsed = JSON.parse(line) as { msg?: unknown };
+        if (typeof parsed.msg === 'string') lines.push(parsed.msg);
+        if (lines.length > LOG_LINES_KEPT) lines.splice(0, lines.length - LOG_LINES_KEPT);
+      },
+    },
+  );
 }
 
 /**
  * What istiod sends the suite's pod: every cluster and listener, the endpoints of every EDS
  * cluster and every route configuration a listener names, as canonical JSON.
  */
-async function generatedResources(xds: string, type: string): Promise<unknown[]> {
+async function generatedResources(
+  xds: string,
+  type: string,
+  clustersOnly = false,
+): Promise<unknown[]> {
   const client = new AdsTestClient(xds);
   try {
     const stream = client.sotw();
@@ -145,6 +190,10 @@ async function generatedResources(xds: string, type: string): Promise<unknown[]>
       metadata: { NAMESPACE: 'default', CLUSTER_ID: 'Kubernetes', INSTANCE_IPS: ip },
     };
     const clusters = await fetchType(stream, { node, type_url: CLUSTER_TYPE, resource_names: [] });
+    if (clustersOnly) {
+      stream.close();
+      return clusters;
+    }
     const listeners = await fetchType(stream, { type_url: LISTENER_TYPE, resource_names: [] });
     const edsNames = clusters
       .filter((c) => c['type'] === 'EDS')

@@ -78,6 +78,22 @@ export class Transcript {
     );
   }
 
+  /**
+   * A debug answer (`istio.io/debug/*`). What it lists depends on which proxies are connected
+   * at that moment, and cases run concurrently: only this case's own proxies are named
+   * (`mine`, ids starting with the case's pod), and whether any other one was listed.
+   */
+  debug(response: ClientResponse, mine: string): void {
+    const names = response.resources.map((r) => debugResourceName(r)).sort();
+    const own = names.filter((name) => name.startsWith(mine));
+    const others = names.length > own.length ? ' + others' : '';
+    this.add(
+      `← ${shortType(response.type_url)} version ${this.version(response.version_info)} ` +
+        `nonce ${this.nonce(response.nonce, response.version_info)} ` +
+        `resources [${own.join(', ')}]${others}`,
+    );
+  }
+
   delta(response: ClientDeltaResponse): void {
     const names = response.resources.map((r) => r.name).sort();
     const versioned = response.resources.filter((r) => r.version !== '').length;
@@ -107,6 +123,15 @@ export class Transcript {
   }
 }
 
+const CLIENT_CONFIG = 'type.googleapis.com/envoy.service.status.v3.ClientConfig';
+
+/** A ClientConfig (syncz) is named by its node's id: field 1 of field 1. */
+function debugResourceName(any: { type_url: string; value: Buffer }): string {
+  if (any.type_url !== CLIENT_CONFIG) return resourceName(any.value);
+  const node = firstField(any.value);
+  return node ? resourceName(node) : '(unnamed)';
+}
+
 /**
  * The name of a resource from its bytes: field 1, a string, in every type ADS serves here
  * (Cluster.name, Listener.name, RouteConfiguration.name, ClusterLoadAssignment.cluster_name,
@@ -114,6 +139,11 @@ export class Transcript {
  * side's choosing comes between the server and the transcript.
  */
 export function resourceName(bytes: Buffer): string {
+  return firstField(bytes)?.toString('utf8') ?? '(unnamed)';
+}
+
+/** The bytes of field 1 when it is length-delimited (a string or a message). */
+function firstField(bytes: Buffer): Buffer | undefined {
   let offset = 0;
   const varint = (): number => {
     let value = 0;
@@ -133,12 +163,12 @@ export function resourceName(bytes: Buffer): string {
     const wire = key % 8;
     if (wire === 2) {
       const length = varint();
-      if (field === 1) return bytes.subarray(offset, offset + length).toString('utf8');
+      if (field === 1) return bytes.subarray(offset, offset + length);
       offset += length;
     } else if (wire === 0) varint();
     else if (wire === 1) offset += 8;
     else if (wire === 5) offset += 4;
     else break;
   }
-  return '(unnamed)';
+  return undefined;
 }

@@ -22,7 +22,7 @@
  */
 import { emptyResource, type TypeSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
-import { isWildcardType } from '../core/types/registry.js';
+import { isWildcardForIstiod } from '../core/types/registry.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, isDebugType } from '../xds/type-urls.js';
 import { BaseSession, nextNonce } from './session.js';
@@ -213,7 +213,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     scope: Exclude<DeltaScope, 'changed'>,
   ): DeltaDiff {
     const names = scope === 'subscribed' ? [...state.explicit] : scope;
-    if (isWildcardType(state.typeUrl)) {
+    if (isWildcardForIstiod(state.typeUrl)) {
       const removed = names.filter((name) => !snapshot.resources.has(name));
       return { resources: [...snapshot.resources.values()], removed };
     }
@@ -237,7 +237,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     const owed = (name: string, resource: NamedResource) =>
       whole || state.known.get(name) !== resource.version;
     // One pass over the snapshot, no copy: this runs for every stream on every push.
-    if (isWildcardType(state.typeUrl)) {
+    if (isWildcardForIstiod(state.typeUrl)) {
       for (const [name, resource] of snapshot.resources) {
         if (owed(name, resource)) resources.push(resource);
       }
@@ -266,13 +266,13 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       : this.diff(state, snapshot, isNewPush(state, snapshot));
     // CDS and LDS answer every request, even with nothing; EDS and RDS with no names do not.
     const answersAnyway =
-      scope === 'changed' || (whole !== undefined && isWildcardType(state.typeUrl));
+      scope === 'changed' || (whole !== undefined && isWildcardForIstiod(state.typeUrl));
     if (!answersAnyway && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
     for (const r of diff.resources) state.known.set(r.name, r.version);
     for (const name of diff.removed) state.known.delete(name);
-    if (isWildcardType(state.typeUrl)) {
+    if (isWildcardForIstiod(state.typeUrl)) {
       // What was sent is what is watched, as istiod records it.
       if (whole) state.known = new Map(diff.resources.map((r) => [r.name, r.version]));
       state.explicit = new Set(state.known.keys());

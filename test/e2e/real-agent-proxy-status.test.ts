@@ -175,19 +175,28 @@ describe('istioctl proxy-status against the mock, about the real sidecar', () =>
     const envoyPid = pilotAgentsEnvoy(lab);
     process.kill(envoyPid, 'SIGSTOP');
     try {
-      // A new version of every resource: the mock pushes CDS and LDS, nobody ACKs.
+      // A new cluster: as istiod's full push, the mock pushes CDS and LDS at one new version
+      // (conformance: "Pushes"), and nobody ACKs.
       const changed = lab.istiod.setResources(withNewVersion(lab));
       expect(changed.ok).toBe(true);
-      await waitFor(async () => (await mockStatuses(lab)).CDS === 'STALE', {
-        description: 'the CDS push to be out and unanswered',
-      });
-      await expectBothSay(lab, { CDS: 'STALE', LDS: 'SYNCED' });
+      await waitFor(
+        async () => {
+          const statuses = await mockStatuses(lab);
+          return statuses.CDS === 'STALE' && statuses.LDS === 'STALE';
+        },
+        { description: 'the CDS and LDS pushes to be out and unanswered' },
+      );
+      await expectBothSay(lab, { CDS: 'STALE', LDS: 'STALE' });
     } finally {
       process.kill(envoyPid, 'SIGCONT');
     }
-    await waitFor(async () => (await mockStatuses(lab)).CDS === 'SYNCED', {
-      description: 'the resumed Envoy to ACK',
-    });
+    await waitFor(
+      async () => {
+        const statuses = await mockStatuses(lab);
+        return statuses.CDS === 'SYNCED' && statuses.LDS === 'SYNCED';
+      },
+      { description: 'the resumed Envoy to ACK' },
+    );
     await expectBothSay(lab, { CDS: 'SYNCED', LDS: 'SYNCED' });
   });
 });

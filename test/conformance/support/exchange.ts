@@ -261,10 +261,14 @@ export class Stream {
   /** How the stream ended, waited for up to 3 s (or that it is still open). */
   async end(timeoutMs = EXPECTED_MS): Promise<void> {
     const stream = await this.opened;
+    let timer: NodeJS.Timeout | undefined;
     const end = await Promise.race([
       stream.done,
-      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs)),
+      new Promise<undefined>(
+        (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
+      ),
     ]);
+    clearTimeout(timer);
     this.x.transcript.end(end);
   }
 

@@ -152,7 +152,7 @@ export class Snapshot {
   ): { snapshot: Snapshot; changed: string[] } {
     const versioning = options.versioning ?? 'push';
     const types = new Map<string, TypeSnapshot>();
-    const changed = Snapshot.changes(previous, set, same);
+    const changed = options.changed ? [...options.changed] : Snapshot.changes(previous, set, same);
     const typeUrls = new Set([...(previous?.typeUrls() ?? []), ...set.keys()]);
     for (const typeUrl of typeUrls) {
       const resources = set.get(typeUrl) ?? new Map<string, NamedResource>();
@@ -190,6 +190,8 @@ export interface NextOptions {
   baseVersion?: string;
   /** Versions to give these types instead of `version` (a captured config's, kept). */
   kept?: ReadonlyMap<string, string>;
+  /** `Snapshot.changes(previous, set, same)`, when the caller has already worked it out. */
+  changed?: readonly string[];
 }
 
 export interface SnapshotChange {

@@ -175,12 +175,13 @@ class SetStore implements SnapshotStore {
       plans.every((p) => p.changed.length === 0);
     if (same) return [];
     const version = this.nextVersion();
-    this.stored = plans.map(({ entry, before }) => {
+    this.stored = plans.map(({ entry, before, changed }) => {
       const { name, match, packed, versions } = entry;
       const snapshot = packed
         ? Snapshot.next(before?.snapshot, packed, version, this.controlPlaneId, sameResources, {
             baseVersion: this.baseVersion,
             kept: before ? undefined : versions,
+            changed,
           }).snapshot
         : (before?.snapshot.restamped(version) ?? this.empty(name, match, version).snapshot);
       return { name, match, snapshot };

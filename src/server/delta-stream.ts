@@ -3,7 +3,8 @@
  * decided (src/protocol/delta-session.ts: what a request asked for, or what a push changed),
  * unversioned as istiod sends it unless `deltaResourceVersions`. Resource entries are
  * encoded once per content (src/xds/wire-delta.ts); only the list differs per stream, and
- * small responses that several streams are owed alike are encoded once.
+ * responses that several streams are owed alike are encoded once: small ones, and a CDS or
+ * LDS response carrying the whole type (what istiod's full push sends every stream).
  */
 import type { RequestOutcome } from '../core/stream-state.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
@@ -13,16 +14,19 @@ import { appendNonceField } from '../xds/wire.js';
 import { decodeDeltaRequest, encodeDeltaResponseBody } from '../xds/wire-delta.js';
 import { AdsStream, type BuiltResponse } from './ads-stream.js';
 import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
+import { isWildcardForIstiod } from '../core/types/registry.js';
 
 /** Responses with at most this many resources share their encoding (see `sharedBody`). */
 const SHARED_MAX_RESOURCES = 64;
 const SHARED_MAX_PER_SNAPSHOT = 64;
 
 /**
- * Bodies (all but the nonce) of small responses, by type snapshot and content. In a push,
- * every stream that had the previous version is owed the same few changed resources, so the
- * body is encoded once for all of them, as SotW bodies are. Large responses (a proxy's first,
- * with the whole set) are encoded per stream: keying them would cost about as much.
+ * Bodies (all but the nonce) of responses several streams are owed alike, by type snapshot
+ * and content, encoded once for all of them as SotW bodies are: small ones (a few changed
+ * resources), keyed by their content; and a response of a wildcard type (CDS, LDS) with every
+ * resource of the snapshot and nothing removed, keyed as such (a full push sends it to every
+ * stream). Other large responses are encoded per stream: keying them would cost about as
+ * much.
  */
 const sharedBodies = new WeakMap<TypeSnapshot, Map<string, Buffer>>();
 
@@ -33,8 +37,17 @@ function sharedBody(
   versioned: boolean,
   encode: () => Buffer,
 ): Buffer {
-  if (resources.length + removed.length > SHARED_MAX_RESOURCES) return encode();
-  const key = `${versioned ? 'v' : ''}\x02${resources.map((r) => `${r.name}\0${r.version}`).join('\n')}\x01${removed.join('\n')}`;
+  const flag = versioned ? 'v' : '';
+  // A wildcard type's resources are always drawn from the snapshot, in its order: as many as
+  // it holds are all of them.
+  const whole =
+    removed.length === 0 &&
+    resources.length === snapshot.resources.size &&
+    isWildcardForIstiod(snapshot.typeUrl);
+  if (!whole && resources.length + removed.length > SHARED_MAX_RESOURCES) return encode();
+  const key = whole
+    ? `${flag}\x03whole`
+    : `${flag}\x02${resources.map((r) => `${r.name}\0${r.version}`).join('\n')}\x01${removed.join('\n')}`;
   let bodies = sharedBodies.get(snapshot);
   if (!bodies) sharedBodies.set(snapshot, (bodies = new Map<string, Buffer>()));
   let body = bodies.get(key);

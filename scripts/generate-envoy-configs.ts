@@ -57,7 +57,8 @@ export const CONFIG_SPECS: readonly ConfigSpec[] = [
     about:
       'The sidecar of pod orders-v1-0.default, as pilot-agent writes it: CDS and LDS over\n' +
       'state-of-the-world ADS from 127.0.0.1:15012; admin on 127.0.0.1:15000; readiness\n' +
-      'listener 15021 (/healthz/ready → pilot-agent on 15020); Prometheus listener 15090.',
+      'listener 15021 (/healthz/ready → pilot-agent on 15020); Prometheus listener 15090.\n' +
+      "ENVOY_ADMIN_ADDRESS (mock-istiod's own key) tells the mock's live page where admin is.",
     flags: {},
     validate: { ok: true },
   },

@@ -75,6 +75,12 @@ export interface SidecarBootstrapOptions {
 }
 
 /** The ports of a real sidecar (Istio's defaults). */
+/**
+ * The node metadata key naming a proxy's Envoy admin API (`host:port`): mock-istiod's own key
+ * (Istio's bootstrap has none), read by the live page and `mock-istiod status`.
+ */
+export const ADMIN_ADDRESS_KEY = 'ENVOY_ADMIN_ADDRESS';
+
 export const SIDECAR_PORTS = Object.freeze({
   /** mesh config `discoveryAddress`: istiod's xDS port. */
   discovery: 15012,

@@ -12,10 +12,15 @@ import { makeProbeListeners } from './probe-listeners.js';
 import { makeXdsTlsSocket } from './xds-tls.js';
 import { formatDuration, socketAddress, type JsonObject } from './proto-json.js';
 import { MockIstiodError } from '../util/errors.js';
-import { resolveSidecarBootstrapOptions, type SidecarBootstrapOptions } from './sidecar-options.js';
+import {
+  ADMIN_ADDRESS_KEY,
+  resolveSidecarBootstrapOptions,
+  type SidecarBootstrapOptions,
+} from './sidecar-options.js';
 
 export { formatDuration, type JsonObject, type JsonValue } from './proto-json.js';
 export {
+  ADMIN_ADDRESS_KEY,
   DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS,
   DEFAULT_STATS_INCLUSION_PREFIXES,
   SIDECAR_PORTS,
@@ -78,11 +83,21 @@ function makeNode(o: SidecarBootstrapOptions): JsonObject {
   // takes them (Istio's ENVOY_STATUS_PORT and ENVOY_PROMETHEUS_PORT, numbers).
   if (o.readinessPort !== null) metadata['ENVOY_STATUS_PORT'] = o.readinessPort;
   if (o.prometheusPort !== null) metadata['ENVOY_PROMETHEUS_PORT'] = o.prometheusPort;
+  // Where Envoy's admin API is, so that the mock's live page and `status` find it. A free
+  // port (0) is known only once Envoy runs: whoever starts it names it (as the agent does).
+  if (o.adminPort !== 0) metadata[ADMIN_ADDRESS_KEY] = adminAddress(o.adminHost, o.adminPort);
   return {
     id: sidecarNodeId(o),
     cluster: sidecarServiceCluster(o),
     metadata: { ...metadata, ...o.metadata },
   };
+}
+
+/** `host:port` a client on this machine reaches: an unspecified host means loopback. */
+function adminAddress(host: string, port: number): string {
+  if (host === '0.0.0.0') return `127.0.0.1:${port}`;
+  if (host === '::') return `[::1]:${port}`;
+  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 function makeXdsCluster(o: SidecarBootstrapOptions): JsonObject {

@@ -4,10 +4,12 @@
  *
  * - `ENVOY_ADMIN_ADDRESS` in the node metadata (`host:port`): mock-istiod's own key. Set
  *   `ISTIO_META_ENVOY_ADMIN_ADDRESS=host:port` in the pod's environment, or
- *   `metadata.ENVOY_ADMIN_ADDRESS` in a bootstrap; the `agent` command sets it.
+ *   `metadata.ENVOY_ADMIN_ADDRESS` in a bootstrap. Every bootstrap the project writes
+ *   (`bootstrap`, `agent`, `pilot-agent`, `envoy-configs/`) sets it.
  * - else Istio's own `PROXY_CONFIG.proxyAdminPort`, on 127.0.0.1 (a sidecar's admin API only
  *   listens on loopback, so that works when the mock runs on the proxy's host).
  */
+import { ADMIN_ADDRESS_KEY } from '../bootstrap/sidecar-options.js';
 
 export type AdminSource = 'flag' | 'metadata' | 'proxy-config';
 
@@ -17,7 +19,7 @@ export interface AdminAddress {
 }
 
 /** The node metadata key naming a proxy's admin address (`host:port`). */
-export const ADMIN_ADDRESS_KEY = 'ENVOY_ADMIN_ADDRESS';
+export { ADMIN_ADDRESS_KEY };
 
 /** `127.0.0.1:15000`, `[::1]:15000`, `15000` or a URL → a URL. */
 export function adminUrl(value: string): string {

@@ -23,19 +23,22 @@ export interface PodView {
 export interface ProbeOutcome {
   ok: boolean;
   detail: string;
+  /** The start of the answer's body, when an answer came (to tell who answered). */
+  body?: string;
 }
 
 /** One kubelet-style HTTP probe: success on 200-399; the detail reads like the kubelet's event. */
 export async function httpProbe(url: string, timeoutMs: number): Promise<ProbeOutcome> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    await response.arrayBuffer();
+    const body = (await response.text()).slice(0, 200);
     const ok = response.status >= 200 && response.status < 400;
     return {
       ok,
       detail: ok
         ? String(response.status)
         : `HTTP probe failed with statuscode: ${response.status}`,
+      body,
     };
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause;

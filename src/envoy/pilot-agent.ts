@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
-import { SIDECAR_PORTS } from '../bootstrap/sidecar.js';
+import { ADMIN_ADDRESS_KEY, SIDECAR_PORTS } from '../bootstrap/sidecar.js';
 import { MockIstiodError } from '../util/errors.js';
 import { freePort } from '../util/ports.js';
 import { waitFor, type WaitOptions } from '../util/wait.js';
@@ -134,6 +134,9 @@ export async function startPilotAgent(
     const env = {
       PATH: process.env['PATH'],
       HOME: process.env['HOME'],
+      // pilot-agent turns ISTIO_META_* into node metadata: this names Envoy's admin API for
+      // the mock's live page and `status` (the pod's own value, if it has one, wins).
+      [`ISTIO_META_${ADMIN_ADDRESS_KEY}`]: `127.0.0.1:${ports.admin}`,
       ...options.podEnv,
       ...pilotAgentEnv(proxyConfig, ports, options.xdsMode),
     };

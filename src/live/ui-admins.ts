@@ -13,7 +13,7 @@ import { reasonOf } from '../util/reason.js';
 import type { StreamView } from '../core/events.js';
 import { adminFromMetadata, adminUrl } from '../envoy/admin-address.js';
 import { EnvoyAdminClient } from '../envoy/admin-client.js';
-import { httpProbe } from '../envoy/agent-pod-view.js';
+import { httpProbe, type ProbeOutcome } from '../envoy/agent-pod-view.js';
 import type { Result } from '../util/problems.js';
 import type { UiAdmin, UiAdminSource, UiEnvoyState, UiReady, UiStatSample } from './ui-events.js';
 
@@ -215,12 +215,33 @@ export class UiAdmins {
     probe.inFlight = true;
     const outcome = await httpProbe(probe.url, this.timeoutMs);
     probe.inFlight = false;
-    const ready: UiReady = outcome.ok ? '2/2' : '1/2';
-    if (ready === probe.ready && outcome.detail === probe.detail) return;
+    const { ready, detail } = readinessOf(probe.url, outcome);
+    if (ready === probe.ready && detail === probe.detail) return;
     probe.ready = ready;
-    probe.detail = outcome.detail;
+    probe.detail = detail;
     this.options.onChange();
   }
+}
+
+/**
+ * Envoy's own answer when its readiness listener has nothing behind it: the route's cluster
+ * (`agent`, pilot-agent's status port) refuses or has no endpoint. That is an Envoy run without
+ * an agent (the README's `envoy -c envoy-configs/sidecar-sotw.yaml`), not a sidecar that is not
+ * ready, so the probe says nothing either way.
+ */
+const NO_AGENT_BODY = /^(upstream connect error|no healthy upstream)/;
+
+/** What one probe says of READY: `unknown` when no agent answered behind Envoy's listener. */
+export function readinessOf(
+  url: string,
+  outcome: ProbeOutcome,
+): { ready: UiReady; detail: string } {
+  if (outcome.ok) return { ready: '2/2', detail: outcome.detail };
+  if (outcome.body !== undefined && NO_AGENT_BODY.test(outcome.body)) {
+    const detail = `no agent answers behind ${url} (Envoy said: ${outcome.body.trim()})`;
+    return { ready: 'unknown', detail };
+  }
+  return { ready: '1/2', detail: outcome.detail };
 }
 
 interface StatsJson {

@@ -50,7 +50,7 @@ describe('seed bootstrap table, row by row', () => {
     expect(other['metadata']).not.toHaveProperty('WORKLOAD_NAME');
   });
 
-  it('node.metadata: every ISTIO_META_* with the prefix removed, and the pod identity', () => {
+  it('node.metadata: every ISTIO_META_* with the prefix removed, the pod identity, the admin API', () => {
     expect(node['metadata']).toEqual({
       CLUSTER_ID: 'east',
       DNS_CAPTURE: 'true',
@@ -63,6 +63,8 @@ describe('seed bootstrap table, row by row', () => {
       ISTIO_VERSION: '1.28.0',
       ENVOY_STATUS_PORT: 15021,
       ENVOY_PROMETHEUS_PORT: 15090,
+      // mock-istiod's own key: where the live page reaches Envoy's admin API.
+      ENVOY_ADMIN_ADDRESS: '127.0.0.1:15000',
     });
   });
 

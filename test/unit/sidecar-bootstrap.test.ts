@@ -39,8 +39,21 @@ describe('makeSidecarBootstrap: node', () => {
         NAMESPACE: 'default',
         SERVICE_ACCOUNT: 'default',
         WORKLOAD_NAME: 'orders-v1',
+        ENVOY_ADMIN_ADDRESS: '127.0.0.1:15000',
       },
     });
+  });
+
+  it('names the admin API where the live page reaches it, unless its port is free (0)', () => {
+    const admin = (options: Parameters<typeof build>[0]) =>
+      at(build(options), 'node', 'metadata', 'ENVOY_ADMIN_ADDRESS');
+    expect(admin({ adminPort: 19000 })).toBe('127.0.0.1:19000');
+    expect(admin({ adminHost: '0.0.0.0', adminPort: 19000 })).toBe('127.0.0.1:19000');
+    expect(admin({ adminHost: '::', adminPort: 19000 })).toBe('[::1]:19000');
+    expect(admin({ adminHost: '::1', adminPort: 19000 })).toBe('[::1]:19000');
+    expect(admin({ adminPort: 0 })).toBeUndefined();
+    // The pod's own value (ISTIO_META_ENVOY_ADMIN_ADDRESS) wins.
+    expect(admin({ metadata: { ENVOY_ADMIN_ADDRESS: '10.0.0.1:15000' } })).toBe('10.0.0.1:15000');
   });
 
   it('builds id, cluster and metadata from the pod options', () => {

@@ -41,8 +41,13 @@ const en = {
   'pods.title': 'Pods',
   'pods.none': 'No proxy is connected yet.',
   'pod.ready': 'READY',
-  'pod.readyUnknown': 'unknown',
-  'pod.readyUnknownHint': 'No agent is known for this proxy, so its readiness is unknown.',
+  'pod.readyWhy.probe': 'From the readiness probe of Envoy’s listener, as the kubelet sees it.',
+  'pod.readyWhy.envoy':
+    'No agent answers the readiness probe, so READY comes from Envoy’s own /ready, which pilot-agent would check.',
+  'pod.readyWhy.no-admin':
+    'READY is unknown: the mock does not know this Envoy’s admin address. Name it in the bootstrap’s node metadata (ENVOY_ADMIN_ADDRESS: 127.0.0.1:15000; for pilot-agent, ISTIO_META_ENVOY_ADMIN_ADDRESS=127.0.0.1:15000), or add it below the chart.',
+  'pod.readyWhy.admin-error': 'READY is unknown: Envoy’s admin API does not answer.',
+  'pod.readyWhy.polling': 'READY is unknown until Envoy’s admin API first answers.',
   'pod.serverState': 'server.state',
   'pod.envoyReady': '/ready',
   'pod.adminUnknown': 'admin address not known',
@@ -112,8 +117,13 @@ const ko: Record<MessageKey, string> = {
   'pods.title': '파드',
   'pods.none': '아직 연결된 프록시가 없다.',
   'pod.ready': 'READY',
-  'pod.readyUnknown': '알 수 없음',
-  'pod.readyUnknownHint': '이 프록시의 에이전트를 몰라서 준비 상태를 알 수 없다.',
+  'pod.readyWhy.probe': 'kubelet 이 보는 대로, Envoy 리스너의 준비 상태 프로브 결과다.',
+  'pod.readyWhy.envoy':
+    '준비 상태 프로브에 답하는 에이전트가 없어서, pilot-agent 가 확인할 Envoy 의 /ready 로 READY 를 정했다.',
+  'pod.readyWhy.no-admin':
+    'READY 를 알 수 없다: mock 이 이 Envoy 의 관리 포트 주소를 모른다. 부트스트랩의 노드 메타데이터에 적거나(ENVOY_ADMIN_ADDRESS: 127.0.0.1:15000, pilot-agent 라면 ISTIO_META_ENVOY_ADMIN_ADDRESS=127.0.0.1:15000) 차트 아래에서 추가한다.',
+  'pod.readyWhy.admin-error': 'READY 를 알 수 없다: Envoy 의 관리 API 가 답하지 않는다.',
+  'pod.readyWhy.polling': 'Envoy 의 관리 API 가 처음 답할 때까지 READY 를 알 수 없다.',
   'pod.serverState': 'server.state',
   'pod.envoyReady': '/ready',
   'pod.adminUnknown': '관리 포트 주소를 모름',

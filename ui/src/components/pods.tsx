@@ -1,9 +1,10 @@
 /**
- * Each connected proxy as a pod: READY as kubectl shows it, Envoy's `server.state` and
+ * Each connected proxy as a pod: READY as kubectl shows it (or `?`, see model/ready.ts), Envoy's `server.state` and
  * `/ready`, and per resource type the proxy-status cell and the version Envoy ACKed. Two or
  * more proxies sit side by side.
  */
 import type { UiProxy, UiSyncStatus, UiTypeStatus } from '../../../src/live/ui-events.js';
+import { readyCell } from '../model/ready.js';
 import type { ProxyRow } from '../model/state.js';
 import { useT } from '../i18n.js';
 
@@ -45,8 +46,8 @@ function rows(proxy: UiProxy, columns: string[]): UiTypeStatus[] {
 function Pod({ proxy, columns }: { proxy: ProxyRow; columns: string[] }) {
   const t = useT();
   const { envoy } = proxy;
-  const readyVariant =
-    proxy.ready === '2/2' ? 'success' : proxy.ready === '1/2' ? 'warning' : 'neutral';
+  const ready = readyCell(proxy);
+  const readyHint = [t(`pod.readyWhy.${ready.reason}`), ready.detail].filter(Boolean).join('\n');
   return (
     <article
       class={proxy.gone ? 'pod gone' : 'pod'}
@@ -66,11 +67,12 @@ function Pod({ proxy, columns }: { proxy: ProxyRow; columns: string[] }) {
         <span class="pod-ready">
           <span class="muted">{t('pod.ready')}</span>{' '}
           <wa-badge
-            variant={readyVariant}
+            variant={ready.variant}
             data-testid="pod-ready"
-            title={proxy.ready === 'unknown' ? t('pod.readyUnknownHint') : proxy.readyDetail}
+            data-reason={ready.reason}
+            title={readyHint}
           >
-            {proxy.ready === 'unknown' ? t('pod.readyUnknown') : proxy.ready}
+            {ready.text}
           </wa-badge>
         </span>
       </header>

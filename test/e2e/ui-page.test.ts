@@ -1,13 +1,14 @@
 /**
  * The live page in a real headless Chromium, against the mock and a real Envoy run by the
  * agent (so READY is known): what a student sees at the four moments of the classroom story,
- * through the page's own buttons. Chromium is required (`npm run install-chromium`); the
+ * through the page's own buttons; and the README's own Envoy (`envoy-configs/sidecar-sotw.yaml`,
+ * no agent), found by the page without an address typed in. Chromium is required (`npm run install-chromium`); the
  * test fails, naming it, when it is missing.
  *
  * With UPDATE_SCREENSHOTS=1 the four moments are written to docs/images/ (committed, shown in
  * docs/classroom.md); otherwise to a temporary folder.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -15,6 +16,7 @@ import { afterAll, afterEach, describe, expect } from 'vitest';
 import { startAgent, type Agent } from '../../src/envoy/agent.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import type { TestMockIstiod } from '../../src/testing/start.js';
+import { packageRoot } from '../../src/util/package-root.js';
 import { freePorts } from '../../src/util/ports.js';
 import { it, type Fixtures } from '../support/fixtures/test.js';
 import { useBrowser } from '../support/harness/browser.js';
@@ -69,6 +71,34 @@ async function startWithheldSidecar(startMock: Fixtures['startMock']): Promise<T
   const mock = await startLabMock(startMock, true);
   await startSidecar(mock);
   return mock;
+}
+
+/** The sidecar's fixed ports in envoy-configs/*.yaml (discovery, admin, agent, readiness, Prometheus). */
+const README_PORTS = [15012, 15000, 15020, 15021, 15090] as const;
+
+/**
+ * The README's "Point your own Envoy at it" file, `envoy-configs/sidecar-sotw.yaml`, as it is,
+ * but for its fixed ports, moved to free ones (the mock's xDS port for 15012) so that tests can
+ * run side by side; `edit` changes the text further. Returns the file's path and the ports.
+ */
+async function readmeBootstrap(
+  mock: TestMockIstiod,
+  edit: (text: string) => string = (text) => text,
+): Promise<{ path: string; admin: number }> {
+  const [admin, agent, readiness, prometheus] = (await freePorts(4)) as number[];
+  const moved = new Map<number, number>([
+    [15012, mock.addresses.xds.port],
+    [15000, admin!],
+    [15020, agent!],
+    [15021, readiness!],
+    [15090, prometheus!],
+  ]);
+  const original = readFileSync(join(packageRoot(), 'envoy-configs/sidecar-sotw.yaml'), 'utf8');
+  const pattern = new RegExp(`\\b(${README_PORTS.join('|')})\\b`, 'g');
+  const text = edit(original.replace(pattern, (port) => String(moved.get(Number(port)))));
+  const path = join(shotsDir, `readme-bootstrap-${admin}.yaml`);
+  writeFileSync(path, text);
+  return { path, admin: admin! };
 }
 
 function pageUrl(mock: TestMockIstiod, query = ''): string {
@@ -166,6 +196,69 @@ describe('the live page, in a real browser', () => {
     // Everything the page loaded came from the mock: no CDN, no fonts or icons from outside.
     const origin = new URL(pageUrl(mock)).origin;
     expect(browser.requests.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
+  });
+
+  it("follows the README's own Envoy: the page finds its admin API itself, connected_state and READY 2/2", async ({
+    startMock,
+    startEnvoy,
+  }) => {
+    // `npm start` and `envoy -c envoy-configs/sidecar-sotw.yaml`: no agent, no address typed.
+    const mock = await startLabMock(startMock, false);
+    const bootstrap = await readmeBootstrap(mock);
+    expect(readFileSync(bootstrap.path, 'utf8')).toContain(
+      `ENVOY_ADMIN_ADDRESS: 127.0.0.1:${bootstrap.admin}`,
+    );
+    await startEnvoy({ bootstrap: bootstrap.path });
+    const page = await browser.open(pageUrl(mock));
+
+    await expect.poll(() => text(page, 'server-state'), POLL).toBe('LIVE');
+    await expect.poll(() => text(page, 'type-LDS'), POLL).toContain('SYNCED');
+    await expect.poll(() => lastConnectedState(page), POLL).toBe(1);
+    expect(await page.getByTestId('stats-chart').getAttribute('data-connected-state')).toBe('1');
+    // Nothing answers behind 15021 (no pilot-agent), so Envoy's own /ready decides: not 1/2.
+    const ready = page.getByTestId('pod-ready');
+    await expect.poll(() => text(page, 'pod-ready'), POLL).toBe('2/2');
+    expect(await ready.getAttribute('data-reason')).toBe('envoy');
+    expect(await ready.getAttribute('title')).toContain('Envoy’s own /ready');
+    expect(await ready.getAttribute('title')).toContain('200 LIVE');
+
+    // Found in the node metadata, not typed in: the page never called POST /ui/admins.
+    const base = new URL(pageUrl(mock)).origin;
+    const admins = (await (await fetch(`${base}/ui/admins`)).json()) as {
+      admins: { admin: string; source: string; reachable: boolean }[];
+    };
+    expect(admins.admins).toEqual([
+      expect.objectContaining({
+        admin: `http://127.0.0.1:${bootstrap.admin}`,
+        source: 'metadata',
+        reachable: true,
+      }),
+    ]);
+    expect(browser.requests.filter((url) => url.endsWith('/ui/admins'))).toEqual([]);
+  });
+
+  it('shows READY ? with a hint naming ENVOY_ADMIN_ADDRESS when the admin address is unknown', async ({
+    startMock,
+    startEnvoy,
+  }) => {
+    const mock = await startLabMock(startMock, false);
+    // The README's file as it was before it named its admin API.
+    const bootstrap = await readmeBootstrap(mock, (yaml) =>
+      yaml.replace(/^ {4}ENVOY_ADMIN_ADDRESS: .*\n/m, ''),
+    );
+    expect(readFileSync(bootstrap.path, 'utf8')).not.toMatch(/^ {4}ENVOY_ADMIN_ADDRESS:/m);
+    const envoy = await startEnvoy({ bootstrap: bootstrap.path });
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    const page = await browser.open(pageUrl(mock));
+
+    await expect.poll(() => text(page, 'type-LDS'), POLL).toContain('SYNCED');
+    expect(await text(page, 'server-state')).toBe('admin address not known');
+    const ready = page.getByTestId('pod-ready');
+    // The probe reaches Envoy's readiness listener, which has no agent behind it: still `?`.
+    await expect.poll(() => ready.getAttribute('title'), POLL).toContain('no agent answers');
+    expect(await text(page, 'pod-ready')).toBe('?');
+    expect(await ready.getAttribute('data-reason')).toBe('no-admin');
+    expect(await ready.getAttribute('title')).toContain('ENVOY_ADMIN_ADDRESS: 127.0.0.1:15000');
   });
 
   it('speaks Korean with ?lang=ko, and leaves Envoy’s own words as Envoy prints them', async ({

@@ -40,6 +40,10 @@ describe('the real pilot-agent against the mock', () => {
     await lab.istiod.waitForAck(CLUSTER_TYPE);
     await lab.istiod.waitForAck(LISTENER_TYPE);
     expect(onlyStream(lab)?.protocol).toBe('delta');
+    // pilot-agent put ISTIO_META_ENVOY_ADMIN_ADDRESS in the node: the live page finds Envoy.
+    expect(onlyStream(lab)?.proxy.metadata['ENVOY_ADMIN_ADDRESS']).toBe(
+      `127.0.0.1:${lab.agent.ports.admin}`,
+    );
     // pilot-agent's upstream is TLS to the mock; Envoy reaches pilot-agent over a Unix socket.
     expect(await lab.agent.envoy.stat('control_plane.connected_state')).toBe(1);
     await expectLabTraffic(lab);

@@ -4,7 +4,8 @@
  * Istio's `PROXY_CONFIG.proxyAdminPort` for a proxy on this machine) and from the page
  * (`POST /ui/admins`). The pod's READY comes from probing Envoy's readiness listener
  * (`ENVOY_STATUS_PORT` in the metadata, which pilot-agent writes) as the kubelet does, for a
- * proxy connected over loopback.
+ * proxy connected over loopback. Envoy's own 503 for an agent that is not there (an Envoy run
+ * by hand from `envoy-configs/`) leaves READY `unknown`, not `1/2` (`readinessOf`).
  *
  * Each poll has a deadline, and an address still being polled is skipped by the next tick,
  * so an Envoy that hangs costs one pending request, never a pile of them.

@@ -60,7 +60,9 @@ export interface UiTypeStatus {
 /**
  * The pod's READY column as `kubectl get pod` would show it: the app container counts as
  * ready, the sidecar when its readiness probe passes. `unknown` when the mock cannot probe it
- * (no `ENVOY_STATUS_PORT` in the node metadata, or the proxy is not on this machine).
+ * (no `ENVOY_STATUS_PORT` in the node metadata, or the proxy is not on this machine), or when
+ * Envoy answers the probe itself because no agent is behind its listener. The page's badge
+ * (ui/src/model/ready.ts) then falls back on Envoy's `/ready`, or shows `?`.
  */
 export type UiReady = '1/2' | '2/2' | 'unknown';
 

@@ -79,26 +79,31 @@ const README_PORTS = [15012, 15000, 15020, 15021, 15090] as const;
 /**
  * The README's "Point your own Envoy at it" file, `envoy-configs/sidecar-sotw.yaml`, as it is,
  * but for its fixed ports, moved to free ones (the mock's xDS port for 15012) so that tests can
- * run side by side; `edit` changes the text further. Returns the file's path and the ports.
+ * run side by side; `edit` changes the text further. Returns the file's path and admin port.
  */
 async function readmeBootstrap(
   mock: TestMockIstiod,
   edit: (text: string) => string = (text) => text,
 ): Promise<{ path: string; admin: number }> {
-  const [admin, agent, readiness, prometheus] = (await freePorts(4)) as number[];
+  const [admin, agent, readiness, prometheus] = (await freePorts(4)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   const moved = new Map<number, number>([
     [15012, mock.addresses.xds.port],
-    [15000, admin!],
-    [15020, agent!],
-    [15021, readiness!],
-    [15090, prometheus!],
+    [15000, admin],
+    [15020, agent],
+    [15021, readiness],
+    [15090, prometheus],
   ]);
   const original = readFileSync(join(packageRoot(), 'envoy-configs/sidecar-sotw.yaml'), 'utf8');
   const pattern = new RegExp(`\\b(${README_PORTS.join('|')})\\b`, 'g');
   const text = edit(original.replace(pattern, (port) => String(moved.get(Number(port)))));
   const path = join(shotsDir, `readme-bootstrap-${admin}.yaml`);
   writeFileSync(path, text);
-  return { path, admin: admin! };
+  return { path, admin };
 }
 
 function pageUrl(mock: TestMockIstiod, query = ''): string {

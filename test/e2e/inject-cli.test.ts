@@ -77,6 +77,27 @@ describe('mock-istiod inject (the real istioctl kube-inject, offline)', () => {
     );
   });
 
+  it('takes -f with a bare Pod, and finds the same numbers in its spec', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-inject-test-'));
+    dirs.push(dir);
+    const file = join(dir, 'pod.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: reviews-0, namespace: default}\n' +
+        'spec:\n  containers:\n    - {name: reviews, image: example/reviews, ports: [{containerPort: 9080}]}\n',
+    );
+    const run = await cli.run(['inject', '-f', file, '--json'], { timeoutMs: 60_000 });
+    expect(run.code).toBe(0);
+    const rows = (JSON.parse(run.stdout) as { values: Row[] }).values;
+    expect(rows.find((r) => r.key === 'containers')?.value).toBe(
+      'reviews,istio-proxy (init istio-init)',
+    );
+    expect(rows.find((r) => r.key === 'excludedUid')?.where).toMatch(
+      /^istio-init spec\.initContainers\[0\]\.args\[\d+\] \(after -u\)$/,
+    );
+    expect(rows.filter((r) => r.key !== 'containers' && r.value !== SEED[r.key])).toEqual([]);
+  });
+
   it("takes -f, and quotes istioctl's stderr when it fails", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-inject-test-'));
     dirs.push(dir);

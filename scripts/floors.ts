@@ -35,6 +35,7 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
   { folder: 'debug', floor: 4, may: ['journal', 'core', 'xds', 'util'] },
   { folder: 'server', floor: 4, may: ['protocol', 'snapshot', 'core', 'xds', 'util'] },
   { folder: 'faults', floor: 5, may: ['resources', 'snapshot', 'protocol', 'core', 'xds', 'util'] },
+  { folder: 'inject', floor: 5, may: ['envoy', 'util'] },
   { folder: 'live', floor: 6, may: ['faults', 'debug', 'envoy', 'journal', 'core', 'util'] },
   { folder: 'api', floor: 6, may: ['faults', 'resources', 'journal', 'core', 'util'] },
   {

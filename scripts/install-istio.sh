@@ -149,6 +149,20 @@ import (
 EOF
 }
 
+# Istio's sidecar injection template and the istio-discovery chart's values, for
+# `mock-istiod inject` (istioctl kube-inject offline); copied from the module cache when
+# missing, so an install made before this step gets them too. Without Go or the module they
+# are looked for in the module cache at run time, and `inject` says what is missing.
+copy_chart_files() {
+  [[ -f "$bin_dir/injection-template.yaml" && -f "$bin_dir/istio-discovery-values.yaml" ]] && return 0
+  [[ -f "$stamp" ]] && command -v go >/dev/null 2>&1 || return 0
+  local chart
+  chart="$(go env GOMODCACHE)/istio.io/istio@$ISTIO_VERSION/manifests/charts/istio-control/istio-discovery"
+  [[ -f "$chart/files/injection-template.yaml" && -f "$chart/values.yaml" ]] || return 0
+  install -m 0644 "$chart/files/injection-template.yaml" "$bin_dir/injection-template.yaml"
+  install -m 0644 "$chart/values.yaml" "$bin_dir/istio-discovery-values.yaml"
+}
+
 if already_installed; then
   :
 elif brought_own; then
@@ -156,4 +170,5 @@ elif brought_own; then
 else
   build_pinned
 fi
+copy_chart_files
 say "$bin_dir"

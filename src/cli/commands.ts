@@ -50,6 +50,11 @@ export const COMMANDS: Record<string, Command> = {
     () => import('./pod/pilot-agent.js'),
     'pilotAgent',
   ),
+  inject: lazy(
+    'the real istioctl kube-inject, offline, and the interception numbers in its output',
+    () => import('./pod/inject.js'),
+    'inject',
+  ),
   token: lazy(
     "mint a service account token for the mock's CA service",
     () => import('./pod/token.js'),

@@ -34,12 +34,12 @@ export function startsServer(command: string): boolean {
 }
 
 /**
- * A command that runs the real pilot-agent in front of Envoy until stopped (docs/real-istio.md),
- * in the foreground or with a trailing `&`: in the e2e project it runs in the background on
- * free ports until its pod is ready (`2/2`).
+ * A command that runs a sidecar until stopped: the real pilot-agent in front of Envoy
+ * (docs/real-istio.md) or the emulated `agent`, in the foreground or with a trailing `&`. In
+ * the e2e project it runs in the background on free ports until its pod is ready (`2/2`).
  */
-export function startsPilotAgent(command: string): boolean {
-  return /^([A-Z_][A-Z0-9_]*=\S*\s+)*(npm run (--silent )?cli -- pilot-agent|mock-istiod pilot-agent|npx tsx src\/cli\/main\.ts pilot-agent)\b/.test(
+export function startsSidecar(command: string): boolean {
+  return /^([A-Z_][A-Z0-9_]*=\S*\s+)*(npm run (--silent )?cli -- |mock-istiod |npx tsx src\/cli\/main\.ts )(pilot-agent|agent)\b/.test(
     command.trim(),
   );
 }

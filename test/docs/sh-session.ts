@@ -16,7 +16,7 @@
  * session of a user with the real binaries and several terminals: `istioctl` and
  * `.istio/bin/istioctl` are the real istioctl (ISTIO_BIN_DIR), `serve --tls` keeps its files
  * in the session's own directory, a started mock puts the lab's listeners on free ports, a
- * `pilot-agent` command (foreground or `&`) runs the real pilot-agent in the background on
+ * `pilot-agent` (or `agent`) command, foreground or `&`, runs in the background on
  * free ports until its pod is `2/2`, and what a block started keeps running for the file's
  * later blocks, until a block starts another mock or the file ends. After every block the
  * pod must still be running and ready.
@@ -36,6 +36,7 @@ import { join } from 'node:path';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
+import { DEFAULT_CLI_TLS_DIR } from '../../src/cli/serve/tls-flags.js';
 import {
   sidecarBootstrap,
   startEnvoy,
@@ -46,7 +47,7 @@ import {
 import {
   notRunnable,
   rewritePorts,
-  startsPilotAgent,
+  startsSidecar,
   startsServer,
   type PortMap,
 } from './commands.js';
@@ -169,14 +170,14 @@ export class ShSession {
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
           continue;
         }
-        if (this.e2e && startsPilotAgent(command.text)) {
+        if (this.e2e && startsSidecar(command.text)) {
           const failed = await this.startAgent(command, exports);
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
           continue;
         }
         if (/^export\s/.test(command.text.trim())) exports.push(command.text);
         const ports = await this.ports();
-        const script = [...exports, rewritePorts(command.text, ports)].join('\n');
+        const script = [...exports, this.rewrite(command.text, ports)].join('\n');
         const ran = await run(script, this.dir, this.env(ports.control));
         const said = `${where}: \`${command.text.trim()}\``;
         if (ran.code !== 0) {
@@ -227,6 +228,16 @@ export class ShSession {
     return [];
   }
 
+  /** The documented ports, and in e2e the documented TLS directory, made the session's. */
+  private rewrite(text: string, ports: PortMap): string {
+    const rewritten = rewritePorts(text, ports);
+    return this.e2e ? rewritten.replaceAll(DEFAULT_CLI_TLS_DIR, this.tlsDir) : rewritten;
+  }
+
+  private get tlsDir(): string {
+    return join(this.dir, '.docs-tls');
+  }
+
   private env(controlPort: number | undefined): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -236,7 +247,7 @@ export class ShSession {
     if (controlPort !== undefined) env['MOCK_ISTIOD_CONTROL_PORT'] = String(controlPort);
     if (this.e2e) {
       env['PATH'] = `${env['PATH']}:${istioBinDir()}`;
-      env['MOCK_ISTIOD_TLS_DIR'] = join(this.dir, '.docs-tls');
+      env['MOCK_ISTIOD_TLS_DIR'] = this.tlsDir;
       // As on a laptop with no cluster: istioctl finds no Kubernetes configuration.
       env['KUBECONFIG'] = '/nonexistent/kubeconfig';
     }
@@ -279,7 +290,9 @@ export class ShSession {
       number,
       number,
     ];
-    const env = { ...this.env(control), MOCK_ISTIOD_PORT: String(xds) };
+    const env: NodeJS.ProcessEnv = { ...this.env(control), MOCK_ISTIOD_PORT: String(xds) };
+    // MOCK_ISTIOD_TLS_DIR alone would turn TLS on: a mock started without --tls keeps it off.
+    if (!/\s--tls(-dir)?\b/.test(command.text)) delete env['MOCK_ISTIOD_TLS_DIR'];
     let text = command.text.replace(/\s*&\s*$/, '');
     const ports: PortMap = { xds, control };
     if (this.e2e && !/--(inbound|outbound)-port\b/.test(text)) {
@@ -362,7 +375,7 @@ export class ShSession {
       `--readiness-port ${readiness} --prometheus-port ${prometheus}`,
       `--discovery-address 127.0.0.1:${current.xds}`,
     ].join(' ');
-    const text = `${command.text.replace(/\s*&\s*$/, '')} ${flags}`;
+    const text = `${this.rewrite(command.text, current).replace(/\s*&\s*$/, '')} ${flags}`;
     const agent = this.spawnBackground(execLine(text), exports, this.env(current.control), {
       admin,
     });

@@ -57,6 +57,11 @@ import { checkColumns, checkJson, checkText, looksLikeJson } from './shape.js';
 export const REPO = join(import.meta.dirname, '..', '..');
 
 const COMMAND_TIMEOUT_MS = 30_000;
+/** `curl -N …` alone on its line: a stream the user reads until Ctrl-C. */
+const STREAM = /^curl\s(?:[^|;&]*\s)?-N\s[^|;&]*$/;
+const STREAM_SECONDS = 3;
+/** curl's exit code when --max-time ran out. */
+const CURL_TIMED_OUT = 28;
 
 interface Ran {
   code: number | null;
@@ -177,8 +182,14 @@ export class ShSession {
         }
         if (/^export\s/.test(command.text.trim())) exports.push(command.text);
         const ports = await this.ports();
-        const script = [...exports, this.rewrite(command.text, ports)].join('\n');
+        // A stream read until Ctrl-C (`curl -N`): its twin reads it for a few seconds.
+        const streams = STREAM.test(command.text.trim());
+        const text = streams
+          ? command.text.replace(/^(\s*)curl\b/, `$1curl --max-time ${STREAM_SECONDS}`)
+          : command.text;
+        const script = [...exports, this.rewrite(text, ports)].join('\n');
         const ran = await run(script, this.dir, this.env(ports.control));
+        if (streams && ran.code === CURL_TIMED_OUT && ran.stdout !== '') ran.code = 0;
         const said = `${where}: \`${command.text.trim()}\``;
         if (ran.code !== 0) {
           problems.push(`${said} exited ${ran.code}: ${(ran.stderr || ran.stdout).trim()}`);

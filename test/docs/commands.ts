@@ -34,6 +34,23 @@ export function startsServer(command: string): boolean {
 }
 
 /**
+ * A command that runs a sidecar until stopped: the real pilot-agent in front of Envoy
+ * (docs/real-istio.md) or the emulated `agent`, in the foreground or with a trailing `&`. In
+ * the e2e project it runs in the background on free ports until its pod is ready (`2/2`).
+ */
+export function startsSidecar(command: string): boolean {
+  return /^([A-Z_][A-Z0-9_]*=\S*\s+)*(npm run (--silent )?cli -- |mock-istiod |npx tsx src\/cli\/main\.ts )(pilot-agent|agent)\b/.test(
+    command.trim(),
+  );
+}
+
+/**
+ * What the e2e project's docs test runs besides (blocks marked `e2e`): the real istioctl, and
+ * `echo` and `mkdir` (in the session's scratch directory).
+ */
+const ALLOWED_E2E = [/^(\.istio\/bin\/)?istioctl\b/, /^echo\b/, /^mkdir\b/];
+
+/**
  * What the docs test runs: commands that read or talk to a mock, or start one. Anything else
  * (`npm ci`, `npm test`, the demo, Envoy on the sidecar's fixed ports, …) changes the
  * checkout or the machine, or runs for minutes: such a block is marked `no-run`.
@@ -45,7 +62,7 @@ const ALLOWED = [
   /^export\b/,
   /^mock-istiod\b/,
   /^npm start\b/,
-  /^npm run (start|cli)\b/,
+  /^npm run (--silent )?(start|cli)\b/,
   /^npx tsx src\/cli\/main\.ts\b/,
 ];
 
@@ -73,14 +90,15 @@ function segments(command: string): string[] {
 }
 
 /** Why the docs test will not run this command, or undefined when it will. */
-export function notRunnable(command: string): string | undefined {
-  for (const segment of segments(command.replace(/\s#.*$/gm, ''))) {
+export function notRunnable(command: string, e2e = false): string | undefined {
+  const allowed = e2e ? [...ALLOWED, ...ALLOWED_E2E] : ALLOWED;
+  for (const segment of segments(command.replace(/\s#.*$/gm, '').replace(/\s*&\s*$/, ''))) {
     const head = segment.replace(/^([A-Z_][A-Z0-9_]*=\S*\s+)+/, '');
-    if (!ALLOWED.some((allowed) => allowed.test(head))) {
+    if (!allowed.some((a) => a.test(head))) {
       return (
         `the docs test does not run \`${head.split(/\s+/).slice(0, 3).join(' ')}\` ` +
-        '(it runs curl, jq, grep, mock-istiod and npm start): mark the block `no-run` and ' +
-        'say why in the sentence before it (docs/docs-tests.md)'
+        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo and mkdir in a block marked `e2e`' : ''}): ` +
+        'mark the block `no-run` and say why in the sentence before it (docs/docs-tests.md)'
       );
     }
   }

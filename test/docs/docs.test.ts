@@ -11,27 +11,27 @@
  * A failure names the file and line of the block. The summary table at the end counts what
  * ran in each file.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { extractBlocks, isNoRun, RUN_LANGS, SHOWN_LANGS, type Block } from './markdown.js';
+import {
+  docBlocks,
+  docFiles,
+  isE2e,
+  isNoRun,
+  RUN_LANGS,
+  SHOWN_LANGS,
+  type Block,
+} from './markdown.js';
 import { REPO, ShSession } from './sh-session.js';
 import { TsSnippets } from './ts-snippets.js';
 
-const FILES = [
-  'README.md',
-  'examples/README.md',
-  ...readdirSync(join(REPO, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`),
-];
-
-const blocks = FILES.flatMap((file) => extractBlocks(file, readFileSync(join(REPO, file), 'utf8')));
+const FILES = docFiles(REPO);
+const blocks = docBlocks(REPO);
 /** The words that say why a block is not run, in English or (docs/*.ko.md) in Korean. */
 const NO_RUN_REASON =
   /docs tests? (do|does) not run|not run by the docs tests?|문서 테스트는 (이 블록을 |이 명령을 |이 명령들을 )?실행하지 않/i;
-const runs = (lang: string) => (b: Block) => b.lang === lang && !isNoRun(b);
+const runs = (lang: string) => (b: Block) => b.lang === lang && !isNoRun(b) && !isE2e(b);
 const tsBlocks = blocks.filter(runs('ts'));
 const label = (b: Block) => `${b.file}:${b.line}`;
 
@@ -40,11 +40,12 @@ interface Counts {
   sh: number;
   commands: number;
   shown: number;
+  e2e: number;
   noRun: number;
   failed: number;
 }
 const counts = new Map<string, Counts>(
-  FILES.map((f) => [f, { ts: 0, sh: 0, commands: 0, shown: 0, noRun: 0, failed: 0 }]),
+  FILES.map((f) => [f, { ts: 0, sh: 0, commands: 0, shown: 0, e2e: 0, noRun: 0, failed: 0 }]),
 );
 const count = (b: Block) => counts.get(b.file)!;
 /** The blocks run, by file: `ts 162`, `sh 140`. */
@@ -57,6 +58,7 @@ afterAll(() => {
     String(c.ts),
     `${c.sh} (${c.commands})`,
     String(c.shown),
+    String(c.e2e),
     String(c.noRun),
     String(c.failed),
   ]);
@@ -66,10 +68,11 @@ afterAll(() => {
     String(total('ts')),
     `${total('sh')} (${total('commands')})`,
     String(total('shown')),
+    String(total('e2e')),
     String(total('noRun')),
     String(total('failed')),
   ]);
-  const head = ['file', 'ts run', 'sh run (commands)', 'shown', 'no-run', 'failed'];
+  const head = ['file', 'ts run', 'sh run (commands)', 'shown', 'e2e', 'no-run', 'failed'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
   const list = [...ran.entries()].map(([file, run]) => `  ${file}: ${run.join(', ')}`);
@@ -90,6 +93,14 @@ describe('every block is run or shown on purpose', () => {
           `${label(b)}: a code block needs a language: ts or sh (run), text, json or yaml ` +
           `(shown), found "${b.lang}" (docs/docs-tests.md)`,
       );
+    for (const b of blocks.filter((b) => b.file === file && isE2e(b))) {
+      if (b.lang !== 'sh' || isNoRun(b)) {
+        wrong.push(
+          `${label(b)}: \`e2e\` marks a \`sh\` block the e2e project runs with the real ` +
+            'binaries; it is neither another language nor `no-run` (docs/docs-tests.md)',
+        );
+      }
+    }
     for (const b of blocks.filter((b) => b.file === file && isNoRun(b))) {
       if (!NO_RUN_REASON.test(b.before)) {
         wrong.push(
@@ -100,6 +111,7 @@ describe('every block is run or shown on purpose', () => {
     }
     for (const b of blocks.filter((b) => b.file === file)) {
       if (isNoRun(b)) count(b).noRun += 1;
+      else if (isE2e(b)) count(b).e2e += 1;
       else if ((SHOWN_LANGS as readonly string[]).includes(b.lang)) count(b).shown += 1;
     }
     expect(wrong).toEqual([]);

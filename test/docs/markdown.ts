@@ -2,6 +2,8 @@
  * Reads the fenced code blocks of a Markdown file, with where each starts, and splits a
  * ```sh block into the commands a user would type (docs/docs-tests.md has the convention).
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Block {
   /** The file as given (relative to the repository root). */
@@ -73,6 +75,33 @@ function paragraphBefore(lines: string[], index: number, lastEnd: number): strin
 
 export function isNoRun(block: Block): boolean {
   return block.flags.includes('no-run');
+}
+
+/**
+ * A block the e2e project runs (test/e2e/docs-real.test.ts), against the real Envoy,
+ * pilot-agent and istioctl: ```sh e2e. The docs project checks it is well formed only.
+ */
+export function isE2e(block: Block): boolean {
+  return block.flags.includes('e2e');
+}
+
+/** The files whose blocks are run: README.md, examples/README.md and docs/*.md. */
+export function docFiles(repo: string): string[] {
+  return [
+    'README.md',
+    'examples/README.md',
+    ...readdirSync(join(repo, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
+}
+
+/** Every block of those files. */
+export function docBlocks(repo: string): Block[] {
+  return docFiles(repo).flatMap((file) =>
+    extractBlocks(file, readFileSync(join(repo, file), 'utf8')),
+  );
 }
 
 /** One command of a ```sh block, with what the doc says it prints. */

@@ -11,6 +11,15 @@
  *   commands talk to it;
  * - the commands run in a directory that links to the checkout, so files they write
  *   (`> sidecar.yaml`) land there and not in the repository.
+ *
+ * With `{ e2e: true }` (test/e2e/docs-real.test.ts, the blocks marked `e2e`) it is the
+ * session of a user with the real binaries and several terminals: `istioctl` and
+ * `.istio/bin/istioctl` are the real istioctl (ISTIO_BIN_DIR), `serve --tls` keeps its files
+ * in the session's own directory, a started mock puts the lab's listeners on free ports, a
+ * `pilot-agent` (or `agent`) command, foreground or `&`, runs in the background on
+ * free ports until its pod is `2/2`, and what a block started keeps running for the file's
+ * later blocks, until a block starts another mock or the file ends. After every block the
+ * pod must still be running and ready.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -27,6 +36,7 @@ import { join } from 'node:path';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
+import { DEFAULT_CLI_TLS_DIR } from '../../src/cli/serve/tls-flags.js';
 import {
   sidecarBootstrap,
   startEnvoy,
@@ -34,13 +44,24 @@ import {
   type TestEnvoy,
   type TestMockIstiod,
 } from '../../src/testing/index.js';
-import { notRunnable, rewritePorts, startsServer, type PortMap } from './commands.js';
+import {
+  notRunnable,
+  rewritePorts,
+  startsSidecar,
+  startsServer,
+  type PortMap,
+} from './commands.js';
 import { splitCommands, type Block, type Command } from './markdown.js';
 import { checkColumns, checkJson, checkText, looksLikeJson } from './shape.js';
 
 export const REPO = join(import.meta.dirname, '..', '..');
 
 const COMMAND_TIMEOUT_MS = 30_000;
+/** `curl -N …` alone on its line: a stream the user reads until Ctrl-C. */
+const STREAM = /^curl\s(?:[^|;&]*\s)?-N\s[^|;&]*$/;
+const STREAM_SECONDS = 3;
+/** curl's exit code when --max-time ran out. */
+const CURL_TIMED_OUT = 28;
 
 interface Ran {
   code: number | null;
@@ -80,21 +101,46 @@ interface Server {
   ports: PortMap;
   output: string;
   exited: Promise<void>;
+  /** What it printed on stdout alone (pilot-agent's pod view). */
+  stdout: string;
+  hasExited: boolean;
+}
+
+export interface ShSessionOptions {
+  /** The e2e project's session: the real binaries, processes kept across blocks (above). */
+  e2e?: boolean;
+}
+
+/** Where the real pilot-agent and istioctl are (test/e2e/global-setup.ts checks them). */
+function istioBinDir(): string {
+  return process.env['ISTIO_BIN_DIR'] || join(REPO, '.istio', 'bin');
 }
 
 export class ShSession {
   private readonly dir = mkdtempSync(join(tmpdir(), 'docs-sh-'));
   private shared?: { istiod: TestMockIstiod; envoy: TestEnvoy; ports: PortMap };
   private server?: Server;
+  /** The real pilot-agent a command started (e2e), with the ports it was given. */
+  private agent?: Server;
+  private readonly e2e: boolean;
+  /** e2e: the `export` lines run so far in the file. */
+  private readonly exports: string[] = [];
   /** Every command run, for the summary. */
   commands = 0;
 
-  constructor() {
+  constructor(options: ShSessionOptions = {}) {
+    this.e2e = options.e2e === true;
     // The working directory: the checkout's files, linked (so that `npm start`,
     // `envoy-configs/…` and `src/…` resolve), with the session's own files beside them.
     for (const entry of readdirSync(REPO)) {
-      if (entry === '.git') continue;
+      if (entry === '.git' || (this.e2e && entry === '.istio')) continue;
       symlinkSync(join(REPO, entry), join(this.dir, entry));
+    }
+    if (this.e2e) {
+      // `.istio/bin/istioctl` as the docs write it, wherever the binaries are.
+      mkdirSync(join(this.dir, '.istio'));
+      symlinkSync(istioBinDir(), join(this.dir, '.istio', 'bin'));
+      mkdirSync(join(this.dir, '.docs-tls'));
     }
     const bin = join(this.dir, '.docs-bin');
     mkdirSync(bin);
@@ -109,11 +155,12 @@ export class ShSession {
   /** Runs a block's commands in order; returns every problem, each naming its line. */
   async runBlock(block: Block): Promise<string[]> {
     const problems: string[] = [];
-    const exports: string[] = [];
+    // e2e: one shell for the whole file, so an `export` holds for the later blocks too.
+    const exports = this.e2e ? this.exports : [];
     try {
       const commands = splitCommands(block);
       const refused = commands.flatMap((c) => {
-        const why = notRunnable(c.text);
+        const why = notRunnable(c.text, this.e2e);
         return why ? [`${block.file}:${c.line}: ${why}`] : [];
       });
       if (refused.length > 0) return refused;
@@ -128,10 +175,21 @@ export class ShSession {
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
           continue;
         }
+        if (this.e2e && startsSidecar(command.text)) {
+          const failed = await this.startAgent(command, exports);
+          if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
+          continue;
+        }
         if (/^export\s/.test(command.text.trim())) exports.push(command.text);
         const ports = await this.ports();
-        const script = [...exports, rewritePorts(command.text, ports)].join('\n');
+        // A stream read until Ctrl-C (`curl -N`): its twin reads it for a few seconds.
+        const streams = STREAM.test(command.text.trim());
+        const text = streams
+          ? command.text.replace(/^(\s*)curl\b/, `$1curl --max-time ${STREAM_SECONDS}`)
+          : command.text;
+        const script = [...exports, this.rewrite(text, ports)].join('\n');
         const ran = await run(script, this.dir, this.env(ports.control));
+        if (streams && ran.code === CURL_TIMED_OUT && ran.stdout !== '') ran.code = 0;
         const said = `${where}: \`${command.text.trim()}\``;
         if (ran.code !== 0) {
           problems.push(`${said} exited ${ran.code}: ${(ran.stderr || ran.stdout).trim()}`);
@@ -155,10 +213,40 @@ export class ShSession {
           );
         }
       }
+      problems.push(...this.agentProblems(block));
       return problems;
     } finally {
-      await this.stopServer();
+      if (!this.e2e) await this.stopServer();
     }
+  }
+
+  /** e2e: a pilot-agent started earlier must still run, its pod ready since it was. */
+  private agentProblems(block: Block): string[] {
+    const agent = this.agent;
+    if (!agent) return [];
+    const where = `${block.file}:${block.line}`;
+    if (agent.hasExited) {
+      return [`${where}: pilot-agent exited; its output:\n${tail(agent.output)}`];
+    }
+    const views = agent.stdout.split('\n').filter((line) => /\s\d\/2\s/.test(line));
+    const since = views.slice(views.findIndex((line) => /\s2\/2\s/.test(line)));
+    const notReady = since.find((line) => /\s1\/2\s/.test(line));
+    if (notReady !== undefined) {
+      return [
+        `${where}: the pod went NOT ready (\`${notReady.trim()}\`); pilot-agent said:\n${tail(agent.output)}`,
+      ];
+    }
+    return [];
+  }
+
+  /** The documented ports, and in e2e the documented TLS directory, made the session's. */
+  private rewrite(text: string, ports: PortMap): string {
+    const rewritten = rewritePorts(text, ports);
+    return this.e2e ? rewritten.replaceAll(DEFAULT_CLI_TLS_DIR, this.tlsDir) : rewritten;
+  }
+
+  private get tlsDir(): string {
+    return join(this.dir, '.docs-tls');
   }
 
   private env(controlPort: number | undefined): NodeJS.ProcessEnv {
@@ -168,13 +256,20 @@ export class ShSession {
       LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
     };
     if (controlPort !== undefined) env['MOCK_ISTIOD_CONTROL_PORT'] = String(controlPort);
+    if (this.e2e) {
+      env['PATH'] = `${env['PATH']}:${istioBinDir()}`;
+      env['MOCK_ISTIOD_TLS_DIR'] = this.tlsDir;
+      // As on a laptop with no cluster: istioctl finds no Kubernetes configuration.
+      env['KUBECONFIG'] = '/nonexistent/kubeconfig';
+    }
     return env;
   }
 
   /** The ports commands talk to: the block's own mock if it started one, else the shared. */
   private async ports(): Promise<PortMap> {
-    const shared = await this.sharedMock();
-    return { ...shared.ports, ...this.server?.ports };
+    // e2e: with a mock of the block's own running, no shared mock and Envoy are needed.
+    const shared = this.e2e && this.server ? this.shared : await this.sharedMock();
+    return { ...shared?.ports, ...this.server?.ports, ...this.agent?.ports };
   }
 
   /** One mock and one real Envoy for the whole file, started at the first command. */
@@ -200,25 +295,28 @@ export class ShSession {
   /** Starts a `serve` command in the background on free ports and waits for `/ready`. */
   private async startServer(command: Command, exports: string[]): Promise<string | undefined> {
     await this.stopServer();
-    const [xds, control] = (await freePorts(2)) as [number, number];
-    const env = { ...this.env(control), MOCK_ISTIOD_PORT: String(xds) };
-    const script = [...exports, `exec ${command.text}`].join('\n');
-    const child = spawn('bash', ['-c', script], { cwd: this.dir, env, detached: true });
-    const server: Server = {
-      child,
-      ports: { xds, control },
-      output: '',
-      exited: new Promise((resolve) => child.on('close', () => resolve())),
-    };
-    child.stdout?.on('data', (d: Buffer) => (server.output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (server.output += d.toString()));
+    const [xds, control, inbound, outbound] = (await freePorts(4)) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    const env: NodeJS.ProcessEnv = { ...this.env(control), MOCK_ISTIOD_PORT: String(xds) };
+    // MOCK_ISTIOD_TLS_DIR alone would turn TLS on: a mock started without --tls keeps it off.
+    if (!/\s--tls(-dir)?\b/.test(command.text)) delete env['MOCK_ISTIOD_TLS_DIR'];
+    let text = command.text.replace(/\s*&\s*$/, '');
+    const ports: PortMap = { xds, control };
+    if (this.e2e && !/--(inbound|outbound)-port\b/.test(text)) {
+      // The lab's listeners, which the real pilot-agent's Envoy will open, on free ports.
+      text = `${text}${/^npm (start|run start)$/.test(text.trim()) ? ' --' : ''} --inbound-port ${inbound} --outbound-port ${outbound}`;
+      Object.assign(ports, { inbound, outbound });
+    }
+    const server = this.spawnBackground(execLine(text), exports, env, ports);
     this.server = server;
-    let exited = false;
-    void server.exited.then(() => (exited = true));
     try {
       await waitFor(
         async () => {
-          if (exited) return 'exited';
+          if (server.hasExited) return 'exited';
           try {
             const res = await fetch(`http://127.0.0.1:${control}/ready`);
             return res.ok ? 'ready' : undefined;
@@ -226,25 +324,99 @@ export class ShSession {
             return undefined;
           }
         },
-        { timeoutMs: 20_000, intervalMs: 100, description: 'the mock to answer /ready' },
+        {
+          // `npm start` builds first when dist/ is stale: on two shared cores, a minute.
+          timeoutMs: this.e2e ? 120_000 : 20_000,
+          intervalMs: 100,
+          description: 'the mock to answer /ready',
+        },
       ).then((state) => {
         if (state === 'exited') throw new Error('it exited');
       });
       return undefined;
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      return `${why}; its output:\n${server.output.trim().split('\n').slice(-10).join('\n')}`;
+      return `${why}; its output:\n${tail(server.output)}`;
     }
   }
 
+  private spawnBackground(
+    line: string,
+    exports: string[],
+    env: NodeJS.ProcessEnv,
+    ports: PortMap,
+  ): Server {
+    const script = [...exports, line].join('\n');
+    const child = spawn('bash', ['-c', script], { cwd: this.dir, env, detached: true });
+    const server: Server = {
+      child,
+      ports,
+      output: '',
+      stdout: '',
+      hasExited: false,
+      exited: new Promise((resolve) => child.on('close', () => resolve())),
+    };
+    void server.exited.then(() => (server.hasExited = true));
+    child.stdout?.on('data', (d: Buffer) => {
+      server.output += d.toString();
+      server.stdout += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => (server.output += d.toString()));
+    return server;
+  }
+
+  /**
+   * e2e: the real pilot-agent in the background, its ports free ones (Envoy's admin becomes the
+   * session's 15000), against the block's mock; ready when its pod view says `2/2`.
+   */
+  private async startAgent(command: Command, exports: string[]): Promise<string | undefined> {
+    await this.stopAgent();
+    const current = await this.ports();
+    if (current.xds === undefined || current.control === undefined) {
+      return 'no mock is running for pilot-agent to connect to';
+    }
+    const [admin, status, readiness, prometheus] = (await freePorts(4)) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    const flags = [
+      `--admin-port ${admin} --status-port ${status}`,
+      `--readiness-port ${readiness} --prometheus-port ${prometheus}`,
+      `--discovery-address 127.0.0.1:${current.xds}`,
+    ].join(' ');
+    const text = `${this.rewrite(command.text, current).replace(/\s*&\s*$/, '')} ${flags}`;
+    const agent = this.spawnBackground(execLine(text), exports, this.env(current.control), {
+      admin,
+    });
+    this.agent = agent;
+    try {
+      await waitFor(
+        () => (agent.hasExited ? 'exited' : /\s2\/2\s/.test(agent.stdout) ? 'ready' : undefined),
+        { timeoutMs: 60_000, intervalMs: 100, description: 'the pod to be ready (2/2)' },
+      ).then((state) => {
+        if (state === 'exited') throw new Error('pilot-agent exited');
+      });
+      return undefined;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return `${why}; its output:\n${tail(agent.output)}`;
+    }
+  }
+
+  private async stopAgent(): Promise<void> {
+    const agent = this.agent;
+    this.agent = undefined;
+    if (agent) await stop(agent);
+  }
+
   private async stopServer(): Promise<void> {
+    // pilot-agent first: it would otherwise retry a mock that is gone.
+    await this.stopAgent();
     const server = this.server;
-    if (!server) return;
     this.server = undefined;
-    killGroup(server.child, 'SIGTERM');
-    const timer = setTimeout(() => killGroup(server.child, 'SIGKILL'), 5_000);
-    await server.exited;
-    clearTimeout(timer);
+    if (server) await stop(server);
   }
 
   async close(): Promise<void> {
@@ -255,4 +427,24 @@ export class ShSession {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** SIGTERM to the process group, SIGKILL after 5 s; resolves when it has exited. */
+async function stop(server: Server): Promise<void> {
+  killGroup(server.child, 'SIGTERM');
+  const timer = setTimeout(() => killGroup(server.child, 'SIGKILL'), 5_000);
+  await server.exited;
+  clearTimeout(timer);
+}
+
+/** The last lines of a process's output, for a failure message. */
+function tail(output: string): string {
+  return output.trim().split('\n').slice(-15).join('\n');
+}
+
+/** `exec` of a command line, its leading `VAR=value` assignments kept before it. */
+function execLine(text: string): string {
+  const [, assignments = '', rest = ''] =
+    /^\s*((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)([\s\S]*)$/.exec(text) ?? [];
+  return `${assignments}exec ${rest}`;
 }

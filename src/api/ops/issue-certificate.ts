@@ -1,0 +1,44 @@
+/**
+ * `POST /ca/certificates`: a workload certificate from the mock's CA, as istiod's CA signs
+ * one for that identity (`spiffe://<trust domain>/ns/<namespace>/sa/<service account>`, the
+ * same lifetime rules), for a client that cannot speak the CA's gRPC: with `csr`, the chain
+ * for the caller's key; without, a key made for it as well.
+ */
+import { ISSUED_CHAIN, type CertificateFields, type IssuedChain } from '../answers.js';
+import { answer, defineOperation } from '../operation.js';
+
+export const issueCertificate = defineOperation({
+  name: 'issueCertificate',
+  method: 'POST',
+  path: '/ca/certificates',
+  summary:
+    'a workload certificate chain from the CA: {namespace, serviceAccount, csr (PEM, optional), ttlSeconds}',
+  invalid: 'invalid certificate request',
+  // The CA checks the request whole; the fields here document it.
+  input: {
+    namespace: {
+      type: 'json',
+      schema: { type: 'string' },
+      description: 'the namespace of the identity (default default)',
+    },
+    serviceAccount: {
+      type: 'json',
+      schema: { type: 'string' },
+      description: 'its service account (default default)',
+    },
+    csr: {
+      type: 'json',
+      schema: { type: 'string' },
+      description: 'a PEM certificate signing request; without one the mock makes the key',
+    },
+    ttlSeconds: {
+      type: 'json',
+      schema: { type: 'integer', minimum: 1 },
+      description: "the certificate's lifetime in seconds (default: the CA's, 24h)",
+    },
+  },
+  keepUnknown: true,
+  success: 201,
+  output: answer<IssuedChain>(ISSUED_CHAIN),
+  run: (t, input) => t.issueCertificate(input as CertificateFields),
+});

@@ -8,6 +8,9 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { localControl } from '../../src/testing/control.js';
+import { connectMockIstiod } from '../../src/testing/remote.js';
+import { isMockIstiodError } from '../../src/util/errors.js';
+import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { makeKeyAndCsr } from '../support/fixtures/ca.js';
 import { ack, handshake } from '../support/fixtures/handshake.js';
@@ -94,6 +97,27 @@ describe('control operations over HTTP', () => {
     expect(refused.problems[0]?.message).toMatch(/orders-v1-0.* acked nothing/);
     const bad = await refusal(remoteControl.waitForAck({ type: 'LDZ', timeout: 'soon' }));
     expect([bad.status, pathsOf(bad.problems)]).toEqual([400, ['type', 'timeout']]);
+  });
+
+  it('a wait still pending when the mock closes is answered at once, and close stays prompt', async ({
+    startMock,
+  }) => {
+    const other = await startMock({ controlToken: TOKEN });
+    const remote = await connectMockIstiod(`http://127.0.0.1:${other.addresses.control?.port}`, {
+      token: TOKEN,
+    });
+    const listening = other.events.listenerCount('snapshot');
+    const pending = remote.waitForAck({ type: 'LDS', timeout: '60s' }).catch((e: unknown) => e);
+    await waitFor(() => other.events.listenerCount('snapshot') > listening, {
+      description: 'the wait listening',
+    });
+    const started = Date.now();
+    await other.close();
+    const failed = await pending;
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(isMockIstiodError(failed, 'CONTROL_API_FAILED') && failed.message).toMatch(
+      /failed \(503\) on GET \/control\/wait-for-ack: mock istiod closed while waiting/,
+    );
   });
 
   it('state gives what the library reads: versions, and per stream and type sent, ACKed, NACKed', async ({

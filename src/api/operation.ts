@@ -87,6 +87,8 @@ export interface Operation<
    * besides.
    */
   readonly waits?: { field: string; defaultMs: number };
+  /** Refusals it may answer beyond bad input (400), for the OpenAPI document: why each. */
+  readonly refusals?: Readonly<Partial<Record<'408' | '409' | '503', string>>>;
   /** The CLI verb that runs it against a running mock (`mock-istiod push`). */
   readonly cli?: VerbSpec<O>;
   /** A timeline step may run it (`- at: 5s` / `push: {types: [LDS]}`): its key is the name. */

@@ -69,6 +69,7 @@ export function operationRoutes(
       ...(op.produces ? { produces: op.produces } : { answer: op.output.schema }),
       ...(op.success ? { success: op.success } : {}),
       ...(op.public ? { access: 'public' as const } : {}),
+      ...(op.refusals ? { refusals: op.refusals } : {}),
       handle: (request) => runOperation(op, target, request),
     };
   });

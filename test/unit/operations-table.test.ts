@@ -117,6 +117,15 @@ describe('the table of control operations', () => {
     }
   });
 
+  it("documents waitForAck's timeout (408) and a close while it waits (503)", () => {
+    const entry = openApi.paths['/control/wait-for-ack']?.get as unknown as {
+      responses: Record<string, { content: unknown }>;
+    };
+    expect(Object.keys(entry.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '408', '503']),
+    );
+  });
+
   it('names, for each operation that waits, a duration field of its input', () => {
     const waiting = operations.filter((op) => op.waits);
     expect(waiting.map((op) => op.name).sort()).toEqual(['journal', 'waitForAck']);

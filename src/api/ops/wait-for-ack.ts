@@ -41,6 +41,10 @@ export const waitForAck = defineOperation({
   },
   waits: { field: 'timeout', defaultMs: DEFAULT_ACK_WAIT_MS },
   output: answer<AckAwaited>(ACK_AWAITED),
+  refusals: {
+    '408': 'nothing matched within timeout (the problem on timeout says what each stream ACKed)',
+    '503': 'the mock closed while waiting',
+  },
   cli: {
     verb: ['wait-for-ack'],
     summary: 'wait until a running mock sees a type ACKed (or NACKed)',

@@ -183,7 +183,9 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
       return { token, expiresAt: expiresAt.toISOString(), subject: subjectOf(request.value) };
     },
     issueCertificate: async (fields) => {
-      const issued = await parts.security().issueCertificate(fields);
+      const issuer = parts.security().issueCertificate;
+      if (issuer.cannotSign) return new Refusal(409, issuer.cannotSign);
+      const issued = await issuer(fields);
       return issued.ok ? issued.value : invalid('invalid certificate request', issued.problems);
     },
     rootCert: () => parts.security().rootCert,

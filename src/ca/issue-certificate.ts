@@ -38,7 +38,15 @@ export interface IssuedChain {
   notAfter: string;
 }
 
-export type CertificateIssuer = (request: CertificateRequest) => Promise<Result<IssuedChain>>;
+export interface CertificateIssuer {
+  (request: CertificateRequest): Promise<Result<IssuedChain>>;
+  /** Why this CA cannot sign (its TLS directory has no CA key), or undefined when it can. */
+  readonly cannotSign: string | undefined;
+}
+
+/** Why a CA without its key cannot sign. */
+export const NO_CA_KEY =
+  "this mock's CA cannot sign: its TLS directory has a root certificate but no ca-key.pem";
 
 export function createCertificateIssuer(
   ca: CertificateAuthority | undefined,
@@ -46,7 +54,7 @@ export function createCertificateIssuer(
   options: Pick<CaOptions, 'trustDomain' | 'defaultCertTtlSeconds' | 'maxCertTtlSeconds'>,
   now: () => Date = () => new Date(),
 ): CertificateIssuer {
-  return async (request) => {
+  const issue = async (request: CertificateRequest): Promise<Result<IssuedChain>> => {
     const { namespace: ns, serviceAccount: sa, csr: pem, ttlSeconds, ...rest } = request;
     const problems: Problem[] = Object.keys(rest).map((key) => ({
       path: key,
@@ -93,18 +101,7 @@ export function createCertificateIssuer(
       }
     }
     if (problems.length > 0) return { ok: false, problems };
-    if (!ca) {
-      return {
-        ok: false,
-        problems: [
-          {
-            path: '',
-            message:
-              "this mock's CA cannot sign: its TLS directory has a root certificate but no ca-key.pem",
-          },
-        ],
-      };
-    }
+    if (!ca) return { ok: false, problems: [{ path: '', message: NO_CA_KEY }] };
     const identity = spiffeId(options.trustDomain, {
       namespace: namespace as string,
       serviceAccount: serviceAccount as string,
@@ -132,4 +129,5 @@ export function createCertificateIssuer(
       },
     };
   };
+  return Object.assign(issue, { cannotSign: ca ? undefined : NO_CA_KEY });
 }

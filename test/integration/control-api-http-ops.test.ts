@@ -6,6 +6,12 @@
  * journal's long poll, and certificates from the CA.
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { servingHosts } from '../../src/ca/security-options.js';
+import { TLS_FILES } from '../../src/tls/tls-files.js';
+import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
 import { describe, expect } from 'vitest';
 import { localControl } from '../../src/testing/control.js';
 import { connectMockIstiod } from '../../src/testing/remote.js';
@@ -208,5 +214,27 @@ describe('control operations over HTTP', () => {
       'requested TTL 2400h0m0s is greater than the max allowed TTL 2160h0m0s',
     );
     expect(bad.problems[3]?.message).toBe('certificate signing request is not properly encoded');
+  });
+
+  it('refuses a certificate with 409 when the TLS directory has no CA key', async ({
+    startMock,
+  }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-no-ca-key-'));
+    try {
+      const prepared = await prepareTlsMaterial({
+        dir,
+        hosts: servingHosts({ dir, hosts: [] }),
+        trustDomain: 'cluster.local',
+      });
+      expect(prepared.ok).toBe(true);
+      unlinkSync(join(dir, TLS_FILES.caKey));
+      const other = await startMock({ tls: { dir } });
+      const refused = await refusal(localControl(other).issueCertificate({ namespace: 'shop' }));
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatch(/CA cannot sign: .*no ca-key\.pem/);
+      await other.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

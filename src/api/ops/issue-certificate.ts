@@ -39,6 +39,7 @@ export const issueCertificate = defineOperation({
   },
   keepUnknown: true,
   success: 201,
+  refusals: { '409': "the CA cannot sign (its TLS directory holds no ca-key.pem)" },
   output: answer<IssuedChain>(ISSUED_CHAIN),
   run: (t, input) => t.issueCertificate(input as CertificateFields),
 });

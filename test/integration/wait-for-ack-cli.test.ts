@@ -1,7 +1,8 @@
 /**
- * `mock-istiod wait-for-ack` and `mock-istiod state` against a running mock: the line each
- * prints, and the exit codes (0 ACKed, 1 NACKed, 2 timed out or misused).
+ * `mock-istiod wait-for-ack`, `state` and `issue-cert` against a running mock: what each
+ * prints, and the exit codes (wait-for-ack: 0 ACKed, 1 NACKed, 2 timed out or misused).
  */
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { TestMockIstiod } from '../../src/testing/start.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
@@ -13,7 +14,7 @@ const cli = useCli();
 
 const url = (server: TestMockIstiod) => `http://127.0.0.1:${server.addresses.control?.port}`;
 
-describe('wait-for-ack and state verbs', () => {
+describe('wait-for-ack, state and issue-cert verbs', () => {
   it('wait-for-ack: 0 on an ACK, 1 on a NACK with the error, 2 on timeout', async ({
     mock,
     ads,
@@ -64,5 +65,24 @@ describe('wait-for-ack and state verbs', () => {
     expect(text.stdout).toMatch(/\n {2}Cluster sent=\S+ acked=\S+\n/);
     const json = await cli.run(['state', '--control', url(mock), '-o', 'json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ streams: [{ protocol: 'sotw' }] });
+  });
+
+  it('issue-cert prints the chain and a key for the identity; a bad name exits 2', async ({
+    mock,
+  }) => {
+    const run = (...args: string[]) => cli.run([...args, '--control', url(mock)]);
+    const issued = await run('issue-cert', '--namespace', 'shop', '--service-account', 'orders');
+    expect(issued.code).toBe(0);
+    const pems = issued.stdout.match(/-----BEGIN [A-Z ]+-----[^-]+-----END [A-Z ]+-----/g) ?? [];
+    expect(pems).toHaveLength(3);
+    const leaf = new X509Certificate(pems[0]!);
+    expect(leaf.subjectAltName).toBe('URI:spiffe://cluster.local/ns/shop/sa/orders');
+    expect(leaf.checkPrivateKey(createPrivateKey(pems[2]!))).toBe(true);
+    expect(new X509Certificate(pems[1]!).fingerprint256).toBe(
+      new X509Certificate(mock.security.rootCert).fingerprint256,
+    );
+    const bad = await run('issue-cert', '--namespace', 'Shop!');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/namespace: expected a Kubernetes namespace name/);
   });
 });

@@ -16,30 +16,32 @@ export const issueCertificate = defineOperation({
   invalid: 'invalid certificate request',
   // The CA checks the request whole; the fields here document it.
   input: {
-    namespace: {
-      type: 'json',
-      schema: { type: 'string' },
-      description: 'the namespace of the identity (default default)',
-    },
-    serviceAccount: {
-      type: 'json',
-      schema: { type: 'string' },
-      description: 'its service account (default default)',
-    },
+    namespace: { type: 'string', description: 'the namespace of the identity (default default)' },
+    serviceAccount: { type: 'string', description: 'its service account (default default)' },
     csr: {
       type: 'json',
       schema: { type: 'string' },
       description: 'a PEM certificate signing request; without one the mock makes the key',
     },
     ttlSeconds: {
-      type: 'json',
-      schema: { type: 'integer', minimum: 1 },
+      type: 'integer',
+      min: 1,
       description: "the certificate's lifetime in seconds (default: the CA's, 24h)",
     },
   },
   keepUnknown: true,
   success: 201,
-  refusals: { '409': "the CA cannot sign (its TLS directory holds no ca-key.pem)" },
+  refusals: { '409': 'the CA cannot sign (its TLS directory holds no ca-key.pem)' },
   output: answer<IssuedChain>(ISSUED_CHAIN),
+  cli: {
+    verb: ['issue-cert'],
+    summary: "a workload certificate from a running mock's CA (chain and key, PEM)",
+    help:
+      'Asks the CA of a running mock for a certificate for the identity\n' +
+      'spiffe://<trust domain>/ns/<namespace>/sa/<service account>, with a key made for it,\n' +
+      'and prints the chain (leaf, then root) and the key as PEM. -o json prints the answer\n' +
+      '(identity, certChain, rootCert, privateKey, notAfter).',
+    text: (a) => `${a.certChain.join('')}${a.privateKey ?? ''}`.trimEnd(),
+  },
   run: (t, input) => t.issueCertificate(input as CertificateFields),
 });

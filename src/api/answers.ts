@@ -84,34 +84,177 @@ export const SCENARIO: JsonSchema = {
   required: ['name', 'summary', 'scope', 'releasable', 'params'],
 };
 
+/** A NACK as the API shows it: what Envoy rejected, what it kept, and why. */
+export interface NackInfo {
+  version: string;
+  nonce: string;
+  /** The version Envoy says it still runs (empty in delta). */
+  keptVersion: string;
+  /** The `error_detail` status code (3: INVALID_ARGUMENT). */
+  code: number;
+  message: string;
+  at: string;
+}
+
 /** One stream as `GET /control/state` lists it. */
 export interface StreamInfo {
   connectionId: string;
   nodeId: string;
   peer: string;
   connectedAt: string;
+  protocol: 'sotw' | 'delta';
+  /** `CLUSTER_ID` and `ISTIO_VERSION` from its metadata; `node.cluster`. */
+  clusterId: string;
+  istioVersion: string;
+  cluster: string;
   types: {
     typeUrl: string;
+    /** `*` (wildcard) or the names asked for. */
+    names: '*' | readonly string[];
+    /** The version its set has now: what an ACK of "the current version" means. */
+    current: string | undefined;
     sent: string | undefined;
+    sentNonce: string | undefined;
+    sentAt: string | undefined;
     acked: string | undefined;
-    nack: { version: string; message: string } | undefined;
+    ackedAt: string | undefined;
+    nack: NackInfo | undefined;
   }[];
 }
 
-export function describeStream(stream: StreamView): StreamInfo {
+export function describeNack(nack: {
+  version: string;
+  nonce: string;
+  keptVersion: string;
+  code: number;
+  message: string;
+  at: Date;
+}): NackInfo {
+  const { version, nonce, keptVersion, code, message, at } = nack;
+  return { version, nonce, keptVersion, code, message, at: at.toISOString() };
+}
+
+/** A stream in its API shape; `current` gives the version its set serves of a type. */
+export function describeStream(
+  stream: StreamView,
+  current: (typeUrl: string) => string | undefined = () => undefined,
+): StreamInfo {
   return {
     connectionId: stream.connectionId,
     nodeId: stream.proxy.nodeId,
     peer: stream.peer,
     connectedAt: stream.connectedAt.toISOString(),
+    protocol: stream.protocol,
+    clusterId: stream.proxy.clusterId,
+    istioVersion: stream.proxy.istioVersion,
+    cluster: stream.proxy.cluster,
     types: [...stream.types.values()].map((t) => ({
       typeUrl: t.typeUrl,
+      names: t.names,
+      current: current(t.typeUrl),
       sent: t.sent?.version,
+      sentNonce: t.sent?.nonce,
+      sentAt: t.sent?.at.toISOString(),
       acked: t.acked?.version,
-      nack: t.nack ? { version: t.nack.version, message: t.nack.message } : undefined,
+      ackedAt: t.acked?.at.toISOString(),
+      nack: t.nack ? describeNack(t.nack) : undefined,
     })),
   };
 }
+
+const NACK_INFO: JsonSchema = object(
+  { version: str, nonce: str, keptVersion: str, code: { type: 'integer' }, message: str, at: str },
+  ['version', 'nonce', 'keptVersion', 'code', 'message', 'at'],
+);
+
+export const STREAM_INFO: JsonSchema = {
+  type: 'object',
+  properties: {
+    connectionId: str,
+    nodeId: str,
+    peer: str,
+    connectedAt: str,
+    protocol: { type: 'string', enum: ['sotw', 'delta'] },
+    clusterId: str,
+    istioVersion: str,
+    cluster: str,
+    types: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          typeUrl: str,
+          names: { oneOf: [{ const: '*' }, { type: 'array', items: str }] },
+          current: str,
+          sent: str,
+          sentNonce: str,
+          sentAt: str,
+          acked: str,
+          ackedAt: str,
+          nack: NACK_INFO,
+        },
+        required: ['typeUrl', 'names'],
+      },
+    },
+  },
+  required: ['connectionId', 'nodeId', 'peer', 'connectedAt', 'protocol', 'types'],
+};
+
+/** What `waitForAck` waits for: a type, and optionally one node and one version. */
+export interface AckQuery {
+  typeUrl: string;
+  /** Only this node id (exactly), or a glob (`sidecar~*~orders-*`). */
+  node?: string;
+  /** Only this version (default: the current version of the stream's set). */
+  version?: string;
+  timeoutMs: number;
+}
+
+/** What a wait for an ACK found: an ACK, or a NACK with Envoy's error detail. */
+export interface AckAwaited {
+  result: 'ack' | 'nack';
+  typeUrl: string;
+  version: string;
+  nodeId: string;
+  connectionId: string;
+  /** With `result: nack`: what Envoy said. */
+  nack?: NackInfo;
+}
+
+export const ACK_AWAITED: JsonSchema = object(
+  {
+    result: { type: 'string', enum: ['ack', 'nack'] },
+    typeUrl: str,
+    version: str,
+    nodeId: str,
+    connectionId: str,
+    nack: NACK_INFO,
+  },
+  ['result', 'typeUrl', 'version', 'nodeId', 'connectionId'],
+);
+
+/** A certificate request as the API takes it, unchecked: the CA checks it whole. */
+export type CertificateFields = Readonly<Record<string, unknown>>;
+
+/** A chain the CA signed for a workload identity. */
+export interface IssuedChain {
+  identity: string;
+  certChain: string[];
+  rootCert: string;
+  privateKey?: string;
+  notAfter: string;
+}
+
+export const ISSUED_CHAIN: JsonSchema = object(
+  {
+    identity: str,
+    certChain: { type: 'array', items: str, minItems: 2 },
+    rootCert: str,
+    privateKey: str,
+    notAfter: str,
+  },
+  ['identity', 'certChain', 'rootCert', 'notAfter'],
+);
 
 /** One resource set as `GET /control/resources` shows it. */
 export interface SetInfo {

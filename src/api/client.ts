@@ -12,6 +12,7 @@
 import { MockIstiodError } from '../util/errors.js';
 import { isObject } from '../util/guards.js';
 import { reasonOf } from '../util/reason.js';
+import { parseDuration } from '../util/duration.js';
 import type { Problem } from '../util/problems.js';
 import { requestFor, type OutgoingRequest } from './http-shape.js';
 import type { Operation, OutputOf, RequestOf } from './operation.js';
@@ -79,6 +80,7 @@ export function createControlClient(options: ControlClientOptions): ControlClien
   async function send(
     request: OutgoingRequest,
     op?: Operation,
+    waitMs = 0,
   ): Promise<{ status: number; text: string }> {
     const headers = authorization();
     if (request.body !== undefined) headers['content-type'] = 'application/json';
@@ -87,7 +89,7 @@ export function createControlClient(options: ControlClientOptions): ControlClien
       response = await fetch(`${baseUrl}${request.path}`, {
         method: request.method,
         headers,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs + waitMs),
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
       });
     } catch (err) {
@@ -140,7 +142,9 @@ export function createControlClient(options: ControlClientOptions): ControlClien
 
   async function run(op: Operation, input?: Record<string, unknown>): Promise<unknown> {
     const request = requestFor(op, input);
-    const { text } = await send(request, op);
+    // An operation that waits before it answers gets that long beyond the usual timeout.
+    const waitMs = op.waits ? (parseDuration(input?.[op.waits.field]) ?? op.waits.defaultMs) : 0;
+    const { text } = await send(request, op, waitMs);
     return op.produces ? text : json(request, text);
   }
 

@@ -38,6 +38,8 @@ export interface VerbSpec<O> {
   help: string;
   /** The answer as text (`-o json` prints the answer itself). */
   text(answer: O): string;
+  /** An answer that means the command failed (a NACK waited for): it exits 1. */
+  fails?(answer: O): boolean;
   /** The field the command reads from a resource file (`-f file`) instead of a flag. */
   file?: { field: string; help: string };
 }
@@ -74,6 +76,19 @@ export interface Operation<
   readonly keepUnknown?: boolean;
   /** A JSON body that is not an object of fields: the whole body is this field's value. */
   readonly bodyField?: string;
+  /**
+   * It answers without the control token (`/healthz`, `/ready`: what a Kubernetes probe asks,
+   * which cannot send one). Only for answers that reveal and change nothing.
+   */
+  readonly public?: true;
+  /**
+   * The duration field that says how long it may wait before answering (`waitForAck`'s
+   * `timeout`), and its default: a client gives the request that long and its own timeout
+   * besides.
+   */
+  readonly waits?: { field: string; defaultMs: number };
+  /** Refusals it may answer beyond bad input (400), for the OpenAPI document: why each. */
+  readonly refusals?: Readonly<Partial<Record<'408' | '409' | '503', string>>>;
   /** The CLI verb that runs it against a running mock (`mock-istiod push`). */
   readonly cli?: VerbSpec<O>;
   /** A timeline step may run it (`- at: 5s` / `push: {types: [LDS]}`): its key is the name. */

@@ -5,7 +5,7 @@
 import { formatProblems, type Problem } from '../util/problems.js';
 
 /** HTTP statuses an operation may refuse with. */
-export type RefusalStatus = 400 | 404 | 409;
+export type RefusalStatus = 400 | 404 | 408 | 409 | 503;
 
 /**
  * An operation's refusal: the one body every 4xx and 5xx of the control port carries,

@@ -12,6 +12,8 @@ import { down } from './ops/down.js';
 import { getFault } from './ops/get-fault.js';
 import { getResources } from './ops/get-resources.js';
 import { getScenario } from './ops/get-scenario.js';
+import { healthz } from './ops/healthz.js';
+import { issueCertificate } from './ops/issue-certificate.js';
 import { journal } from './ops/journal.js';
 import { journalSinks } from './ops/journal-sinks.js';
 import { listAdmins } from './ops/list-admins.js';
@@ -30,11 +32,14 @@ import { rootCert } from './ops/root-cert.js';
 import { setResources } from './ops/set-resources.js';
 import { state } from './ops/state.js';
 import { up } from './ops/up.js';
+import { waitForAck } from './ops/wait-for-ack.js';
 import { withhold } from './ops/withhold.js';
 
 export const OPERATIONS = [
+  healthz,
   ready,
   state,
+  waitForAck,
   withhold,
   release,
   push,
@@ -56,6 +61,7 @@ export const OPERATIONS = [
   journal,
   journalSinks,
   mintToken,
+  issueCertificate,
   rootCert,
   listAdmins,
   addAdmin,

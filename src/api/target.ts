@@ -13,7 +13,11 @@ import type { JournalEntry, JournalFilter, JournalSinkStatus } from '../journal/
 import type { ResourceStatus } from '../resources/status.js';
 import type { Result } from '../util/problems.js';
 import type {
+  AckAwaited,
+  AckQuery,
   AdminInfo,
+  CertificateFields,
+  IssuedChain,
   Minted,
   ResourcesChanged,
   ScenarioInfo,
@@ -42,6 +46,17 @@ export interface OperationTarget {
   /** Lets held responses go; true if something was held. */
   release(): boolean;
   streams(): StreamView[];
+  /** The version of each type the default set serves now, by istiod's short name. */
+  versions(): Record<string, string>;
+  /** The version of `typeUrl` the set serving this stream has now. */
+  currentVersion(stream: StreamView, typeUrl: string): string | undefined;
+  /**
+   * Waits until a stream ACKs (or NACKs) the type at the wanted version, for at most
+   * `timeoutMs`; a refusal when the time runs out or the mock closes.
+   */
+  waitForAck(query: AckQuery): Promise<AckAwaited | Refusal>;
+  /** The entries after `filter.since`; when there are none yet, waits up to `waitMs` for one. */
+  waitForJournal(filter: JournalFilter, waitMs: number): Promise<JournalEntry[]>;
   /** Sends the current version again to the chosen streams; how many. */
   push(selector: { node?: string; types?: readonly string[] }): number;
   /** Ends the chosen streams with a gRPC status (default UNAVAILABLE); how many. */
@@ -62,6 +77,8 @@ export interface OperationTarget {
   journalSinks(): JournalSinkStatus[];
   /** Mints a service account token for the CA; its signing key never leaves the mock. */
   mintToken(fields: TokenFields): Minted | Refusal;
+  /** A certificate from the CA for a workload identity, as istiod's CA would sign it. */
+  issueCertificate(fields: CertificateFields): Promise<IssuedChain | Refusal>;
   /** The CA's root certificate (PEM). */
   rootCert(): string;
   /** The Envoy admin APIs the live page polls. */

@@ -88,6 +88,8 @@ class MockIstiodImpl implements MockIstiod {
   private counter = 0;
   private prepared: PreparedSecurity | undefined;
   private readonly store: SnapshotStore;
+  /** Aborted by close(): what waiting control operations listen to. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -178,6 +180,9 @@ class MockIstiodImpl implements MockIstiod {
       mock: this,
       security: () => this.security,
       ui: this.ui,
+      snapshot: () => store.current(),
+      snapshotFor: (proxy) => store.snapshotFor(proxy),
+      waits: { events: this.events, journalStore: this.journalStore, closed: this.closing.signal },
     });
   }
 
@@ -345,6 +350,8 @@ class MockIstiodImpl implements MockIstiod {
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    // Waiting control operations answer now, so that the control port closes promptly.
+    this.closing.abort();
     this.faults.dispose();
     this.resources.close();
     this.ui.close();

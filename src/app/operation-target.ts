@@ -18,6 +18,9 @@ import type { Problem, Result, ResultWithWarnings } from '../util/problems.js';
 import { resourceJson } from '../debug/config-dump.js';
 import { parseAdminAddress } from '../live/ui-admins.js';
 import type { UiHub } from '../live/ui-hub.js';
+import type { ProxyIdentity } from '../core/identity.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { waitForAck, waitForJournal, type WaitParts } from './operation-waits.js';
 
 /**
  * What the operations need of the mock itself: what they read of it as it is, and its
@@ -49,7 +52,12 @@ export type OperationSource = Pick<
 export interface OperationParts {
   mock: OperationSource;
   /** The CA, once started. */
-  security(): Pick<MockSecurity, 'createToken' | 'rootCert'>;
+  security(): Pick<MockSecurity, 'createToken' | 'rootCert' | 'issueCertificate'>;
+  /** The default set's snapshot, and the one serving a proxy. */
+  snapshot(): Snapshot;
+  snapshotFor(proxy: ProxyIdentity): Snapshot;
+  /** What the waiting operations listen to. */
+  waits: Pick<WaitParts, 'events' | 'journalStore' | 'closed'>;
   /** The live page's hub: its admin addresses. */
   ui: Pick<UiHub, 'admins' | 'adminsChanged'>;
 }
@@ -103,6 +111,16 @@ function tokenRequest(fields: TokenFields): Result<TokenRequest> {
 
 export function createOperationTarget(parts: OperationParts): OperationTarget {
   const { mock, ui } = parts;
+  const currentVersion = (stream: { proxy: ProxyIdentity }, typeUrl: string) => {
+    const snapshot = parts.snapshotFor(stream.proxy);
+    return snapshot.typeUrls().includes(typeUrl) ? snapshot.get(typeUrl).version : undefined;
+  };
+  const waits: WaitParts = {
+    ...parts.waits,
+    streams: () => mock.streams(),
+    journal: (filter) => mock.journal(filter),
+    currentVersion,
+  };
   return {
     get withheld() {
       return mock.withheld;
@@ -113,6 +131,15 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
     withhold: () => mock.withhold(),
     release: () => mock.release(),
     streams: () => mock.streams(),
+    versions: () => {
+      const snapshot = parts.snapshot();
+      return Object.fromEntries(
+        snapshot.typeUrls().map((t) => [shortTypeName(t), snapshot.get(t).version]),
+      );
+    },
+    currentVersion,
+    waitForAck: (query) => waitForAck(waits, query),
+    waitForJournal: (filter, waitMs) => waitForJournal(waits, filter, waitMs),
     push: (selector) => mock.push(selector),
     disconnect: (selector, code, message) => mock.disconnect(selector, code, message),
     down: () => mock.down(),
@@ -154,6 +181,12 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
       if (!request.ok) return invalid('invalid token request', request.problems);
       const { token, expiresAt } = parts.security().createToken(request.value);
       return { token, expiresAt: expiresAt.toISOString(), subject: subjectOf(request.value) };
+    },
+    issueCertificate: async (fields) => {
+      const issuer = parts.security().issueCertificate;
+      if (issuer.cannotSign) return new Refusal(409, issuer.cannotSign);
+      const issued = await issuer(fields);
+      return issued.ok ? issued.value : invalid('invalid certificate request', issued.problems);
     },
     rootCert: () => parts.security().rootCert,
     admins: {

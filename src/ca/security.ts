@@ -27,6 +27,7 @@ import {
 import { TLS_FILES } from '../tls/tls-files.js';
 import type { AuthRefusal, CsrOutcome, StreamAuthenticator } from '../core/stream-auth.js';
 import { createXdsAuthenticator } from './xds-auth.js';
+import { createCertificateIssuer, type CertificateIssuer } from './issue-certificate.js';
 
 /** What a started mock tells about its TLS and CA, and the token minting it offers. */
 export interface MockSecurity {
@@ -49,6 +50,11 @@ export interface MockSecurity {
    * the CA refuse it. Throws `MockIstiodError` naming every bad field.
    */
   createToken(request?: Partial<TokenRequest>): MintedToken;
+  /**
+   * A certificate from the mock's CA for a workload identity, as istiod's CA signs one (from
+   * a CSR, or with a key made for it); every problem of the request with its field.
+   */
+  issueCertificate: CertificateIssuer;
 }
 
 export interface PreparedSecurity extends MockSecurity {
@@ -118,6 +124,7 @@ export async function prepareSecurity(
       ? createXdsAuthenticator({ jwtKey, audiences, trustDomain, log })
       : undefined,
     createToken: (request = {}) => createToken(jwtKey, request),
+    issueCertificate: createCertificateIssuer(material.ca, rootCertPem, caOptions),
     dispose,
   };
 }

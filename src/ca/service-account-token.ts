@@ -35,8 +35,8 @@ export interface ServiceAccountIdentity {
 }
 
 // Namespaces are DNS labels; service account names are DNS subdomains.
-const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+export const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+export const SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 /** A complete, checked token request from a partial one, with every problem at once. */
 export function resolveTokenRequest(input: Partial<TokenRequest>): Result<TokenRequest> {

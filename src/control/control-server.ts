@@ -7,6 +7,14 @@
  * their bodies arrived, so that one never interleaves with another (a reset half done when a
  * fault is added). Each answer carries `x-mock-istiod-revision`: for a change, its place in
  * that order (from 1); for a read, the number of changes done before it was answered.
+ *
+ * Connections (docs/api.md#connections): an idle keep-alive connection is kept for
+ * KEEP_ALIVE_TIMEOUT_MS, longer than the idle timeouts of common clients (Go's
+ * `http.Transport` closes its own after 90 s), so that a client never reuses a connection in
+ * the instant the server closes it (Node's default of 5 s made a Go client see `EOF` on a
+ * `PUT` it would not retry). On close, answers still being written say `Connection: close`,
+ * idle connections end at once, and the rest end when their answer is out or at the latest
+ * after CLOSE_GRACE_MS.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +36,15 @@ export interface ControlServer {
   listen(endpoint: Endpoint): Promise<number>;
   close(): Promise<void>;
 }
+
+/** How long an idle keep-alive connection stays open: beyond a client's own idle timeout. */
+export const KEEP_ALIVE_TIMEOUT_MS = 120_000;
+/** How long a request's headers may take to arrive (Node requires it to exceed the above). */
+export const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 5_000;
+/** How long a whole request (headers and body) may take to arrive. */
+export const REQUEST_TIMEOUT_MS = 300_000;
+/** How long `close()` lets answers being written finish before it ends their connections. */
+export const CLOSE_GRACE_MS = 2_000;
 
 /** The answer header naming the change order (see the comment at the top). */
 export const REVISION_HEADER = 'x-mock-istiod-revision';
@@ -129,38 +146,59 @@ export function createControlServer(
   options: ControlServerOptions = {},
 ): ControlServer {
   const queue = new ChangeQueue();
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const pretty = url.searchParams.has('pretty');
-    const logUrl = redactedUrl(req.url);
-    const access = accessOf(routes, req.method ?? 'GET', url.pathname);
-    const queryToken = access === 'token-or-query' ? url.searchParams.get('token') : undefined;
-    if (access !== 'public' && !authorized(req, options.token, queryToken)) {
-      req.resume();
-      log.warn(
-        { method: req.method, url: logUrl, peer: req.socket.remoteAddress },
-        'control API: refused, no or wrong token',
+  let closing = false;
+  /** Answers being worked out or written (not event streams, which never finish). */
+  let inFlight = 0;
+  let allAnswered: (() => void) | undefined;
+  const answered = () => {
+    inFlight -= 1;
+    if (inFlight === 0) allAnswered?.();
+  };
+  const server = createServer(
+    {
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+    },
+    (req, res) => {
+      // Closing: the client must not send its next request on this connection.
+      if (closing) res.shouldKeepAlive = false;
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const pretty = url.searchParams.has('pretty');
+      const logUrl = redactedUrl(req.url);
+      const access = accessOf(routes, req.method ?? 'GET', url.pathname);
+      const queryToken = access === 'token-or-query' ? url.searchParams.get('token') : undefined;
+      if (access !== 'public' && !authorized(req, options.token, queryToken)) {
+        req.resume();
+        log.warn(
+          { method: req.method, url: logUrl, peer: req.socket.remoteAddress },
+          'control API: refused, no or wrong token',
+        );
+        res.setHeader('www-authenticate', 'Bearer');
+        const how =
+          access === 'token-or-query'
+            ? '"Authorization: Bearer <token>" or ?token=<token>'
+            : '"Authorization: Bearer <token>"';
+        send(res, errorResponse(401, `this control API needs ${how}`), pretty);
+        return;
+      }
+      inFlight += 1;
+      handle(routes, req, queue).then(
+        (response) => {
+          log.debug({ method: req.method, url: logUrl, status: response.status }, 'control API');
+          if (closing) res.shouldKeepAlive = false;
+          if (response.takeOver) response.takeOver(req, res);
+          else send(res, response, pretty, response.revision);
+          answered();
+        },
+        (err: unknown) => {
+          log.error({ err, method: req.method, url: logUrl }, 'control API: unexpected error');
+          send(res, errorResponse(500, 'internal error; see the mock-istiod log'), pretty);
+          answered();
+        },
       );
-      res.setHeader('www-authenticate', 'Bearer');
-      const how =
-        access === 'token-or-query'
-          ? '"Authorization: Bearer <token>" or ?token=<token>'
-          : '"Authorization: Bearer <token>"';
-      send(res, errorResponse(401, `this control API needs ${how}`), pretty);
-      return;
-    }
-    handle(routes, req, queue).then(
-      (response) => {
-        log.debug({ method: req.method, url: logUrl, status: response.status }, 'control API');
-        if (response.takeOver) response.takeOver(req, res);
-        else send(res, response, pretty, response.revision);
-      },
-      (err: unknown) => {
-        log.error({ err, method: req.method, url: logUrl }, 'control API: unexpected error');
-        send(res, errorResponse(500, 'internal error; see the mock-istiod log'), pretty);
-      },
-    );
-  });
+    },
+  );
   return {
     listen: ({ host, port }) =>
       new Promise((resolve, reject) => {
@@ -185,8 +223,19 @@ export function createControlServer(
     close: () =>
       new Promise((resolve) => {
         if (!server.listening) return resolve();
+        closing = true;
+        // Idle connections end at once; the rest once every answer being worked out is
+        // written (each says `Connection: close`), or after a grace; event streams with them.
+        const endAll = () => {
+          clearTimeout(grace);
+          allAnswered = undefined;
+          server.closeAllConnections();
+        };
+        const grace = setTimeout(endAll, CLOSE_GRACE_MS);
         server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeIdleConnections();
+        if (inFlight === 0) endAll();
+        else allAnswered = () => setImmediate(endAll);
       }),
   };
 }

@@ -44,6 +44,9 @@ function operation(route: Route): Record<string, unknown> {
         ? {}
         : { '401': refusal('a token is required (Authorization: Bearer <token>)') }),
       '404': refusal('unknown, or not found'),
+      ...Object.fromEntries(
+        Object.entries(route.refusals ?? {}).map(([status, why]) => [status, refusal(why)]),
+      ),
       '500': refusal('the mock failed (see its log)'),
     },
   };

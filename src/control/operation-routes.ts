@@ -68,6 +68,8 @@ export function operationRoutes(
       ...(query ? { query } : {}),
       ...(op.produces ? { produces: op.produces } : { answer: op.output.schema }),
       ...(op.success ? { success: op.success } : {}),
+      ...(op.public ? { access: 'public' as const } : {}),
+      ...(op.refusals ? { refusals: op.refusals } : {}),
       handle: (request) => runOperation(op, target, request),
     };
   });

@@ -61,6 +61,8 @@ export interface Route {
   /** The content type of its success answer, when not JSON (for the OpenAPI document). */
   produces?: string;
   access?: RouteAccess;
+  /** Refusals it may answer besides 400, 401, 404 and 500: each status, and why. */
+  refusals?: Readonly<Record<string, string>>;
   handle(request: ControlRequest): ControlResponse | Promise<ControlResponse>;
 }
 

@@ -21,8 +21,9 @@ export interface ConnectOptions {
 
 /**
  * Connects to the control API at `url` (`http://host:15014`) and checks that a mock answers
- * there (`GET /ready`); rejects with `CONTROL_API_FAILED` (or `CONTROL_REFUSED` for a token
- * it turns down) otherwise.
+ * there (`GET /ready`) and takes the token (`GET /control/state`: `/ready` needs none);
+ * rejects with `CONTROL_API_FAILED` (or `CONTROL_REFUSED` for a token it turns down)
+ * otherwise.
  */
 export async function connectMockIstiod(
   url: string,
@@ -30,5 +31,6 @@ export async function connectMockIstiod(
 ): Promise<MockIstiodControl> {
   const client = createControlClient({ baseUrl: url, ...options });
   await client.call('ready');
+  await client.call('state');
   return withFaultHandles(operationMethods((op, input) => client.run(op, input)));
 }

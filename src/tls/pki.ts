@@ -181,6 +181,28 @@ export async function signWorkloadCertificate(
   return cert.toString('pem');
 }
 
+/**
+ * A workload certificate with a key made for it (the key never having been asked for in a
+ * CSR): what a caller gets that has no key of its own. The identity is `uris`, as above.
+ */
+export async function issueWorkloadCertificate(
+  ca: CertificateAuthority,
+  uris: readonly string[],
+  lifetimeMs: number,
+  now = new Date(),
+): Promise<IssuedCertificate> {
+  const lib = X509();
+  const key = await generateSigningKey();
+  const spki = await webcrypto.subtle.exportKey('spki', key.publicKey);
+  const cert = await signLeaf(ca, {
+    publicKey: new lib.PublicKey(spki),
+    names: uris.map((value) => ({ type: 'url', value })),
+    notAfter: new Date(now.getTime() + lifetimeMs),
+    now,
+  });
+  return { certPem: cert.toString('pem'), keyPem: await privateKeyToPem(key.privateKey) };
+}
+
 interface LeafParams {
   publicKey: x509.PublicKey;
   names: x509.JsonGeneralName[];

@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { waitFor } from '../../src/util/wait.js';
 import { JSON_LOGS, logLines, useCli, waitForServing } from '../support/fixtures/cli.js';
-import { layOutPod, SERVICE_HOST, writeVolume } from '../support/harness/deploy-pod.js';
+import { container, layOutPod, SERVICE_HOST, writeVolume } from '../support/harness/deploy-pod.js';
 
 const root = mkdtempSync(join(tmpdir(), 'mock-istiod-pod-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -37,10 +37,15 @@ describe("deploy/'s Deployment, run as its pod would be", () => {
       description: 'the TLS line in the log',
     });
 
-    // The control API: the token from the Secret, or 401.
-    expect((await fetch(`${control}/ready`)).status).toBe(401);
+    // The probes' own paths answer a kubelet, which sends no token...
+    for (const probe of [container.readinessProbe, container.livenessProbe]) {
+      const answer = await fetch(`${control}${probe!.httpGet!.path!}`);
+      expect(answer.status, probe!.httpGet!.path).toBe(200);
+    }
+    // ...and the rest of the control API needs the token from the Secret, or 401.
+    expect((await fetch(`${control}/control/state`)).status).toBe(401);
     const auth = { headers: { authorization: `Bearer ${token}` } };
-    expect(await (await fetch(`${control}/ready`, auth)).json()).toEqual({ ready: true });
+    expect((await fetch(`${control}/control/state`, auth)).status).toBe(200);
 
     // A sidecar dialing mock-istiod.istio-system.svc:15012 with the Secret's root trusts it.
     const [, port] = /:(\d+)$/.exec(serving.xds)!;

@@ -116,9 +116,11 @@ describe('deploy/ holds together', () => {
     });
   });
 
-  it('the probes watch the control port, which no fault closes', () => {
-    expect(container.readinessProbe?.tcpSocket?.port).toBe('http-control');
-    expect(container.livenessProbe?.tcpSocket?.port).toBe('http-control');
+  it('the probes are HTTP probes on the control port, which no fault closes', () => {
+    expect(container.readinessProbe?.httpGet).toEqual({ path: '/ready', port: 'http-control' });
+    expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http-control' });
+    expect(container.readinessProbe?.tcpSocket).toBeUndefined();
+    expect(container.livenessProbe?.tcpSocket).toBeUndefined();
   });
 
   it('the volumes name the ConfigMap keys and the Secret the docs create', () => {

@@ -87,6 +87,53 @@ describe('the table of control operations', () => {
     }
   });
 
+  it('has the operations a client in any language needs over HTTP', () => {
+    const names = operations.map((op) => op.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'healthz',
+        'ready',
+        'state',
+        'waitForAck',
+        'journal',
+        'mintToken',
+        'issueCertificate',
+      ]),
+    );
+    const cliVerbs = operations.map((op) => (op.cli?.verb ?? (op.cli ? [op.name] : [])).join(' '));
+    expect(cliVerbs).toEqual(expect.arrayContaining(['wait-for-ack', 'state']));
+  });
+
+  it('answers only the probes without the token, and documents no 401 for them', () => {
+    const open = operations.filter((op) => op.public).map((op) => op.name);
+    expect(open.sort()).toEqual(['healthz', 'ready']);
+    for (const op of operations) {
+      const route = routes.find((r) => r.operation === op.name);
+      expect(route?.access ?? 'token', op.name).toBe(op.public ? 'public' : 'token');
+      const entry = openApi.paths[openApiPath(op.path)]?.[op.method.toLowerCase()] as unknown as {
+        responses: Record<string, unknown>;
+      };
+      expect('401' in entry.responses, op.name).toBe(!op.public);
+    }
+  });
+
+  it("documents waitForAck's timeout (408) and a close while it waits (503)", () => {
+    const entry = openApi.paths['/control/wait-for-ack']?.get as unknown as {
+      responses: Record<string, { content: unknown }>;
+    };
+    expect(Object.keys(entry.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '408', '503']),
+    );
+  });
+
+  it('names, for each operation that waits, a duration field of its input', () => {
+    const waiting = operations.filter((op) => op.waits);
+    expect(waiting.map((op) => op.name).sort()).toEqual(['journal', 'waitForAck']);
+    for (const op of waiting) {
+      expect(op.input[op.waits?.field ?? '']).toMatchObject({ type: 'duration' });
+    }
+  });
+
   it('lets a timeline step run each operation that allows it, and no other', () => {
     for (const op of operations) {
       const parsed = parseTimeline(`steps:\n  - at: 0s\n    ${op.name}: true\n`);

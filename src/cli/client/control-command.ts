@@ -104,6 +104,7 @@ export function runOperation<N extends OperationName>(
   name: N,
   input: Record<string, unknown>,
   text: (answer: OutputOf<OperationNamed<N>>) => string,
+  fails: (answer: OutputOf<OperationNamed<N>>) => boolean = () => false,
 ): Promise<number> {
   return reportControlErrors(target, async () => {
     let answer: OutputOf<OperationNamed<N>>;
@@ -119,6 +120,6 @@ export function runOperation<N extends OperationName>(
     }
     const line = output === 'json' ? JSON.stringify(answer) : text(answer);
     process.stdout.write(`${line}\n`);
-    return 0;
+    return fails(answer) ? 1 : 0;
   });
 }

@@ -117,6 +117,7 @@ ${flagsHelp.map((line) => `${line}\n`).join('')}${CLIENT_HELP}
         op.name as OperationName,
         inputOf(op, args.values),
         (answer) => cli.text(answer as never),
+        (answer) => cli.fails?.(answer as never) === true,
       );
     },
   };

@@ -39,8 +39,8 @@ const FLAGS = {
   limit: { type: 'string' },
 } as const;
 
-/** How often `--follow` asks for new entries. */
-const FOLLOW_INTERVAL_MS = 250;
+/** How long each of `--follow`'s long polls waits for a new entry (`?wait=`). */
+const FOLLOW_WAIT_MS = 25_000;
 
 export function journalLine(e: JournalEntry): string {
   const what = [e.kind, e.typeUrl?.split('.').pop(), e.version && `v=${e.version}`]
@@ -67,7 +67,8 @@ function queryOf(args: ClientArgs) {
 
 async function fetchEntries(args: ClientArgs, since: number | undefined): Promise<JournalEntry[]> {
   const { limit, ...query } = queryOf(args);
-  const input = since === undefined ? { ...query, limit } : { ...query, since };
+  const input =
+    since === undefined ? { ...query, limit } : { ...query, since, wait: FOLLOW_WAIT_MS };
   return clientFor(args.target).call('journal', input);
 }
 
@@ -116,14 +117,20 @@ export async function journal(argv: string[], env: NodeJS.ProcessEnv): Promise<n
     await print(first);
     if (args.values.follow !== true) return 0;
     let since = first.at(-1)?.seq ?? 0;
-    const stop = new AbortController();
-    const onSignal = () => stop.abort();
+    let stopped = false;
+    let onSignal = () => undefined as void;
+    const stop = new Promise<undefined>((resolve) => {
+      onSignal = () => {
+        stopped = true;
+        resolve(undefined);
+      };
+    });
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
     try {
-      while (!stop.signal.aborted) {
-        await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
-        if (stop.signal.aborted) break;
-        const entries = await fetchEntries(args, since);
+      while (!stopped) {
+        // Each request waits on the mock until an entry comes (or 25 s pass: then []).
+        const entries = await Promise.race([fetchEntries(args, since), stop]);
+        if (entries === undefined) break;
         await print(entries);
         since = entries.at(-1)?.seq ?? since;
       }

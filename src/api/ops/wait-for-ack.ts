@@ -1,0 +1,70 @@
+/**
+ * `GET /control/wait-for-ack?type=LDS&node=…&version=…&timeout=10s`: the library's
+ * `waitForAck` over HTTP. Answers as soon as a stream (of the node, when given) ACKs the type
+ * at the version (default: the version its set serves now), or NACKs it: then
+ * `result: "nack"` with Envoy's error detail. At once when that already happened; 408 with a
+ * problem on `timeout` when nothing did in time.
+ */
+import { ACK_AWAITED, type AckAwaited } from '../answers.js';
+import { answer, defineOperation } from '../operation.js';
+
+/** The longest a single wait may take: a client's retry loop can wait longer. */
+export const MAX_ACK_WAIT_MS = 300_000;
+export const DEFAULT_ACK_WAIT_MS = 10_000;
+
+export const waitForAck = defineOperation({
+  name: 'waitForAck',
+  method: 'GET',
+  path: '/control/wait-for-ack',
+  summary:
+    'wait until a stream ACKs or NACKs a type (?type=LDS&node=&version=&timeout=10s); 408 on timeout',
+  invalid: 'invalid wait',
+  input: {
+    type: {
+      type: 'type',
+      required: true,
+      description: 'the resource type: LDS, cds, or a type URL',
+    },
+    node: {
+      type: 'glob',
+      description: 'only streams whose node id matches, e.g. "sidecar~*~orders-*"',
+    },
+    version: {
+      type: 'string',
+      minLength: 1,
+      description: "only this version (default: the version the stream's set serves now)",
+    },
+    timeout: {
+      type: 'duration',
+      description: `how long to wait (default 10s, at most ${MAX_ACK_WAIT_MS / 1000}s)`,
+    },
+  },
+  waits: { field: 'timeout', defaultMs: DEFAULT_ACK_WAIT_MS },
+  output: answer<AckAwaited>(ACK_AWAITED),
+  refusals: {
+    '408': 'nothing matched within timeout (the problem on timeout says what each stream ACKed)',
+    '503': 'the mock closed while waiting',
+  },
+  cli: {
+    verb: ['wait-for-ack'],
+    summary: 'wait until a running mock sees a type ACKed (or NACKed)',
+    help:
+      'Waits until a stream ACKs --type at --version (default: the version served now), from\n' +
+      "--node when given. Exits 0 on an ACK; on a NACK prints Envoy's error and exits 1; past\n" +
+      '--timeout (default 10s) it says what it saw and exits 2.',
+    text: (a) =>
+      a.result === 'ack'
+        ? `${a.nodeId} ACKed ${a.typeUrl.split('.').pop() ?? a.typeUrl} version ${a.version}`
+        : `${a.nodeId} NACKed ${a.typeUrl.split('.').pop() ?? a.typeUrl} version ${a.version}: ${a.nack?.message ?? ''}`,
+    fails: (a) => a.result === 'nack',
+  },
+  run: (t, { type, node, version, timeout }) => {
+    const timeoutMs = Math.min(timeout ?? DEFAULT_ACK_WAIT_MS, MAX_ACK_WAIT_MS);
+    return t.waitForAck({
+      typeUrl: type,
+      ...(node !== undefined ? { node } : {}),
+      ...(version !== undefined ? { version } : {}),
+      timeoutMs,
+    });
+  },
+});

@@ -1,0 +1,3 @@
+module mockistiod.test/gocontrolclient
+
+go 1.21

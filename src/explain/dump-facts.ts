@@ -22,8 +22,10 @@ export interface ListenerFact {
   bindToPort: boolean;
   /** Clusters its chains send to, first the default chain's. */
   clusters: string[];
-  /** The default chain's clusters (where unmatched connections go). */
+  /** Where connections no chain match selects go: the default chain's, else a match-less chain's. */
   defaultClusters: string[];
+  /** Clusters of a chain matching the listener's own port as destination (istiod's loop guard). */
+  loopClusters: string[];
 }
 
 export interface DumpFacts {
@@ -89,14 +91,22 @@ function listenerFact(
   const socket =
     isObject(l.address) && isObject(l.address.socket_address) ? l.address.socket_address : {};
   const filters = list(l.listener_filters).map((f) => str(f.name));
+  const port = Number(socket.port_value ?? 0);
+  const chains = list(l.filter_chains);
+  const matchless = chains.filter(
+    (c) => !isObject(c.filter_chain_match) || Object.keys(c.filter_chain_match).length === 0,
+  );
   const defaultClusters = isObject(l.default_filter_chain)
     ? targets(l.default_filter_chain, routes)
-    : [];
-  const chainClusters = list(l.filter_chains).flatMap((c) => targets(c, routes));
+    : matchless.flatMap((c) => targets(c, routes));
+  const loopClusters = chains
+    .filter((c) => isObject(c.filter_chain_match) && c.filter_chain_match.destination_port === port)
+    .flatMap((c) => targets(c, routes));
+  const chainClusters = chains.flatMap((c) => targets(c, routes));
   return {
     name: str(l.name),
     address: str(socket.address),
-    port: Number(socket.port_value ?? 0),
+    port,
     direction: str(l.traffic_direction, 'UNSPECIFIED'),
     origin,
     useOriginalDst: l.use_original_dst === true,
@@ -105,6 +115,7 @@ function listenerFact(
     bindToPort: l.bind_to_port !== false,
     clusters: [...new Set([...defaultClusters, ...chainClusters])],
     defaultClusters,
+    loopClusters,
   };
 }
 

@@ -50,7 +50,7 @@ export function explainDump(label: string, facts: DumpFacts, v: InjectionValues)
       inbound,
       facts,
     ),
-    uidRow(v, facts),
+    uidRow(v, facts, outbound),
     modeRow(v, facts),
     ...v.excludedInboundPorts.map((port) => excludedRow(port, v, onPort(port))),
   ];
@@ -104,19 +104,28 @@ function captureRow(
   };
 }
 
-function uidRow(v: InjectionValues, facts: DumpFacts): ExplainRow {
+function uidRow(
+  v: InjectionValues,
+  facts: DumpFacts,
+  outbound: ListenerFact | undefined,
+): ExplainRow {
   const passthrough = facts.clusters.has('InboundPassthroughCluster')
     ? ['InboundPassthroughCluster']
     : [];
+  const loop = outbound?.loopClusters ?? [];
+  const guard =
+    outbound && loop.length > 0
+      ? `; ${outbound.name} sends a connection whose original destination is ${outbound.port} itself (a loop) to ${loop.join(', ')}`
+      : '';
+  const inbound =
+    passthrough.length > 0
+      ? '; InboundPassthroughCluster binds 127.0.0.6 for the same reason on the way in'
+      : '';
   return {
     what: 'UID excluded',
     value: `istio-init -u ${v.proxyUid}`,
-    objects: passthrough,
-    becomes: `no Envoy object: an iptables owner match. Envoy runs as UID ${v.proxyUid} (runAsUser), so the connections it opens to clusters are not captured again${
-      passthrough.length > 0
-        ? '; InboundPassthroughCluster binds 127.0.0.6 for the same reason on the way in'
-        : ''
-    }`,
+    objects: [...passthrough, ...loop],
+    becomes: `no Envoy object: an iptables owner match. Envoy runs as UID ${v.proxyUid} (runAsUser), so the connections it opens to clusters are not captured again${guard}${inbound}`,
   };
 }
 

@@ -17,7 +17,8 @@ import { generateForPod } from '../../src/generate/generate.js';
 import { sidecarBootstrap, type TestEnvoy } from '../../src/testing/envoy.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { useCli } from '../support/fixtures/cli.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
 import { it } from '../support/fixtures/test.js';
 
 const cli = useCli();
@@ -103,7 +104,7 @@ describe('generate: what istiod sends the lab pod, served to a real Envoy', () =
     expect(out).toContain('istio-init -u 1337');
   });
 
-  it('REGISTRY_ONLY turns istiod’s catch-all into BlackHoleCluster in Envoy; ALLOW_ANY back into PassthroughCluster', async ({
+  it('withheld then released, REGISTRY_ONLY turns istiod’s catch-all into BlackHoleCluster in Envoy; ALLOW_ANY back into PassthroughCluster', async ({
     startMock,
     startEnvoy,
   }) => {
@@ -117,8 +118,13 @@ describe('generate: what istiod sends the lab pod, served to a real Envoy', () =
         },
       });
     const registryOnly = await ask('REGISTRY_ONLY');
-    const mock = await startMock({ resources: [registryOnly.imported.spec] });
+    // Under a fault first: withheld, Envoy waits with no configuration; released, it gets istiod's.
+    const mock = await startMock({ resources: [registryOnly.imported.spec], withholdFirst: true });
     const envoy = await startEnvoy({ bootstrap: sidecarBootstrap(mock) });
+    await waitFor(() => mock.streams().length === 1, { description: 'the mock to see the stream' });
+    expect(await envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
+    expect(await envoy.stat('cluster_manager.cds.update_success')).toBe(0);
+    expect(mock.release()).toBe(true);
     await envoy.waitForLive({ timeoutMs: 20_000 });
     expect(await catchAll(envoy)).toBe('BlackHoleCluster');
 
@@ -129,6 +135,38 @@ describe('generate: what istiod sends the lab pod, served to a real Envoy', () =
       timeoutMs: 10_000,
       description: "virtualOutbound's catch-all PassthroughCluster after the ALLOW_ANY push",
     });
+  });
+
+  it('serve --from-istio in one step, REGISTRY_ONLY: Envoy gets istiod’s set with BlackHoleCluster as catch-all', async ({
+    startEnvoy,
+  }) => {
+    const serve = cli.start(
+      [
+        'serve',
+        '--from-istio',
+        ORDERS,
+        '--outbound-traffic-policy',
+        'REGISTRY_ONLY',
+        '--loopback-listeners',
+        '--sds',
+        'plaintext',
+        ...FREE_SERVE_PORTS,
+        ...JSON_LOGS,
+      ],
+      { timeoutMs: 60_000 },
+    );
+    const serving = await waitForServing(serve);
+    expect(serve.stdout()).toContain('generate: istiod sent: CDS 5, EDS 1, LDS 3, RDS 1');
+    const [host, port] = serving.xds.split(':') as [string, string];
+    const envoy = await startEnvoy({
+      bootstrap: makeSidecarBootstrap({
+        discoveryHost: host,
+        discoveryPort: Number(port),
+        adminPort: 0,
+      }),
+    });
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    expect(await catchAll(envoy)).toBe('BlackHoleCluster');
   });
 
   it('without istiod-ref: one line naming npm run install-istio', async () => {

@@ -119,8 +119,10 @@ function firstLine(child: ChildProcess, log: string[]): Promise<Addresses> {
   });
 }
 
+/** istiod-ref's own words when it failed (`istiod-ref: …` to the end), else istiod's last lines. */
 function tail(log: string[]): string {
-  return log.slice(-15).join('\n');
+  const own = log.findIndex((line) => line.startsWith('istiod-ref: '));
+  return (own >= 0 ? log.slice(own, own + 15) : log.slice(-15)).join('\n');
 }
 
 function stop(child: ChildProcess): Promise<void> {

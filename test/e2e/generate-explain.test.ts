@@ -169,6 +169,39 @@ describe('generate: what istiod sends the lab pod, served to a real Envoy', () =
     expect(await catchAll(envoy)).toBe('BlackHoleCluster');
   });
 
+  it('the istio ConfigMap’s mesh reaches istiod; a config istiod cannot read is refused in its words', async () => {
+    const configMap = join(dir, 'mesh-configmap.yaml');
+    writeFileSync(
+      configMap,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\n' +
+        'data: {mesh: "outboundTrafficPolicy: {mode: REGISTRY_ONLY}"}\n',
+    );
+    const generated = await generateForPod({ files: [ORDERS, configMap] });
+    const outbound = generated.imported.spec.resources.find(
+      (r) => (r as { name?: string }).name === 'virtualOutbound',
+    ) as { filter_chains: { name: string; filters: { typed_config: { cluster: string } }[] }[] };
+    expect(
+      outbound.filter_chains.map((c) => `${c.name} ${c.filters[0]?.typed_config.cluster}`),
+    ).toEqual([
+      'virtualOutbound-blackhole BlackHoleCluster',
+      'virtualOutbound-catchall-tcp BlackHoleCluster',
+    ]);
+
+    const bad = join(dir, 'bad-sidecar.yaml');
+    writeFileSync(
+      bad,
+      'apiVersion: networking.istio.io/v1\nkind: Sidecar\n' +
+        'metadata: {name: default, namespace: default}\nspec: {egress: 5}\n',
+    );
+    const run = await cli.run(['generate', ORDERS, bad], { timeoutMs: 60_000 });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('mock-istiod: istiod did not accept the input:');
+    expect(run.stderr).toContain(
+      'istiod-ref: failed to read config: cannot parse proto message for default',
+    );
+    expect(run.stderr).not.toContain('    at ');
+  });
+
   it('without istiod-ref: one line naming npm run install-istio', async () => {
     const run = await cli.run(['generate', ORDERS], {
       podEnv: { ISTIO_BIN_DIR: join(dir, 'no-istio') },

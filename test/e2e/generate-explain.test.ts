@@ -102,6 +102,22 @@ describe('generate: what istiod sends the lab pod, served to a real Envoy', () =
       'unknown destinations: lab → BlackHoleCluster, istiod → PassthroughCluster',
     );
     expect(out).toContain('istio-init -u 1337');
+
+    const json = await cli.run(['explain', '-f', `istiod=${istiodDump}`, '--json']);
+    const parsed = JSON.parse(json.stdout) as {
+      configurations: {
+        label: string;
+        unknownDestination: string;
+        rows: { value: string; objects: string[] }[];
+      }[];
+    };
+    const [only] = parsed.configurations;
+    expect(only?.unknownDestination).toBe('PassthroughCluster');
+    expect(only?.rows.find((r) => r.value === 'istio-init -p 15001')?.objects).toEqual([
+      'virtualOutbound',
+      'PassthroughCluster',
+      'BlackHoleCluster',
+    ]);
   });
 
   it('withheld then released, REGISTRY_ONLY turns istiod’s catch-all into BlackHoleCluster in Envoy; ALLOW_ANY back into PassthroughCluster', async ({

@@ -72,7 +72,11 @@ export async function generateForPod(options: GenerateOptions): Promise<Generate
     const node = nodeFor(pod, options.nodeId);
     let answer: IstiodAnswer;
     try {
-      answer = await askIstiod(reference.xds, node);
+      // istiod's reason is in the stream's status (e.g. a node id it cannot parse).
+      answer = await askIstiod(reference.xds, node).catch((err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        throw refused(`istiod did not answer node ${node.id}`, [{ path: '--node', message }]);
+      });
     } finally {
       await reference.close();
     }

@@ -218,6 +218,15 @@ describe('generate: what istiod sends the lab pod, served to a real Envoy', () =
     expect(run.stderr).not.toContain('    at ');
   });
 
+  it('a node id istiod cannot parse: istiod’s own reason, one line', async () => {
+    const run = await cli.run(['generate', ORDERS, '--node', 'nonsense'], { timeoutMs: 60_000 });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('mock-istiod: istiod did not answer node nonsense:');
+    expect(run.stderr).toContain(
+      '--node: stream ended: 3 missing parts in the service node "nonsense"',
+    );
+  });
+
   it('without istiod-ref: one line naming npm run install-istio', async () => {
     const run = await cli.run(['generate', ORDERS], {
       podEnv: { ISTIO_BIN_DIR: join(dir, 'no-istio') },

@@ -92,6 +92,22 @@ export {
   type ImportedDump,
 } from './import/import-dump.js';
 export { formatReport, type ImportReport } from './import/report.js';
+export {
+  generateForPod,
+  OUTBOUND_TRAFFIC_POLICIES,
+  type GenerateOptions,
+  type Generated,
+  type OutboundTrafficPolicy,
+} from './generate/generate.js';
+export { readDumpFacts, type DumpFacts, type ListenerFact } from './explain/dump-facts.js';
+export {
+  compare as compareExplained,
+  explainDump,
+  formatExplained,
+  type Explained,
+  type ExplainRow,
+} from './explain/explain.js';
+export { SEED_INJECTION_VALUES, type InjectionValues } from './explain/injection-values.js';
 export type { EndpointRewrite } from './import/rewrite-endpoints.js';
 export type { ListenerRewrite } from './import/rewrite-listeners.js';
 export type { SdsRewrite, CaFiles } from './import/rewrite-sds.js';

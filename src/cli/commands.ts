@@ -70,6 +70,16 @@ export const COMMANDS: Record<string, Command> = {
     () => import('./serve/import.js'),
     'importCommand',
   ),
+  generate: lazy(
+    'write what istiod sends a pod (Kubernetes YAML in) as a resource file',
+    () => import('./serve/generate.js'),
+    'generateCommand',
+  ),
+  explain: lazy(
+    'map each injection value to the Envoy object it becomes in a config_dump',
+    () => import('./serve/explain.js'),
+    'explainCommand',
+  ),
   capture: lazy(
     "save a running Envoy's config_dump (with endpoints)",
     () => import('./serve/capture.js'),

@@ -17,6 +17,8 @@ const USER_MISTAKES: ReadonlySet<MockIstiodErrorCode> = new Set([
   'INVALID_RESOURCES',
   'INVALID_FAULT',
   'LISTEN_FAILED',
+  // Missing Istio binaries: the message names the fix (npm run install-istio).
+  'ISTIO_NOT_FOUND',
 ] as const);
 
 function usage(): string {

@@ -91,7 +91,19 @@ export function importConfigDump(
     const message = 'expected a config_dump: { "configs": [ ... ] }';
     return { ok: false, problems: [{ path: '', message }] };
   }
-  const sections = readDumpSections(structuredClone(configs));
+  return importContents(readDumpSections(structuredClone(configs)), options);
+}
+
+/**
+ * Resources already taken out of their source (a dump's sections, or what istiod sent a pod:
+ * generate/), rewritten and validated as an import does; problems name each `origin`.
+ * The resources are rewritten in place.
+ */
+export function importContents(
+  sections: DumpContents,
+  partial: Partial<ImportOptions> = {},
+): Result<ImportedDump> {
+  const options = { ...DEFAULT_IMPORT_OPTIONS, ...partial };
   const report = emptyReport();
   report.notImported.push(...sections.notImported);
   report.inFlight.push(...sections.inFlight);

@@ -22,14 +22,13 @@ export function formatResourceFile(
   imported: ImportedDump,
   format: ResourceFileFormat,
   source: string,
+  /** The first comment line, when the set did not come from `import` (e.g. `generate`). */
+  origin = `Imported from ${source} by mock-istiod import.`,
 ): string {
   const { resources, versions } = imported.spec;
   const doc = { resources, ...(versions ? { versions } : {}) };
   if (format === 'json') return `${JSON.stringify(doc, null, 2)}\n`;
-  const header = [
-    `Imported from ${source} by mock-istiod import.`,
-    ...formatReport(imported.report),
-  ];
+  const header = [...origin.split('\n'), ...formatReport(imported.report)];
   const comments = header.map((line) => `# ${line}`.trimEnd()).join('\n');
   return `${comments}\n${yaml().stringify(doc, { lineWidth: 0 })}`;
 }

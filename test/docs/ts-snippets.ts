@@ -64,10 +64,11 @@ export class TsSnippets {
     writeFileSync(join(this.dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
     writeFileSync(join(this.dir, 'package.json'), '{ "type": "module" }\n');
     symlinkSync(join(REPO, 'node_modules'), join(this.dir, 'node_modules'));
-    // The fixtures the docs name by their checkout path (test/fixtures/…) resolve here too,
-    // as they do in the sh sessions.
+    // The fixtures and examples the docs name by their checkout path (test/fixtures/…,
+    // examples/…) resolve here too, as they do in the sh sessions.
     mkdirSync(join(this.dir, 'test'));
     symlinkSync(join(REPO, 'test', 'fixtures'), join(this.dir, 'test', 'fixtures'));
+    symlinkSync(join(REPO, 'examples'), join(this.dir, 'examples'));
     for (const block of blocks) {
       const name = fileName(block);
       this.blocks.set(name, block);

@@ -7,6 +7,7 @@
 //   - a plaintext gRPC port, like istiod's 15010;
 //   - optionally a TLS gRPC port that verifies client certificates when given, like 15012,
 //     with istiod's client-certificate authenticator;
+//   - (with -mesh) a MeshConfig, e.g. outboundTrafficPolicy, instead of istiod's defaults;
 //   - an HTTP port with the debug handlers (/debug/syncz, /debug/config_dump, ...), plus
 //     POST /ref/push, which asks for a full push as a config change would.
 //
@@ -36,6 +37,7 @@ import (
 	istiogrpc "istio.io/istio/pilot/pkg/grpc"
 	"istio.io/istio/pilot/pkg/model"
 	"istio.io/istio/pilot/test/xds"
+	"istio.io/istio/pkg/config/mesh"
 	"istio.io/istio/pkg/keepalive"
 	istiolog "istio.io/istio/pkg/log"
 	"istio.io/istio/pkg/security"
@@ -47,6 +49,7 @@ import (
 type options struct {
 	kubeFile   string
 	configFile string
+	meshFile   string
 	xdsAddr    string
 	tlsAddr    string
 	debugAddr  string
@@ -66,6 +69,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.kubeFile, "kube", "", "YAML file of Kubernetes objects (Services, Pods, ...)")
 	flag.StringVar(&o.configFile, "config", "", "YAML file of Istio configs")
+	flag.StringVar(&o.meshFile, "mesh", "", "YAML file of a MeshConfig, over istiod's defaults (outboundTrafficPolicy, ...)")
 	flag.StringVar(&o.xdsAddr, "xds", "127.0.0.1:0", "plaintext gRPC address (istiod's 15010)")
 	flag.StringVar(&o.tlsAddr, "tls-xds", "", "TLS gRPC address (istiod's 15012); needs -cert and -key")
 	flag.StringVar(&o.debugAddr, "debug", "127.0.0.1:0", "HTTP address of the debug handlers")
@@ -107,10 +111,19 @@ func readFile(path string) string {
 }
 
 func run(t test.Failer, o options) {
-	fake := xds.NewFakeDiscoveryServer(t, xds.FakeOptions{
+	fakeOptions := xds.FakeOptions{
 		KubernetesObjectString: readFile(o.kubeFile),
 		ConfigString:           readFile(o.configFile),
-	})
+	}
+	if o.meshFile != "" {
+		// Applied over istiod's own defaults, as istiod reads its mesh ConfigMap.
+		meshConfig, err := mesh.ApplyMeshConfigDefaults(readFile(o.meshFile))
+		if err != nil {
+			fail(o.meshFile + ": " + err.Error())
+		}
+		fakeOptions.MeshConfig = meshConfig
+	}
+	fake := xds.NewFakeDiscoveryServer(t, fakeOptions)
 	discovery := fake.Discovery
 	// As istiod: the client certificate authenticates the TLS port; plaintext is not asked.
 	discovery.Authenticators = []security.Authenticator{&authenticate.ClientCertAuthenticator{}}

@@ -24,6 +24,7 @@ import {
 } from './journal-flag.js';
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
+import { GENERATE_FLAGS, GENERATE_USAGE, generatedResources } from './generate-flags.js';
 import { MockIstiodError } from '../../util/errors.js';
 import { DURATION_HINT, parseDuration } from '../../util/duration.js';
 import { resolveLang } from '../../util/lang.js';
@@ -57,7 +58,10 @@ Options (environment variable in brackets):
   --from-config-dump <file>
                            serve what a captured Envoy config_dump holds (docs/import.md),
                            rewritten by these flags:
-${IMPORT_USAGE}${FAULT_USAGE}  --lab <variant>          which lab to serve: lab (the course's), eds-rds (endpoints over
+${IMPORT_USAGE}  --from-istio <file.yaml>  serve what istiod itself sends a pod, generated from Kubernetes
+                           YAML and Istio configs (repeatable; docs/generate.md), with the
+                           import's flags above and:
+${GENERATE_USAGE}${FAULT_USAGE}  --lab <variant>          which lab to serve: lab (the course's), eds-rds (endpoints over
                            EDS, routes over RDS) or mtls (virtualInbound in Istio's mutual TLS,
                            certificates over SDS from sds-grpc; docs/resources.md) (default lab)
   --listener-address <a>   address of the lab's listeners (default ${LAB_DEFAULTS.listenerAddress})
@@ -87,6 +91,8 @@ const OPTIONS = {
   'resources-quiet': { type: 'string' },
   'from-config-dump': { type: 'string' },
   ...IMPORT_FLAGS,
+  'from-istio': { type: 'string', multiple: true },
+  ...GENERATE_FLAGS,
   fault: { type: 'string', multiple: true },
   scenario: { type: 'string' },
   lab: { type: 'string' },
@@ -118,10 +124,18 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   const faultFlags = parseFaultFlags(values.fault, values.scenario);
   const security = parseTlsFlags(values, env);
   const dump = values['from-config-dump'];
-  if (dump !== undefined && values.resources !== undefined)
-    throw new MockIstiodError('USAGE', '--from-config-dump and --resources: choose one');
-  if (dump !== undefined && values.lab !== undefined)
-    throw new MockIstiodError('USAGE', '--from-config-dump and --lab: choose one');
+  const istio = values['from-istio'];
+  const sources = [
+    ['--from-config-dump', dump],
+    ['--from-istio', istio],
+    ['--resources', values.resources],
+    ['--lab', values.lab],
+  ].filter(([, v]) => v !== undefined);
+  if (sources.length > 1)
+    throw new MockIstiodError(
+      'USAGE',
+      `${sources.map(([flag]) => flag).join(' and ')}: choose one`,
+    );
   const tlsDir = security.tls === false || security.tls === true ? undefined : security.tls.dir;
   const variant = parseChoice(
     '--lab',
@@ -129,20 +143,26 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     Object.keys(LAB_VARIANTS) as LabVariant[],
     'lab',
   );
-  const resources = dump
-    ? importedResources(dump, values, tlsDir, log)
-    : makeLabResources({
-        ...LAB_VARIANTS[variant],
-        listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
-        inboundPort: parsePort('--inbound-port', values['inbound-port'], LAB_DEFAULTS.inboundPort),
-        outboundPort: parsePort(
-          '--outbound-port',
-          values['outbound-port'],
-          LAB_DEFAULTS.outboundPort,
-        ),
-        appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
-        appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
-      });
+  const resources = istio
+    ? await generatedResources(istio, values, tlsDir, env, log)
+    : dump
+      ? importedResources(dump, values, tlsDir, log)
+      : makeLabResources({
+          ...LAB_VARIANTS[variant],
+          listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
+          inboundPort: parsePort(
+            '--inbound-port',
+            values['inbound-port'],
+            LAB_DEFAULTS.inboundPort,
+          ),
+          outboundPort: parsePort(
+            '--outbound-port',
+            values['outbound-port'],
+            LAB_DEFAULTS.outboundPort,
+          ),
+          appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
+          appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
+        });
   const token = values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined);
   const server = createMockIstiod({
     xds: {

@@ -7,25 +7,13 @@ import pino from 'pino';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockIstiod, type TestMockIstiod } from '../../../src/testing/start.js';
-import {
-  AdsTestClient,
-  type AdsTestStream,
-  type ClientResponse,
-} from '../../../src/testing/ads-client.js';
 import type { MockIstiodOptions } from '../../../src/app/options.js';
 import { emptyReport } from '../../../src/import/report.js';
 import { pruneUnknownExtensions } from '../../../src/import/rewrite-extensions.js';
-import { toJson } from '../../../src/xds/json.js';
-import { envoyRoot } from '../../../src/xds/protos.js';
-import {
-  CLUSTER_TYPE,
-  ENDPOINT_TYPE,
-  LISTENER_TYPE,
-  ROUTE_TYPE,
-} from '../../../src/xds/type-urls.js';
+import { askIstiod, podNode } from '../../../src/generate/ask-istiod.js';
 import type { ServerUnderTest } from './exchange.js';
 import { prepareSuiteTls } from './identity.js';
-import { startReference, type ReferenceServer } from './reference.js';
+import { startReference, type ReferenceServer } from '../../../src/generate/reference-server.js';
 
 /** A pod istiod knows (in its Kubernetes objects), for one case to speak for. */
 export interface Pod {
@@ -181,71 +169,16 @@ async function generatedResources(
   type: string,
   clustersOnly = false,
 ): Promise<unknown[]> {
-  const client = new AdsTestClient(xds);
-  try {
-    const stream = client.sotw();
-    const { name, ip } = MODEL_POD;
-    const node = {
-      id: `${type}~${ip}~${name}.default~default.svc.cluster.local`,
-      metadata: { NAMESPACE: 'default', CLUSTER_ID: 'Kubernetes', INSTANCE_IPS: ip },
-    };
-    const clusters = await fetchType(stream, { node, type_url: CLUSTER_TYPE, resource_names: [] });
-    if (clustersOnly) {
-      stream.close();
-      return clusters;
-    }
-    const listeners = await fetchType(stream, { type_url: LISTENER_TYPE, resource_names: [] });
-    const edsNames = clusters
-      .filter((c) => c['type'] === 'EDS')
-      .map((c) => {
-        const eds = c['eds_cluster_config'] as { service_name?: string } | undefined;
-        return eds?.service_name ?? String(c['name']);
-      });
-    const routeNames = [...new Set(listeners.flatMap((l) => routeConfigNames(l)))];
-    const endpoints =
-      edsNames.length > 0
-        ? await fetchType(stream, { type_url: ENDPOINT_TYPE, resource_names: edsNames })
-        : [];
-    const routes =
-      routeNames.length > 0
-        ? await fetchType(stream, { type_url: ROUTE_TYPE, resource_names: routeNames })
-        : [];
-    stream.close();
-    return [...clusters, ...endpoints, ...listeners, ...routes];
-  } finally {
-    client.close();
-  }
-}
-
-async function fetchType(
-  stream: AdsTestStream,
-  request: Parameters<AdsTestStream['send']>[0],
-): Promise<Record<string, unknown>[]> {
-  stream.send(request);
-  const response: ClientResponse = await stream.next(10_000);
-  stream.send({
-    type_url: response.type_url,
-    version_info: response.version_info,
-    response_nonce: response.nonce,
-    resource_names: 'resource_names' in request ? request.resource_names : [],
-  });
-  return response.resources.map((any) => {
-    const type = envoyRoot().lookupType(any.type_url.slice(any.type_url.lastIndexOf('/') + 1));
-    const json = { '@type': any.type_url, ...(toJson(type, type.decode(any.value)) as object) };
+  const node = podNode({ ...MODEL_POD, namespace: 'default' }, type);
+  const answer = await askIstiod(xds, node, clustersOnly);
+  const all = [...answer.clusters, ...answer.endpoints, ...answer.listeners, ...answer.routes];
+  for (const json of all) {
+    const typeUrl = String(json['@type']);
     // Istio's own filters (istio.stats, alpn, peer metadata) are not in the protos the mock
     // validates with; dropping them changes no name and no count.
-    const problems = pruneUnknownExtensions(json, any.type_url, true, emptyReport());
+    const problems = pruneUnknownExtensions(json, typeUrl, true, emptyReport());
     if (problems.length > 0)
-      throw new Error(`cannot load istiod's ${any.type_url}: ${JSON.stringify(problems)}`);
-    return json;
-  });
-}
-
-/** Every `rds.route_config_name` anywhere in a listener. */
-function routeConfigNames(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(routeConfigNames);
-  if (value === null || typeof value !== 'object') return [];
-  const record = value as Record<string, unknown>;
-  const own = typeof record['route_config_name'] === 'string' ? [record['route_config_name']] : [];
-  return [...own, ...Object.values(record).flatMap(routeConfigNames)];
+      throw new Error(`cannot load istiod's ${typeUrl}: ${JSON.stringify(problems)}`);
+  }
+  return all;
 }

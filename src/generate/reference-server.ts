@@ -2,18 +2,23 @@
  * istiod's own xDS server as a child process: `istiod-ref` (tools/istiod-ref), built by
  * scripts/install-istio.sh next to pilot-agent. It prints one line of addresses when every
  * port listens; its log (istiod's ACK/NACK/PUSH lines among them) goes to stderr, kept here.
+ * The conformance suite's oracle (docs/conformance.md), and what `generate` asks
+ * (docs/generate.md).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { defaultIstioBinDir, INSTALL_ISTIO_HINT } from '../../../src/envoy/find-istio.js';
+import { defaultIstioBinDir, INSTALL_ISTIO_HINT } from '../envoy/find-istio.js';
+import { MockIstiodError } from '../util/errors.js';
 
 export interface ReferenceOptions {
   /** Kubernetes objects (Services, Pods) istiod generates from. */
   kubeFile: string;
   /** Istio configs (VirtualServices, Sidecars, …). */
   configFile?: string;
+  /** A MeshConfig (YAML) applied over istiod's defaults, e.g. `outboundTrafficPolicy`. */
+  meshFile?: string;
   /** A TLS port like 15012: the server's certificate, key, and the roots client certs chain to. */
   tls?: { cert: string; key: string; clientCa: string };
 }
@@ -32,14 +37,20 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
+/**
+ * The path of istiod-ref, in `ISTIO_BIN_DIR` or `<package root>/.istio/bin`; a
+ * `MockIstiodError` (`ISTIO_NOT_FOUND`) naming the fix when it is not there.
+ */
 export function referenceBinary(env: NodeJS.ProcessEnv = process.env): string {
   const dir = env['ISTIO_BIN_DIR'] || defaultIstioBinDir();
   const path = join(dir, 'istiod-ref');
   try {
     accessSync(path, constants.X_OK);
   } catch {
-    throw new Error(
-      `the conformance suite needs istiod's own xDS server, ${path}, which is not there: ${INSTALL_ISTIO_HINT}`,
+    throw new MockIstiodError(
+      'ISTIO_NOT_FOUND',
+      `istiod's own xDS server (the reference server), ${path}, is not there: ${INSTALL_ISTIO_HINT}`,
+      { details: { path } },
     );
   }
   return path;
@@ -47,14 +58,18 @@ export function referenceBinary(env: NodeJS.ProcessEnv = process.env): string {
 
 const LOG_LINES_KEPT = 20_000;
 
-export async function startReference(options: ReferenceOptions): Promise<ReferenceServer> {
+export async function startReference(
+  options: ReferenceOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ReferenceServer> {
   const args = ['-kube', options.kubeFile, '-exit-with-stdin'];
   if (options.configFile) args.push('-config', options.configFile);
+  if (options.meshFile) args.push('-mesh', options.meshFile);
   if (options.tls) {
     args.push('-tls-xds', '127.0.0.1:0', '-cert', options.tls.cert, '-key', options.tls.key);
     args.push('-client-ca', options.tls.clientCa);
   }
-  const child = spawn(referenceBinary(), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(referenceBinary(env), args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   createInterface({ input: child.stderr }).on('line', (line) => {
     lines.push(line);
@@ -104,8 +119,10 @@ function firstLine(child: ChildProcess, log: string[]): Promise<Addresses> {
   });
 }
 
+/** istiod-ref's own words when it failed (`istiod-ref: …` to the end), else istiod's last lines. */
 function tail(log: string[]): string {
-  return log.slice(-15).join('\n');
+  const own = log.findIndex((line) => line.startsWith('istiod-ref: '));
+  return (own >= 0 ? log.slice(own, own + 15) : log.slice(-15)).join('\n');
 }
 
 function stop(child: ChildProcess): Promise<void> {

@@ -1,0 +1,109 @@
+/**
+ * What istiod sends one proxy, asked over ADS the way a sidecar would (state of the world):
+ * every cluster and listener, then the endpoints of every EDS cluster and every route
+ * configuration a listener names, each ACKed, each decoded into Envoy's proto-JSON with
+ * `@type`. The conformance suite loads the mock with this; `generate` writes it to a file.
+ */
+import { AdsTestClient, type AdsTestStream, type ClientResponse } from '../xds/ads-client.js';
+import { toJson } from '../xds/json.js';
+import { envoyRoot } from '../xds/protos.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';
+
+type Json = Record<string, unknown>;
+
+/** The node a proxy presents: its id (`sidecar~<ip>~<pod>.<ns>~<ns>.svc.cluster.local`) and metadata. */
+export interface AskNode {
+  id: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface IstiodAnswer {
+  clusters: Json[];
+  endpoints: Json[];
+  listeners: Json[];
+  routes: Json[];
+}
+
+/** The node of a sidecar (or a router, a waypoint: `type`) for a pod, as pilot-agent builds it. */
+export function podNode(
+  pod: { name: string; namespace: string; ip: string; labels?: Record<string, string> },
+  type = 'sidecar',
+): AskNode {
+  const { name, namespace, ip } = pod;
+  return {
+    id: `${type}~${ip}~${name}.${namespace}~${namespace}.svc.cluster.local`,
+    metadata: {
+      NAMESPACE: namespace,
+      CLUSTER_ID: 'Kubernetes',
+      INSTANCE_IPS: ip,
+      ...(pod.labels && Object.keys(pod.labels).length > 0 ? { LABELS: pod.labels } : {}),
+    },
+  };
+}
+
+const ANSWER_TIMEOUT_MS = 10_000;
+
+/** Asks istiod at `xds` (plaintext `host:port`) for everything it sends `node`. */
+export async function askIstiod(
+  xds: string,
+  node: AskNode,
+  clustersOnly = false,
+): Promise<IstiodAnswer> {
+  const client = new AdsTestClient(xds);
+  try {
+    const stream = client.sotw();
+    const clusters = await fetchType(stream, { node, type_url: CLUSTER_TYPE, resource_names: [] });
+    if (clustersOnly) {
+      stream.close();
+      return { clusters, endpoints: [], listeners: [], routes: [] };
+    }
+    const listeners = await fetchType(stream, { type_url: LISTENER_TYPE, resource_names: [] });
+    const edsNames = clusters
+      .filter((c) => c['type'] === 'EDS')
+      .map((c) => {
+        const eds = c['eds_cluster_config'] as { service_name?: string } | undefined;
+        return eds?.service_name || String(c['name']);
+      });
+    const routeNames = [...new Set(listeners.flatMap((l) => routeConfigNames(l)))];
+    const endpoints =
+      edsNames.length > 0
+        ? await fetchType(stream, { type_url: ENDPOINT_TYPE, resource_names: edsNames })
+        : [];
+    const routes =
+      routeNames.length > 0
+        ? await fetchType(stream, { type_url: ROUTE_TYPE, resource_names: routeNames })
+        : [];
+    stream.close();
+    return { clusters, endpoints, listeners, routes };
+  } finally {
+    client.close();
+  }
+}
+
+/** One request, its response decoded, and the ACK a proxy would send. */
+async function fetchType(
+  stream: AdsTestStream,
+  request: Parameters<AdsTestStream['send']>[0],
+): Promise<Json[]> {
+  stream.send(request);
+  const response: ClientResponse = await stream.next(ANSWER_TIMEOUT_MS);
+  stream.send({
+    type_url: response.type_url,
+    version_info: response.version_info,
+    response_nonce: response.nonce,
+    resource_names: 'resource_names' in request ? request.resource_names : [],
+  });
+  return response.resources.map((any) => {
+    const type = envoyRoot().lookupType(any.type_url.slice(any.type_url.lastIndexOf('/') + 1));
+    return { '@type': any.type_url, ...(toJson(type, type.decode(any.value)) as object) };
+  });
+}
+
+/** Every `rds.route_config_name` anywhere in a listener. */
+function routeConfigNames(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(routeConfigNames);
+  if (value === null || typeof value !== 'object') return [];
+  const record = value as Json;
+  const own = typeof record['route_config_name'] === 'string' ? [record['route_config_name']] : [];
+  return [...own, ...Object.values(record).flatMap(routeConfigNames)];
+}

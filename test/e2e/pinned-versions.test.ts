@@ -85,6 +85,9 @@ describe.each(['sotw', 'delta'] as const)('pinned versions over %s', (xdsMode) =
     const { version, clusters } = await dumpedClusters(envoy);
     expect(version).toBe('2');
     expect(clusters.get('extra')?.version_info).toBe(clusterVersion(xdsMode, '2'));
+    // An unchanged cluster keeps the version of the response that last changed it (SotW).
+    const unchanged = clusters.get('BlackHoleCluster')?.version_info;
+    expect(unchanged).toBe(clusterVersion(xdsMode, startVersion));
     // Envoy ACKed LDS 2, but no listener changed: its config_dump keeps the LDS version of
     // the last response that changed one (docs/envoy-facts.md).
     expect(await dumpedListenersVersion(envoy)).toBe(startVersion);

@@ -234,8 +234,13 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   diff(state: DeltaTypeState, snapshot: TypeSnapshot, whole = false): DeltaDiff {
     const resources: NamedResource[] = [];
     const removed: string[] = [];
-    const owed = (name: string, resource: NamedResource) =>
-      whole || state.known.get(name) !== bookVersion(resource);
+    const owed = (name: string, resource: NamedResource) => {
+      if (whole) return true;
+      const known = state.known.get(name);
+      // A reconnect's initial_resource_versions name a pinned resource by its pinned version.
+      const pinnedMatch = resource.wireVersion !== undefined && known === resource.wireVersion;
+      return known !== bookVersion(resource) && !pinnedMatch;
+    };
     // One pass over the snapshot, no copy: this runs for every stream on every push.
     if (isWildcardForIstiod(state.typeUrl)) {
       for (const [name, resource] of snapshot.resources) {

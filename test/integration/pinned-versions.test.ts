@@ -148,6 +148,26 @@ describe('pinned versions over the control API and the library', () => {
     expect(repeat.resources.map((r) => [r.name, r.version])).toEqual([['extra', 'e1']]);
   });
 
+  it('delta, deltaResourceVersions: a reconnect listing the pinned versions is sent nothing again', async ({
+    startMock,
+    connect,
+  }) => {
+    const mock = await startMock({ deltaResourceVersions: true });
+    const pins = { resourceVersions: { CDS: { extra: 'e1' } } };
+    expect(mock.setResources(labWith('1s'), pins).ok).toBe(true);
+    const client = connect(mock);
+    const stream = client.delta();
+    stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
+    const first = await stream.nextDelta();
+    const have = Object.fromEntries(first.resources.map((r) => [r.name, r.version]));
+    expect(have['extra']).toBe('e1');
+    stream.close();
+    const again = client.delta();
+    again.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), initial_resource_versions: have });
+    const response = await again.nextDelta();
+    expect([response.resources, response.removed_resources]).toEqual([[], []]);
+  });
+
   it('sets: each set names its own versions', async ({ mock, ads, remoteControl }) => {
     const stream = ads.sotw();
     await watching(stream);

@@ -300,9 +300,22 @@ export const SETS_CHANGED: JsonSchema = object(
 
 const resource = { type: 'object', properties: { '@type': str }, required: ['@type'] };
 export const RESOURCES: JsonSchema = { type: 'array', items: resource };
+/** Pinned versions: type name (`CDS`, a type URL) → version. */
+export const VERSIONS: JsonSchema = { type: 'object', additionalProperties: str };
+/** Pinned delta resource versions: type name → resource name → version. */
+export const RESOURCE_VERSIONS: JsonSchema = { type: 'object', additionalProperties: VERSIONS };
 export const SETS: JsonSchema = {
   type: 'array',
-  items: object({ name: str, match: { type: 'object' }, resources: RESOURCES }, ['resources']),
+  items: object(
+    {
+      name: str,
+      match: { type: 'object' },
+      resources: RESOURCES,
+      versions: VERSIONS,
+      resourceVersions: RESOURCE_VERSIONS,
+    },
+    ['resources'],
+  ),
 };
 
 /** A token request as the API takes it, unchecked: the CA checks it whole. */

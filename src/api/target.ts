@@ -69,7 +69,11 @@ export interface OperationTarget {
   scenarios(): ScenarioInfo[];
   /** The resource sets served, in canonical JSON. */
   resourceSets(): SetInfo[];
-  setResources(resources: readonly unknown[]): ResourcesChanged | Refusal;
+  /** `pins`: `{ versions, resourceVersions }` as the body had them, unchecked (the store checks). */
+  setResources(
+    resources: readonly unknown[],
+    pins?: { versions?: unknown; resourceVersions?: unknown },
+  ): ResourcesChanged | Refusal;
   setResourceSets(sets: readonly unknown[]): SetsChanged | Refusal;
   reloadResources(): SetsChanged | Refusal;
   resourceStatus(): ResourceStatus;

@@ -19,7 +19,7 @@ import type {
 } from '../journal/journal.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import type { ResourceStatus } from '../resources/status.js';
-import type { StoredSet } from '../snapshot/store.js';
+import type { SetPins, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Result, ResultWithWarnings } from '../util/problems.js';
 import type { Lang } from '../util/lang.js';
@@ -38,9 +38,11 @@ export interface MockIstiod {
   /**
    * Replaces the resource set; on problems nothing changes and the last good set keeps
    * serving. References Envoy will reject (NACK) or wait on for ever are served all the same
-   * and reported as `warnings` (docs/resources.md).
+   * and reported as `warnings` (docs/resources.md). `pins` names the version each type is
+   * served with (`{ versions: { CDS: '2' } }`) and, in delta, each resource (`resourceVersions`);
+   * types not named get the push's version, as istiod's.
    */
-  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
+  setResources(resources: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange>;
   /** Replaces every resource set (sets with a node selector, and a default), all or nothing. */
   setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
   /** The sets now serving, in selection order. */

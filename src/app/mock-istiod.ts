@@ -8,7 +8,7 @@ import { createControlServer, type ControlServer } from '../control/control-serv
 import { allRoutes } from '../control/routes.js';
 import type { Debuggable } from '../control/target.js';
 import { createDebugAnswerer } from '../debug/debug-xds.js';
-import type { SnapshotStore, StoredSet } from '../snapshot/store.js';
+import type { SetPins, SnapshotStore, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import { attachCollisionWarnings } from './collisions.js';
 import { createResourceSources, type ResourceSources } from './resource-sources.js';
@@ -255,8 +255,8 @@ class MockIstiodImpl implements MockIstiod {
     }
   }
 
-  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange> {
-    return this.resources.setResources(resources);
+  setResources(resources: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange> {
+    return this.resources.setResources(resources, pins);
   }
 
   setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]> {

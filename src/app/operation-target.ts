@@ -12,7 +12,7 @@ import { resolveTokenRequest, subjectOf, type TokenRequest } from '../ca/service
 import type { SnapshotChange } from '../core/snapshot.js';
 import { shortTypeName } from '../core/types/registry.js';
 import { describeScenarios } from '../faults/registry.js';
-import type { StoredSet } from '../snapshot/store.js';
+import type { SetPins, StoredSet } from '../snapshot/store.js';
 import type { ResourceSetSpec } from '../snapshot/validated-set.js';
 import type { Problem, Result, ResultWithWarnings } from '../util/problems.js';
 import { resourceJson } from '../debug/config-dump.js';
@@ -44,7 +44,7 @@ export type OperationSource = Pick<
   | 'journalSinks'
 > & {
   resourceSets(): readonly StoredSet[];
-  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
+  setResources(resources: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange>;
   setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
   reloadResources(): Result<SnapshotChange[]>;
 };
@@ -148,8 +148,8 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
     faults: mock.faults,
     scenarios: () => describeScenarios() as ScenarioInfo[],
     resourceSets: () => describeSets(mock.resourceSets()),
-    setResources: (resources) => {
-      const result = mock.setResources(resources);
+    setResources: (resources, pins) => {
+      const result = mock.setResources(resources, pins as SetPins | undefined);
       if (!result.ok) return invalid(KEEPS_SERVING, result.problems);
       return {
         version: result.value.snapshot.version,

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { loadAndValidate, watchResources, type ValidatedFiles } from '../resources/file-source.js';
 import type { SnapshotStore } from '../snapshot/store.js';
+import { pinWarnings } from '../snapshot/pin-warnings.js';
 import type { SnapshotChange } from '../core/snapshot.js';
 import { formatProblems, type Problem, type Result } from '../util/problems.js';
 import { MockIstiodError } from '../util/errors.js';
@@ -71,15 +72,17 @@ export class ResourceFiles {
       return loaded;
     }
     const changes = this.store.install(loaded.value.sets);
+    // A pinned version the files send again with other content is served, and said.
+    const warnings = [...loaded.value.warnings, ...pinWarnings(changes)];
     this.status = {
       source: this.path,
       loadedAt: new Date().toISOString(),
-      warnings: loaded.value.warnings,
+      warnings,
       lastError: undefined,
     };
     const changed = changes.flatMap((c) => c.changed);
     this.log.info({ path: this.path, changed }, 'resources: reloaded');
-    logResourceWarnings(this.log, loaded.value.warnings);
+    logResourceWarnings(this.log, warnings);
     this.events.emit('resources-reloaded', this.path, changes);
     return { ok: true, value: changes };
   }

@@ -12,7 +12,7 @@ import { MockIstiodError } from '../util/errors.js';
 import type { ServerEventEmitter } from '../core/events.js';
 import type { SnapshotChange } from '../core/snapshot.js';
 import type { ResourceStatus } from '../resources/status.js';
-import { createSnapshotStore, type SnapshotStore } from '../snapshot/store.js';
+import { createSnapshotStore, type SetPins, type SnapshotStore } from '../snapshot/store.js';
 import { referenceWarnings, validateSets, type ValidatedSet } from '../snapshot/validated-set.js';
 import type { Problem, Result, ResultWithWarnings } from '../util/problems.js';
 import type { ResolvedOptions } from './options.js';
@@ -41,8 +41,8 @@ export class ResourceSources {
     return 'files' in this.from ? this.from.files : undefined;
   }
 
-  setResources(resources: readonly unknown[]): ResultWithWarnings<SnapshotChange> {
-    return this.report(this.store.set(resources));
+  setResources(resources: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange> {
+    return this.report(this.store.set(resources, pins));
   }
 
   setResourceSets(sets: readonly unknown[]): ResultWithWarnings<SnapshotChange[]> {

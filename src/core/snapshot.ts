@@ -24,6 +24,18 @@ export interface NamedResource extends PackedResource {
    * unversioned), and then a proxy reconnecting with `initial_resource_versions` is not
    * sent what it already has. */
   version: string;
+  /**
+   * The version the set pins for this resource (`resourceVersions`): written on the wire in
+   * delta xDS whatever the options, instead of none (istiod's) or the content hash.
+   */
+  wireVersion?: string;
+}
+
+/** What a delta stream's books compare: the content, and a pinned version with it. */
+export function bookVersion(resource: NamedResource): string {
+  return resource.wireVersion === undefined
+    ? resource.version
+    : `${resource.wireVersion}\0${resource.version}`;
 }
 
 /** Packed resources by type URL, then by name. */
@@ -42,7 +54,18 @@ export class TypeSnapshot {
     private readonly controlPlaneId: string,
     /** The scheme it was versioned by: what a delta stream owed it is sent (delta-session.ts). */
     readonly versioning: Versioning = 'push',
+    /**
+     * Its version was named by the set (`versions`), not given by the push: a later push keeps
+     * it, and streams compare the resources too, since the same version may come back with
+     * other content (docs/resources.md, "Pinned versions").
+     */
+    readonly pinned = false,
   ) {}
+
+  /** Whether a stream that was sent `sent` (at this version) is owed this snapshot again. */
+  differsFrom(sent: { version: string; content?: unknown }): boolean {
+    return sent.version !== this.version || (this.pinned && sent.content !== this.resources);
+  }
 
   /**
    * The encoded response body: all resources when `names` is undefined (wildcard), else
@@ -115,24 +138,53 @@ export class Snapshot {
     return [...this.types.keys()];
   }
 
-  /** The same resources at a new push version: a push that changed nothing of this set. */
+  /**
+   * The same resources at a new push version: a push that changed nothing of this set. Types
+   * whose version the set pins keep it.
+   */
   restamped(version: string): Snapshot {
     const types = new Map<string, TypeSnapshot>();
     for (const [typeUrl, type] of this.types) {
       types.set(
         typeUrl,
-        new TypeSnapshot(typeUrl, version, type.resources, this.controlPlaneId, this.versioning),
+        type.pinned
+          ? type
+          : new TypeSnapshot(
+              typeUrl,
+              version,
+              type.resources,
+              this.controlPlaneId,
+              this.versioning,
+            ),
       );
     }
     return new Snapshot(version, this.baseVersion, types, this.controlPlaneId, this.versioning);
   }
 
-  /** The types whose resources differ between `previous` and `set` (all of them without one). */
-  static changes(previous: Snapshot | undefined, set: PackedSet, same: SameResources): string[] {
-    const typeUrls = new Set([...(previous?.typeUrls() ?? []), ...set.keys()]);
+  /**
+   * The types whose resources differ between `previous` and `set` (all of them without one),
+   * or whose version the pins change (`pins`): a type pinned to a version it is not served
+   * at; with `push` versioning, a type no longer pinned too (it gets the push's version). With
+   * `per-type`, a type no longer pinned keeps its version until its resources change.
+   */
+  static changes(
+    previous: Snapshot | undefined,
+    set: PackedSet,
+    same: SameResources,
+    pins?: ReadonlyMap<string, string>,
+  ): string[] {
+    const typeUrls = new Set([
+      ...(previous?.typeUrls() ?? []),
+      ...set.keys(),
+      ...(pins?.keys() ?? []),
+    ]);
     return [...typeUrls].filter((typeUrl) => {
       const before = previous?.types.get(typeUrl);
-      return !before || !same(before.resources, set.get(typeUrl) ?? new Map());
+      if (!before) return true;
+      const pin = pins?.get(typeUrl);
+      if (pin !== undefined && !(before.pinned && before.version === pin)) return true;
+      if (pin === undefined && before.pinned && before.versioning === 'push') return true;
+      return !same(before.resources, set.get(typeUrl) ?? new Map());
     });
   }
 
@@ -140,7 +192,9 @@ export class Snapshot {
    * Builds the next snapshot at `version`. With `push` every type carries it, changed or
    * not (a push re-sends them all, as istiod's does); with `per-type` only types whose
    * resources changed get it and the others keep theirs. `changed` names the types whose
-   * resources changed, whatever the scheme.
+   * resources changed, whatever the scheme. A type the set pins (`options.pins`) carries its
+   * pinned version instead; `repeated` lists the pinned versions that come back with other
+   * content than they had (types, and delta resources by name).
    */
   static next(
     previous: Snapshot | undefined,
@@ -149,34 +203,76 @@ export class Snapshot {
     controlPlaneId: string,
     same: SameResources,
     options: NextOptions = {},
-  ): { snapshot: Snapshot; changed: string[] } {
+  ): { snapshot: Snapshot; changed: string[]; repeated: PinRepeat[] } {
     const versioning = options.versioning ?? 'push';
     const types = new Map<string, TypeSnapshot>();
-    const changed = options.changed ? [...options.changed] : Snapshot.changes(previous, set, same);
-    const typeUrls = new Set([...(previous?.typeUrls() ?? []), ...set.keys()]);
+    const pins = options.pins;
+    const changed = options.changed
+      ? [...options.changed]
+      : Snapshot.changes(previous, set, same, pins);
+    const repeated: PinRepeat[] = [];
+    const typeUrls = new Set([
+      ...(previous?.typeUrls() ?? []),
+      ...set.keys(),
+      ...(pins?.keys() ?? []),
+    ]);
     for (const typeUrl of typeUrls) {
       const resources = set.get(typeUrl) ?? new Map<string, NamedResource>();
       const before = previous?.types.get(typeUrl);
       const unchanged = before !== undefined && !changed.includes(typeUrl);
-      if (unchanged && versioning === 'per-type') {
+      const pin = pins?.get(typeUrl);
+      // Unchanged: the same resources, and no pin that changes the version (`changes`).
+      if (unchanged && (versioning === 'per-type' || before.pinned)) {
         types.set(typeUrl, before);
         continue;
       }
-      // A captured config's version is kept for its first install only (`kept`).
-      const typeVersion = options.kept?.get(typeUrl) ?? version;
+      if (!unchanged && before && !same(before.resources, resources)) {
+        if (pin !== undefined && pin === before.version) repeated.push({ typeUrl, version: pin });
+        repeated.push(...resourceRepeats(typeUrl, before.resources, resources));
+      }
       // Unchanged resources stay the very objects they were, so their encodings are reused.
       const served = unchanged ? before.resources : resources;
       types.set(
         typeUrl,
-        new TypeSnapshot(typeUrl, typeVersion, served, controlPlaneId, versioning),
+        new TypeSnapshot(
+          typeUrl,
+          pin ?? version,
+          served,
+          controlPlaneId,
+          versioning,
+          pin !== undefined,
+        ),
       );
     }
     const pushVersion =
       changed.length > 0 || !previous || versioning === 'push' ? version : previous.version;
     const base = previous?.baseVersion ?? options.baseVersion ?? version;
     const snapshot = new Snapshot(pushVersion, base, types, controlPlaneId, versioning);
-    return { snapshot, changed };
+    return { snapshot, changed, repeated };
   }
+}
+
+/** A pinned version sent again with other content: a type's, or (with `name`) a resource's. */
+export interface PinRepeat {
+  typeUrl: string;
+  version: string;
+  name?: string;
+}
+
+/** The resources whose pinned version stays while their content changes. */
+function resourceRepeats(
+  typeUrl: string,
+  before: ReadonlyMap<string, NamedResource>,
+  after: ReadonlyMap<string, NamedResource>,
+): PinRepeat[] {
+  const repeats: PinRepeat[] = [];
+  for (const [name, resource] of after) {
+    const old = before.get(name);
+    const version = resource.wireVersion;
+    if (version === undefined || old?.wireVersion !== version) continue;
+    if (Buffer.compare(old.value, resource.value) !== 0) repeats.push({ typeUrl, name, version });
+  }
+  return repeats;
 }
 
 export type SameResources = (
@@ -188,8 +284,8 @@ export interface NextOptions {
   versioning?: Versioning;
   /** The version of the store's first snapshot (`per-type`: types never seen answer with it). */
   baseVersion?: string;
-  /** Versions to give these types instead of `version` (a captured config's, kept). */
-  kept?: ReadonlyMap<string, string>;
+  /** Versions the set pins for these types, given instead of `version` (`versions`). */
+  pins?: ReadonlyMap<string, string>;
   /** `Snapshot.changes(previous, set, same)`, when the caller has already worked it out. */
   changed?: readonly string[];
 }
@@ -200,6 +296,8 @@ export interface SnapshotChange {
   snapshot: Snapshot;
   /** Type URLs whose resources changed (and so got a new version). */
   changed: string[];
+  /** Pinned versions that came back with other content (see `Snapshot.next`). */
+  repeated?: PinRepeat[];
 }
 
 /** The content version of every empty resource: the same empty answer is not sent twice. */

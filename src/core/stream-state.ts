@@ -8,6 +8,11 @@ export interface Sent {
   nonce: string;
   at: Date;
   count: number;
+  /**
+   * The resources it was drawn from (a type snapshot's map): a version the set pins may come
+   * back with other content, and this tells them apart (`TypeSnapshot.differsFrom`).
+   */
+  content?: unknown;
 }
 
 export interface Nack {

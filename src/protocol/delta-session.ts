@@ -20,7 +20,7 @@
  *   type. With `versioning: 'per-type'`, a push sends what changed since the last response,
  *   by the session's own books (`known`: name → content version).
  */
-import { emptyResource, type TypeSnapshot, type Snapshot } from '../core/snapshot.js';
+import { bookVersion, emptyResource, type TypeSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
 import { isWildcardForIstiod } from '../core/types/registry.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
@@ -234,8 +234,13 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   diff(state: DeltaTypeState, snapshot: TypeSnapshot, whole = false): DeltaDiff {
     const resources: NamedResource[] = [];
     const removed: string[] = [];
-    const owed = (name: string, resource: NamedResource) =>
-      whole || state.known.get(name) !== resource.version;
+    const owed = (name: string, resource: NamedResource) => {
+      if (whole) return true;
+      const known = state.known.get(name);
+      // A reconnect's initial_resource_versions name a pinned resource by its pinned version.
+      const pinnedMatch = resource.wireVersion !== undefined && known === resource.wireVersion;
+      return known !== bookVersion(resource) && !pinnedMatch;
+    };
     // One pass over the snapshot, no copy: this runs for every stream on every push.
     if (isWildcardForIstiod(state.typeUrl)) {
       for (const [name, resource] of snapshot.resources) {
@@ -270,22 +275,29 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     if (!answersAnyway && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
-    for (const r of diff.resources) state.known.set(r.name, r.version);
+    for (const r of diff.resources) state.known.set(r.name, bookVersion(r));
     for (const name of diff.removed) state.known.delete(name);
     if (isWildcardForIstiod(state.typeUrl)) {
       // What was sent is what is watched, as istiod records it.
-      if (whole) state.known = new Map(diff.resources.map((r) => [r.name, r.version]));
+      if (whole) state.known = new Map(diff.resources.map((r) => [r.name, bookVersion(r)]));
       state.explicit = new Set(state.known.keys());
       state.names = namesOf(state);
     }
-    state.sent = { version: snapshot.version, nonce, at: this.now(), count: diff.resources.length };
+    const count = diff.resources.length;
+    state.sent = {
+      version: snapshot.version,
+      nonce,
+      at: this.now(),
+      count,
+      content: snapshot.resources,
+    };
     return { resources: diff.resources, removed: diff.removed, nonce };
   }
 
   onSnapshot(snapshot: Snapshot): void {
     for (const state of this.types.values()) {
       const current = snapshot.get(state.typeUrl);
-      if (!state.sent || state.sent.version === current.version) continue;
+      if (!state.sent || !current.differsFrom(state.sent)) continue;
       if (isNewPush(state, current)) {
         this.owed.add(state.typeUrl);
         continue;

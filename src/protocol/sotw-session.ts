@@ -219,19 +219,28 @@ export class SotwSession extends BaseSession<TypeState> {
     }
   }
 
-  /** Marks subscribed types whose version differs from what was last sent as owed. */
+  /**
+   * Marks subscribed types whose version differs from what was last sent as owed (or, for a
+   * pinned version, whose resources do).
+   */
   onSnapshot(snapshot: Snapshot): void {
     for (const state of this.types.values()) {
-      if (state.sent && state.sent.version !== snapshot.get(state.typeUrl).version) {
+      if (state.sent && snapshot.get(state.typeUrl).differsFrom(state.sent)) {
         this.oweWhole(state.typeUrl);
       }
     }
   }
 
-  recordSent(typeUrl: string, version: string, nonce: string, count: number): void {
+  recordSent(
+    typeUrl: string,
+    version: string,
+    nonce: string,
+    count: number,
+    content?: unknown,
+  ): void {
     const state = this.types.get(typeUrl);
     if (!state) return;
-    state.sent = { version, nonce, at: this.now(), count };
+    state.sent = { version, nonce, at: this.now(), count, content };
     this.addedOnly.delete(typeUrl);
     this.owed.delete(typeUrl);
   }

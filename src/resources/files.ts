@@ -144,12 +144,19 @@ function collectSet(
   problems: Problem[],
 ): void {
   const doc = (value ?? {}) as Record<string, unknown>;
-  const known = new Set(['name', 'match', 'resources', 'version_info', 'versions']);
+  const known = new Set([
+    'name',
+    'match',
+    'resources',
+    'version_info',
+    'versions',
+    'resourceVersions',
+  ]);
   for (const key of Object.keys(doc)) {
     if (!known.has(key))
       problems.push({
         path: `${where} ${key}`,
-        message: 'unknown field; a set has name, match, resources and versions',
+        message: 'unknown field; a set has name, match, resources, versions and resourceVersions',
       });
   }
   if (!Array.isArray(doc.resources)) {
@@ -179,4 +186,25 @@ function collectSet(
       ? { ...set.versions, ...(doc.versions as Record<string, string>) }
       : (doc.versions as Record<string, string>);
   }
+  if (doc.resourceVersions !== undefined) {
+    const set = sets.get(name) as LoadedSet;
+    const pins = doc.resourceVersions as LoadedSet['resourceVersions'];
+    // Per type, the documents of one set add up; anything else is for validation to report.
+    set.resourceVersions =
+      isObject(pins) && isObject(set.resourceVersions)
+        ? mergePins(set.resourceVersions, pins)
+        : pins;
+  }
+}
+
+function mergePins(
+  a: NonNullable<LoadedSet['resourceVersions']>,
+  b: NonNullable<LoadedSet['resourceVersions']>,
+): NonNullable<LoadedSet['resourceVersions']> {
+  const merged: Record<string, Readonly<Record<string, string>>> = { ...a };
+  for (const [type, byName] of Object.entries(b)) {
+    const before = merged[type];
+    merged[type] = isObject(before) && isObject(byName) ? { ...before, ...byName } : byName;
+  }
+  return merged;
 }

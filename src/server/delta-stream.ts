@@ -47,7 +47,7 @@ function sharedBody(
   if (!whole && resources.length + removed.length > SHARED_MAX_RESOURCES) return encode();
   const key = whole
     ? `${flag}\x03whole`
-    : `${flag}\x02${resources.map((r) => `${r.name}\0${r.version}`).join('\n')}\x01${removed.join('\n')}`;
+    : `${flag}\x02${resources.map((r) => `${r.name}\0${r.version}\0${r.wireVersion ?? ''}`).join('\n')}\x01${removed.join('\n')}`;
   let bodies = sharedBodies.get(snapshot);
   if (!bodies) sharedBodies.set(snapshot, (bodies = new Map<string, Buffer>()));
   let body = bodies.get(key);

@@ -37,7 +37,7 @@ export class SotwStream extends AdsStream {
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
     const message = appendNonceField(snapshot.body(names, fillMissing), nonce);
     const count = snapshot.count(names, fillMissing);
-    this.session.recordSent(state.typeUrl, snapshot.version, nonce, count);
+    this.session.recordSent(state.typeUrl, snapshot.version, nonce, count, snapshot.resources);
     return { message, version: snapshot.version, nonce, count };
   }
 }

@@ -31,6 +31,29 @@ export interface PackedResources {
   indexOf: (typeUrl: string, name: string) => number | undefined;
 }
 
+/**
+ * The set with the resources `pins` names given their pinned version (`wireVersion`): new
+ * objects for those, the others as they were. Types without pins stay the very same maps.
+ */
+export function pinResources(
+  set: PackedSet,
+  pins: ReadonlyMap<string, ReadonlyMap<string, string>>,
+): PackedSet {
+  if (pins.size === 0) return set;
+  const pinned: PackedSet = new Map(set);
+  for (const [typeUrl, byName] of pins) {
+    const resources = set.get(typeUrl);
+    if (!resources || byName.size === 0) continue;
+    const copy = new Map(resources);
+    for (const [name, wireVersion] of byName) {
+      const resource = resources.get(name);
+      if (resource) copy.set(name, { ...resource, wireVersion });
+    }
+    pinned.set(typeUrl, copy);
+  }
+  return pinned;
+}
+
 export function packResourceSet(inputs: readonly unknown[]): Result<PackedSet> {
   const packed = packResources(inputs);
   return packed.ok ? { ok: true, value: packed.value.set } : packed;
@@ -84,7 +107,7 @@ export function packResources(inputs: readonly unknown[]): Result<PackedResource
   return { ok: true, value: { set, indexOf } };
 }
 
-/** True when both maps hold the same names with byte-identical encodings. */
+/** True when both maps hold the same names with byte-identical encodings (and the same pins). */
 export function sameResources(
   a: ReadonlyMap<string, NamedResource> | undefined,
   b: ReadonlyMap<string, NamedResource> | undefined,
@@ -94,7 +117,7 @@ export function sameResources(
   if (left.size !== right.size) return false;
   for (const [name, resource] of left) {
     const other = right.get(name);
-    if (!other) return false;
+    if (!other || other.wireVersion !== resource.wireVersion) return false;
     // Packed again from the same JSON, a resource keeps its very bytes (pack-cache.ts).
     if (other.value !== resource.value && Buffer.compare(other.value, resource.value) !== 0) {
       return false;

@@ -10,15 +10,17 @@ import type { ProxyIdentity } from '../core/identity.js';
 import type { ResultWithWarnings } from '../util/problems.js';
 import { matchesNode, type NodeMatch } from './node-match.js';
 import { sameResources } from './resource-set.js';
-import { Snapshot, type PackedSet, type SnapshotChange } from '../core/snapshot.js';
+import { Snapshot, type PackedSet, type PinRepeat, type SnapshotChange } from '../core/snapshot.js';
 import { createVersioner, type Clock, type Versioning } from './version.js';
 import {
   DEFAULT_SET,
   referenceWarnings,
   validateSet,
   validateSets,
+  type ResourceSetSpec,
   type ValidatedSet,
 } from './validated-set.js';
+import { pinWarnings } from './pin-warnings.js';
 
 export interface StoredSet {
   name: string;
@@ -33,13 +35,18 @@ export interface SnapshotStore {
   sets(): readonly StoredSet[];
   /** Installs validated sets in place of every set. */
   install(sets: readonly ValidatedSet[]): SnapshotChange[];
-  /** Installs packed resources as the default set's, keeping the other sets. */
-  installDefault(packed: PackedSet): SnapshotChange;
+  /**
+   * Installs packed resources as the default set's, keeping the other sets; `versions` pins
+   * the version of these types (type URL → version).
+   */
+  installDefault(packed: PackedSet, versions?: ReadonlyMap<string, string>): SnapshotChange;
   /**
    * Validates resources for the default set, then installs them (the other sets stay).
-   * References Envoy will reject or wait on do not stop them: they come back as warnings.
+   * References Envoy will reject or wait on do not stop them: they come back as warnings, as
+   * do pinned versions sent again with other content (`pins`: as a set's `versions` and
+   * `resourceVersions`).
    */
-  set(inputs: readonly unknown[]): ResultWithWarnings<SnapshotChange>;
+  set(inputs: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange>;
   /** Validates a whole new list of sets, then installs them (all or nothing); warnings as `set`. */
   setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]>;
   /**
@@ -59,6 +66,9 @@ export interface SnapshotStoreOptions {
   versioning?: Versioning;
 }
 
+/** A set's pins as written (`ResourceSetSpec`): validated with the set. */
+export type SetPins = Pick<ResourceSetSpec, 'versions' | 'resourceVersions'>;
+
 /** A store serving `initial`: at least one set, validated (validated-set.ts). */
 export function createSnapshotStore(
   initial: readonly ValidatedSet[],
@@ -74,7 +84,7 @@ interface Entry {
   name: string;
   match: NodeMatch | undefined;
   packed: PackedSet | undefined;
-  /** Versions kept from a captured config: used when the set is first installed only. */
+  /** The versions the set pins, by type URL (`ResourceSetSpec.versions`). */
   versions?: ReadonlyMap<string, string>;
 }
 
@@ -114,15 +124,13 @@ class SetStore implements SnapshotStore {
     );
   }
 
-  installDefault(packed: PackedSet): SnapshotChange {
+  installDefault(packed: PackedSet, versions?: ReadonlyMap<string, string>): SnapshotChange {
     const target = this.stored.find((s) => !s.match)?.name ?? DEFAULT_SET;
-    const entries: Entry[] = this.stored.map(({ name, match }) => ({
-      name,
-      match,
-      packed: name === target ? packed : undefined,
-    }));
+    const entries: Entry[] = this.stored.map(({ name, match }) =>
+      name === target ? { name, match, packed, versions } : { name, match, packed: undefined },
+    );
     if (!entries.some((e) => e.name === target))
-      entries.push({ name: target, match: undefined, packed });
+      entries.push({ name: target, match: undefined, packed, versions });
     const changes = this.replace(entries);
     return (
       changes.find((c) => c.set === target) ?? {
@@ -133,18 +141,21 @@ class SetStore implements SnapshotStore {
     );
   }
 
-  set(inputs: readonly unknown[]): ResultWithWarnings<SnapshotChange> {
-    const validated = validateSet({ name: DEFAULT_SET, resources: inputs });
+  set(inputs: readonly unknown[], pins: SetPins = {}): ResultWithWarnings<SnapshotChange> {
+    const validated = validateSet({ name: DEFAULT_SET, resources: inputs, ...pins });
     if (!validated.ok) return validated;
-    const warnings = referenceWarnings([validated.value]);
-    return { ok: true, value: this.installDefault(validated.value.packed), warnings };
+    const { packed, versions } = validated.value;
+    const change = this.installDefault(packed, versions);
+    const warnings = [...referenceWarnings([validated.value]), ...pinWarnings([change])];
+    return { ok: true, value: change, warnings };
   }
 
   setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]> {
     const validated = validateSets(specs);
     if (!validated.ok) return validated;
-    const warnings = referenceWarnings(validated.value);
-    return { ok: true, value: this.install(validated.value), warnings };
+    const changes = this.install(validated.value);
+    const warnings = [...referenceWarnings(validated.value), ...pinWarnings(changes)];
+    return { ok: true, value: changes, warnings };
   }
 
   /** Puts `entries` in place of the stored sets, in their order, and reports what changed. */
@@ -165,7 +176,7 @@ class SetStore implements SnapshotStore {
     const plans = entries.map((entry) => {
       const before = previous.find((s) => s.name === entry.name);
       const changed = entry.packed
-        ? Snapshot.changes(before?.snapshot, entry.packed, sameResources)
+        ? Snapshot.changes(before?.snapshot, entry.packed, sameResources, entry.versions)
         : [];
       return { entry, before, changed };
     });
@@ -175,21 +186,31 @@ class SetStore implements SnapshotStore {
       plans.every((p) => p.changed.length === 0);
     if (same) return [];
     const version = this.nextVersion();
+    const repeats: PinRepeat[][] = [];
     this.stored = plans.map(({ entry, before, changed }) => {
       const { name, match, packed, versions } = entry;
-      const snapshot = packed
-        ? Snapshot.next(before?.snapshot, packed, version, this.controlPlaneId, sameResources, {
-            baseVersion: this.baseVersion,
-            kept: before ? undefined : versions,
-            changed,
-          }).snapshot
-        : (before?.snapshot.restamped(version) ?? this.empty(name, match, version).snapshot);
-      return { name, match, snapshot };
+      if (!packed) {
+        repeats.push([]);
+        const snapshot =
+          before?.snapshot.restamped(version) ?? this.empty(name, match, version).snapshot;
+        return { name, match, snapshot };
+      }
+      const built = Snapshot.next(
+        before?.snapshot,
+        packed,
+        version,
+        this.controlPlaneId,
+        sameResources,
+        { baseVersion: this.baseVersion, pins: versions, changed },
+      );
+      repeats.push(built.repeated);
+      return { name, match, snapshot: built.snapshot };
     });
     const changes = this.stored.map((s, i) => ({
       set: s.name,
       snapshot: s.snapshot,
       changed: plans[i]?.changed ?? [],
+      repeated: repeats[i] ?? [],
     }));
     if (previous.length > 0) this.notify(changes);
     return changes;
@@ -227,11 +248,7 @@ class SetStore implements SnapshotStore {
         version,
         this.controlPlaneId,
         sameResources,
-        {
-          versioning: 'per-type',
-          baseVersion: this.baseVersion,
-          kept: before ? undefined : versions,
-        },
+        { versioning: 'per-type', baseVersion: this.baseVersion, pins: versions },
       );
       if (!before || built.changed.length > 0) changes.push({ set: name, ...built });
       return { name, match, snapshot: built.snapshot };

@@ -5,12 +5,12 @@
  * packed value as it is; nothing downstream parses the raw input again.
  */
 import type { PackedSet } from '../core/snapshot.js';
-import { parseTypeName } from '../core/types/registry.js';
+import { parseTypeName, TYPE_NAME_HINT } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
 import type { Problem, Result } from '../util/problems.js';
 import { parseNodeMatch, type NodeMatch } from './node-match.js';
 import { checkReferences, type ReferenceReport } from './references.js';
-import { packResources } from './resource-set.js';
+import { packResources, pinResources } from './resource-set.js';
 
 export const DEFAULT_SET = 'default';
 
@@ -21,12 +21,27 @@ export interface ResourceSetSpec {
   match?: NodeMatch;
   resources: readonly unknown[];
   /**
-   * The version to serve each type with when the set is first installed (type name → version:
-   * `CDS`, a type URL…), as a captured config had them (`--keep-versions`). A later change of a
-   * type gets a new version as usual, so that it is pushed.
+   * The version to serve each type with (type name → version: `CDS`, a type URL…), on every
+   * install of the set: at start, from the API, the library, a file's reload. A captured
+   * config's versions are written here by `--keep-versions`. Types not named get the push's
+   * version, as istiod's.
    */
   versions?: Readonly<Record<string, string>>;
+  /**
+   * Delta xDS: the version each resource is sent with (type name → resource name → version).
+   * Resources not named are sent as istiod sends them: unversioned (or with their content hash
+   * under `deltaResourceVersions`).
+   */
+  resourceVersions?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
+
+/** A set's pinned versions, as validated: by type URL (and, for resources, by name). */
+export interface Pins {
+  readonly versions: ReadonlyMap<string, string>;
+  readonly resourceVersions: ReadonlyMap<string, ReadonlyMap<string, string>>;
+}
+
+export const NO_PINS: Pins = { versions: new Map(), resourceVersions: new Map() };
 
 /** A set that passed validation, packed and ready to install. */
 export interface ValidatedSet {
@@ -39,8 +54,10 @@ export interface ValidatedSet {
    * will warm on for ever. Paths are those of the input the set came from.
    */
   readonly references: ReferenceReport;
-  /** Versions kept from a captured config, by type URL (see `ResourceSetSpec.versions`). */
+  /** The versions it is served with, by type URL (see `ResourceSetSpec.versions`). */
   readonly versions: ReadonlyMap<string, string>;
+  /** Delta resource versions, by type URL then name (see `ResourceSetSpec.resourceVersions`). */
+  readonly resourceVersions: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 /** Packs one set and checks its references; paths are `resources[i]…`, as in the input. */
@@ -51,35 +68,92 @@ export function validateSet(spec: ResourceSetSpec): Result<ValidatedSet> {
       problems: [{ path: 'resources', message: 'expected a list of resources' }],
     };
   }
-  const versions = readVersions(spec.versions);
-  if (!versions.ok) return versions;
   const packed = packResources(spec.resources);
-  if (!packed.ok) return packed;
+  const pins = readPins(
+    spec.versions,
+    spec.resourceVersions,
+    packed.ok ? packed.value.set : undefined,
+  );
+  if (!packed.ok)
+    return pins.ok ? packed : { ok: false, problems: [...pins.problems, ...packed.problems] };
+  if (!pins.ok) return pins;
   const { set, indexOf } = packed.value;
   const where = (typeUrl: string, name: string) => `resources[${indexOf(typeUrl, name) ?? '?'}]`;
   const references = checkReferences(set, where);
-  const value = { name: spec.name, match: spec.match, packed: set, references };
-  return { ok: true, value: { ...value, versions: versions.value } };
+  const { versions, resourceVersions } = pins.value;
+  const value = { name: spec.name, match: spec.match, references, versions, resourceVersions };
+  return { ok: true, value: { ...value, packed: pinResources(set, resourceVersions) } };
+}
+
+/**
+ * Both pin fields checked at once, every problem with its path: `versions` is
+ * `{ <type>: <version> }`, `resourceVersions` is `{ <type>: { <resource name>: <version> } }`,
+ * and a resource pinned must be one of the set's (when it packed).
+ */
+export function readPins(
+  versions: unknown,
+  resourceVersions: unknown,
+  packed?: PackedSet,
+): Result<Pins> {
+  const problems: Problem[] = [];
+  const types = readVersions(versions, 'versions', problems);
+  const byResource = new Map<string, ReadonlyMap<string, string>>();
+  if (resourceVersions !== undefined && !isObject(resourceVersions)) {
+    problems.push({
+      path: 'resourceVersions',
+      message: 'expected { <type>: { <resource name>: <version> } }',
+    });
+  } else if (resourceVersions !== undefined) {
+    for (const [name, byName] of Object.entries(resourceVersions)) {
+      const path = `resourceVersions.${name}`;
+      const typeUrl = parseTypeName(name);
+      if (!typeUrl) {
+        problems.push({ path, message: `unknown resource type (expected ${TYPE_NAME_HINT})` });
+        continue;
+      }
+      if (!isObject(byName)) {
+        problems.push({ path, message: 'expected { <resource name>: <version> }' });
+        continue;
+      }
+      const pinned = new Map<string, string>();
+      for (const [resource, version] of Object.entries(byName)) {
+        const at = `${path}.${resource}`;
+        if (typeof version !== 'string' || version === '')
+          problems.push({ path: at, message: 'expected a non-empty version string' });
+        else if (packed && !packed.get(typeUrl)?.has(resource))
+          problems.push({
+            path: at,
+            message: `the set has no ${name} resource named "${resource}"`,
+          });
+        else pinned.set(resource, version);
+      }
+      byResource.set(typeUrl, pinned);
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, value: { versions: types, resourceVersions: byResource } };
 }
 
 /** `{ CDS: "v1", LDS: "v1" }` → type URL → version; a name not read or a version not a string is a problem. */
-function readVersions(raw: unknown): Result<ReadonlyMap<string, string>> {
+function readVersions(raw: unknown, path: string, problems: Problem[]): Map<string, string> {
   const versions = new Map<string, string>();
-  if (raw === undefined) return { ok: true, value: versions };
-  if (!isObject(raw))
-    return {
-      ok: false,
-      problems: [{ path: 'versions', message: 'expected { <type>: <version> }' }],
-    };
-  const problems: Problem[] = [];
+  if (raw === undefined) return versions;
+  if (!isObject(raw)) {
+    problems.push({ path, message: 'expected { <type>: <version> }' });
+    return versions;
+  }
   for (const [name, version] of Object.entries(raw)) {
     const typeUrl = parseTypeName(name);
-    if (!typeUrl) problems.push({ path: `versions.${name}`, message: 'unknown resource type' });
+    if (!typeUrl)
+      problems.push({
+        path: `${path}.${name}`,
+        message: `unknown resource type (expected ${TYPE_NAME_HINT})`,
+      });
     else if (typeof version !== 'string' || version === '')
-      problems.push({ path: `versions.${name}`, message: 'expected a non-empty version string' });
+      problems.push({ path: `${path}.${name}`, message: 'expected a non-empty version string' });
     else versions.set(typeUrl, version);
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: versions };
+  return versions;
 }
 
 /**
@@ -107,7 +181,7 @@ export function validateSets(specs: readonly unknown[]): Result<ValidatedSet[]> 
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: sets };
 }
 
-/** A set as JSON (an API body, a library call from plain JavaScript): name, match, resources. */
+/** A set as JSON (an API body, a library call from plain JavaScript): name, match, resources, pins. */
 function readSpec(value: unknown, path: string, problems: Problem[]): ResourceSetSpec | undefined {
   if (!isObject(value)) {
     problems.push({ path, message: 'expected a set: { name, match, resources }' });
@@ -119,7 +193,9 @@ function readSpec(value: unknown, path: string, problems: Problem[]): ResourceSe
   const match = parseNodeMatch(value.match, `${path}.match`, problems);
   if (problems.length > before) return undefined;
   const versions = value.versions as Record<string, string> | undefined;
-  return { name: value.name as string, match, resources: value.resources as unknown[], versions };
+  const resourceVersions = value.resourceVersions as ResourceSetSpec['resourceVersions'];
+  const resources = value.resources as unknown[];
+  return { name: value.name as string, match, resources, versions, resourceVersions };
 }
 
 /**

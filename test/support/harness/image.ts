@@ -43,9 +43,8 @@ export async function buildImage(tag: string): Promise<number> {
   return performance.now() - started;
 }
 
-/** A `podman` with its own containers.conf (runc, ulimits); `dispose()` removes the file. */
-export function usePodman() {
-  const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-podman-'));
+/** Writes a containers.conf for this kind of machine (runc, ulimits) into `dir`; its path. */
+export function podmanConf(dir: string): string {
   const conf = join(dir, 'containers.conf');
   writeFileSync(
     conf,
@@ -58,7 +57,13 @@ export function usePodman() {
       '',
     ].join('\n'),
   );
-  const env = { ...process.env, CONTAINERS_CONF: conf };
+  return conf;
+}
+
+/** A `podman` with its own containers.conf (runc, ulimits); `dispose()` removes the file. */
+export function usePodman() {
+  const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-podman-'));
+  const env = { ...process.env, CONTAINERS_CONF: podmanConf(dir) };
   return {
     /** Runs `podman <args>` to its end (30 s at most); resolves to its stdout. */
     podman: async (args: string[], timeoutMs = 30_000): Promise<string> =>

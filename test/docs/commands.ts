@@ -67,7 +67,7 @@ const ALLOWED = [
 ];
 
 /** The parts of a command line joined by `&&`, `||`, `;` or `|`, outside quotes. */
-function segments(command: string): string[] {
+export function segments(command: string): string[] {
   const parts: string[] = [];
   let quote: string | undefined;
   let current = '';

@@ -11,6 +11,8 @@ export const DEFAULT_PORTS = {
   admin: 15000,
   inbound: 15006,
   outbound: 10081,
+  /** The lab's app (`npm run upstream -- --port 8101`), behind the inbound listener. */
+  app: 8101,
 } as const;
 export type PortName = keyof typeof DEFAULT_PORTS;
 export type PortMap = Partial<Record<PortName, number>>;
@@ -44,11 +46,32 @@ export function startsSidecar(command: string): boolean {
   );
 }
 
+/** The lab's app, `npm run upstream …`: in the e2e project a twin on a free port (below). */
+export function startsUpstream(command: string): boolean {
+  return /^(npm run upstream\b|npx tsx scripts\/lab-upstream\.ts\b)/.test(command.trim());
+}
+
+/**
+ * Envoy run by hand on a bootstrap with the sidecar's fixed ports
+ * (`.venv/bin/envoy -c envoy-configs/sidecar-sotw.yaml`): in the e2e project its twin runs the
+ * same file with those ports moved to free ones. Returns the bootstrap's path.
+ */
+export function envoyBootstrapOf(command: string): string | undefined {
+  const bare = command.replace(/\s#.*$/gm, '').trim();
+  return /^(?:\.venv\/bin\/)?envoy\s+-c\s+(\S+)\s*&?$/.exec(bare)?.[1];
+}
+
 /**
  * What the e2e project's docs test runs besides (blocks marked `e2e`): the real istioctl, and
  * `echo` and `mkdir` (in the session's scratch directory).
  */
-const ALLOWED_E2E = [/^(\.istio\/bin\/)?istioctl\b/, /^echo\b/, /^mkdir\b/];
+const ALLOWED_E2E = [
+  /^(\.istio\/bin\/)?istioctl\b/,
+  /^echo\b/,
+  /^mkdir\b/,
+  /^npm run upstream\b/,
+  /^(\.venv\/bin\/)?envoy -c\b/,
+];
 
 /**
  * What the docs test runs: commands that read or talk to a mock, or start one. Anything else
@@ -97,7 +120,7 @@ export function notRunnable(command: string, e2e = false): string | undefined {
     if (!allowed.some((a) => a.test(head))) {
       return (
         `the docs test does not run \`${head.split(/\s+/).slice(0, 3).join(' ')}\` ` +
-        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo and mkdir in a block marked `e2e`' : ''}): ` +
+        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo, mkdir, npm run upstream and envoy -c in a block marked `e2e`' : ''}): ` +
         'mark the block `no-run` and say why in the sentence before it (docs/docs-tests.md)'
       );
     }

@@ -32,7 +32,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
@@ -44,11 +44,14 @@ import {
   type TestEnvoy,
   type TestMockIstiod,
 } from '../../src/testing/index.js';
+import { moveFixedPorts } from '../support/harness/fixed-ports-bootstrap.js';
 import {
+  envoyBootstrapOf,
   notRunnable,
   rewritePorts,
   startsSidecar,
   startsServer,
+  startsUpstream,
   type PortMap,
 } from './commands.js';
 import { splitCommands, type Block, type Command } from './markdown.js';
@@ -122,6 +125,12 @@ export class ShSession {
   private server?: Server;
   /** The real pilot-agent a command started (e2e), with the ports it was given. */
   private agent?: Server;
+  /** e2e: the lab's app a command started (`npm run upstream`), on a free port. */
+  private upstream?: Server;
+  /** e2e: an Envoy run by hand (`envoy -c <file>`), its fixed ports moved to free ones. */
+  private envoy?: { envoy: TestEnvoy; ports: PortMap };
+  /** e2e: the command that started the running mock. */
+  private serverCommand = '';
   private readonly e2e: boolean;
   /** e2e: the `export` lines run so far in the file. */
   private readonly exports: string[] = [];
@@ -177,6 +186,17 @@ export class ShSession {
         }
         if (this.e2e && startsSidecar(command.text)) {
           const failed = await this.startAgent(command, exports);
+          if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
+          continue;
+        }
+        if (this.e2e && startsUpstream(command.text)) {
+          const failed = await this.startUpstream(command, exports);
+          if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
+          continue;
+        }
+        const bootstrap = this.e2e ? envoyBootstrapOf(command.text) : undefined;
+        if (bootstrap !== undefined) {
+          const failed = await this.startEnvoyTwin(bootstrap);
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
           continue;
         }
@@ -269,7 +289,13 @@ export class ShSession {
   private async ports(): Promise<PortMap> {
     // e2e: with a mock of the block's own running, no shared mock and Envoy are needed.
     const shared = this.e2e && this.server ? this.shared : await this.sharedMock();
-    return { ...shared?.ports, ...this.server?.ports, ...this.agent?.ports };
+    return {
+      ...shared?.ports,
+      ...this.server?.ports,
+      ...this.upstream?.ports,
+      ...this.agent?.ports,
+      ...this.envoy?.ports,
+    };
   }
 
   /** One mock and one real Envoy for the whole file, started at the first command. */
@@ -295,7 +321,8 @@ export class ShSession {
   /** Starts a `serve` command in the background on free ports and waits for `/ready`. */
   private async startServer(command: Command, exports: string[]): Promise<string | undefined> {
     await this.stopServer();
-    const [xds, control, inbound, outbound] = (await freePorts(4)) as [
+    const [xds, control, inbound, outbound, app] = (await freePorts(5)) as [
+      number,
       number,
       number,
       number,
@@ -304,13 +331,20 @@ export class ShSession {
     const env: NodeJS.ProcessEnv = { ...this.env(control), MOCK_ISTIOD_PORT: String(xds) };
     // MOCK_ISTIOD_TLS_DIR alone would turn TLS on: a mock started without --tls keeps it off.
     if (!/\s--tls(-dir)?\b/.test(command.text)) delete env['MOCK_ISTIOD_TLS_DIR'];
-    let text = command.text.replace(/\s*&\s*$/, '');
+    // A comment after the command (`npm start   # terminal 1`) would swallow the flags added.
+    let text = command.text.replace(/\s#.*$/gm, '').replace(/\s*&\s*$/, '');
     const ports: PortMap = { xds, control };
     if (this.e2e && !/--(inbound|outbound)-port\b/.test(text)) {
       // The lab's listeners, which the real pilot-agent's Envoy will open, on free ports.
       text = `${text}${/^npm (start|run start)$/.test(text.trim()) ? ' --' : ''} --inbound-port ${inbound} --outbound-port ${outbound}`;
       Object.assign(ports, { inbound, outbound });
+      if (!/--app-port\b/.test(text)) {
+        // The lab's app (8101), which `npm run upstream -- --port 8101` plays, on a free port.
+        text = `${text} --app-port ${app}`;
+        Object.assign(ports, { app });
+      }
     }
+    this.serverCommand = command.text;
     const server = this.spawnBackground(execLine(text), exports, env, ports);
     this.server = server;
     try {
@@ -405,6 +439,82 @@ export class ShSession {
     }
   }
 
+  /** e2e: the lab's app in the background, its port the session's; ready when it answers. */
+  private async startUpstream(command: Command, exports: string[]): Promise<string | undefined> {
+    await this.stopUpstream();
+    const current = await this.ports();
+    const ports = { ...current, app: current.app ?? ((await freePorts(1)) as [number])[0] };
+    const text = this.rewrite(command.text, ports).replace(/\s*&\s*$/, '');
+    const port = Number(/--port[=\s]+(\d+)/.exec(text)?.[1] ?? ports.app);
+    const upstream = this.spawnBackground(execLine(text), exports, this.env(current.control), {
+      app: port,
+    });
+    this.upstream = upstream;
+    try {
+      await waitFor(
+        async () => {
+          if (upstream.hasExited) return 'exited';
+          try {
+            await fetch(`http://127.0.0.1:${port}/`);
+            return 'answers';
+          } catch {
+            return undefined;
+          }
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: `the upstream to answer on ${port}` },
+      ).then((state) => {
+        if (state === 'exited') throw new Error('it exited');
+      });
+      return undefined;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return `${why}; its output:\n${tail(upstream.output)}`;
+    }
+  }
+
+  /**
+   * e2e: `envoy -c <file>` run as its twin, the real Envoy on the same file with the sidecar's
+   * fixed ports moved to free ones (15012 to the running mock's xDS port; the admin port takes
+   * 15000's place). Ready when LIVE, or, against a mock started with `--withhold-first`, when
+   * it has connected and waits.
+   */
+  private async startEnvoyTwin(file: string): Promise<string | undefined> {
+    await this.stopEnvoyTwin();
+    const current = await this.ports();
+    if (current.xds === undefined) return 'no mock is running for Envoy to connect to';
+    const out = join(this.dir, `.docs-envoy-${current.xds}.yaml`);
+    let envoy: TestEnvoy | undefined;
+    try {
+      const moved = await moveFixedPorts(resolve(this.dir, file), current.xds, out);
+      envoy = await startEnvoy({ bootstrap: moved.path });
+      this.envoy = { envoy, ports: { admin: moved.admin } };
+      if (/--withhold-first\b/.test(this.serverCommand)) {
+        await envoy.waitForStat('control_plane.connected_state', (v) => v === 1, {
+          timeoutMs: 30_000,
+        });
+      } else {
+        await envoy.waitForState('LIVE', { timeoutMs: 30_000 });
+      }
+      return undefined;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const logs = envoy ? `; its log:\n${tail(envoy.logs())}` : '';
+      return `${why}${logs}`;
+    }
+  }
+
+  private async stopEnvoyTwin(): Promise<void> {
+    const twin = this.envoy;
+    this.envoy = undefined;
+    if (twin) await twin.envoy.stop();
+  }
+
+  private async stopUpstream(): Promise<void> {
+    const upstream = this.upstream;
+    this.upstream = undefined;
+    if (upstream) await stop(upstream);
+  }
+
   private async stopAgent(): Promise<void> {
     const agent = this.agent;
     this.agent = undefined;
@@ -412,8 +522,10 @@ export class ShSession {
   }
 
   private async stopServer(): Promise<void> {
-    // pilot-agent first: it would otherwise retry a mock that is gone.
+    // pilot-agent and Envoy first: they would otherwise retry a mock that is gone.
     await this.stopAgent();
+    await this.stopEnvoyTwin();
+    await this.stopUpstream();
     const server = this.server;
     this.server = undefined;
     if (server) await stop(server);

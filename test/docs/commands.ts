@@ -62,6 +62,14 @@ export function envoyBootstrapOf(command: string): string | undefined {
 }
 
 /**
+ * The image run in the foreground (`podman run … mock-istiod:latest`, docs/container.md): in the
+ * e2e project a twin, the image `test/e2e/image.test.ts` builds, on loopback and free ports.
+ */
+export function startsContainer(command: string): boolean {
+  return /^podman run\b/.test(command.trim());
+}
+
+/**
  * What the e2e project's docs test runs besides (blocks marked `e2e`): the real istioctl, and
  * `echo` and `mkdir` (in the session's scratch directory).
  */
@@ -71,6 +79,7 @@ const ALLOWED_E2E = [
   /^mkdir\b/,
   /^npm run upstream\b/,
   /^(\.venv\/bin\/)?envoy -c\b/,
+  /^podman run\b/,
 ];
 
 /**
@@ -120,7 +129,7 @@ export function notRunnable(command: string, e2e = false): string | undefined {
     if (!allowed.some((a) => a.test(head))) {
       return (
         `the docs test does not run \`${head.split(/\s+/).slice(0, 3).join(' ')}\` ` +
-        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo, mkdir, npm run upstream and envoy -c in a block marked `e2e`' : ''}): ` +
+        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo, mkdir, npm run upstream, envoy -c and podman run in a block marked `e2e`' : ''}): ` +
         'mark the block `no-run` and say why in the sentence before it (docs/docs-tests.md)'
       );
     }

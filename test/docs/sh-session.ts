@@ -21,7 +21,7 @@
  * later blocks, until a block starts another mock or the file ends. After every block the
  * pod must still be running and ready.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -49,6 +49,7 @@ import {
   envoyBootstrapOf,
   notRunnable,
   rewritePorts,
+  startsContainer,
   startsSidecar,
   startsServer,
   startsUpstream,
@@ -112,6 +113,11 @@ interface Server {
 export interface ShSessionOptions {
   /** The e2e project's session: the real binaries, processes kept across blocks (above). */
   e2e?: boolean;
+  /**
+   * e2e: the built image a `podman run … mock-istiod:latest` runs instead, and the environment
+   * `podman` needs on this machine (test/support/harness/image.ts).
+   */
+  image?: { tag: string; env: NodeJS.ProcessEnv };
 }
 
 /** Where the real pilot-agent and istioctl are (test/e2e/global-setup.ts checks them). */
@@ -132,6 +138,9 @@ export class ShSession {
   /** e2e: the command that started the running mock. */
   private serverCommand = '';
   private readonly e2e: boolean;
+  private readonly image?: ShSessionOptions['image'];
+  /** e2e: the container a `podman run` started, removed when its mock is stopped. */
+  private container?: string;
   /** e2e: the `export` lines run so far in the file. */
   private readonly exports: string[] = [];
   /** Every command run, for the summary. */
@@ -139,6 +148,7 @@ export class ShSession {
 
   constructor(options: ShSessionOptions = {}) {
     this.e2e = options.e2e === true;
+    this.image = options.image;
     // The working directory: the checkout's files, linked (so that `npm start`,
     // `envoy-configs/…` and `src/…` resolve), with the session's own files beside them.
     for (const entry of readdirSync(REPO)) {
@@ -181,6 +191,11 @@ export class ShSession {
         this.commands += 1;
         if (startsServer(command.text)) {
           const failed = await this.startServer(command, exports);
+          if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
+          continue;
+        }
+        if (this.e2e && startsContainer(command.text)) {
+          const failed = await this.startContainer(command, exports);
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
           continue;
         }
@@ -347,12 +362,53 @@ export class ShSession {
     this.serverCommand = command.text;
     const server = this.spawnBackground(execLine(text), exports, env, ports);
     this.server = server;
+    return this.waitReady(server, control);
+  }
+
+  /**
+   * e2e: `podman run … mock-istiod:latest` in the background: the image the e2e project built,
+   * with the mock on loopback and free ports (given as `-e` variables, so the command line's
+   * own arguments stay as written), a name of its own; ready when `GET /ready` answers.
+   */
+  private async startContainer(command: Command, exports: string[]): Promise<string | undefined> {
+    await this.stopServer();
+    if (!this.image) return 'no image was built for this session (test/e2e/docs-real.test.ts)';
+    const [xds, control] = (await freePorts(2)) as [number, number];
+    const name = `mock-istiod-docs-${process.pid}-${control}`;
+    const text = command.text
+      .replace(/\s#.*$/gm, '')
+      .replace(/\\\n/g, ' ')
+      .replace(/\s*&\s*$/, '')
+      .replace(/(^|\s)mock-istiod:\S+/, `$1${this.image.tag}`)
+      .replace(/--name[=\s]+\S+/, '')
+      .replace(
+        /^\s*podman run\b/,
+        [
+          `podman run --name ${name}`,
+          '-e MOCK_ISTIOD_HOST=127.0.0.1 -e MOCK_ISTIOD_CONTROL_HOST=127.0.0.1',
+          `-e MOCK_ISTIOD_PORT=${xds} -e MOCK_ISTIOD_CONTROL_PORT=${control}`,
+        ].join(' '),
+      );
+    const env = { ...this.env(control), ...this.image.env };
+    const server = this.spawnBackground(execLine(text), exports, env, { xds, control });
+    this.server = server;
+    this.container = name;
+    return this.waitReady(server, control, /MOCK_ISTIOD_CONTROL_TOKEN=(\S+)/.exec(text)?.[1]);
+  }
+
+  /** Waits for a mock started in the background to answer `GET /ready` (with its token). */
+  private async waitReady(
+    server: Server,
+    control: number,
+    token?: string,
+  ): Promise<string | undefined> {
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     try {
       await waitFor(
         async () => {
           if (server.hasExited) return 'exited';
           try {
-            const res = await fetch(`http://127.0.0.1:${control}/ready`);
+            const res = await fetch(`http://127.0.0.1:${control}/ready`, { headers });
             return res.ok ? 'ready' : undefined;
           } catch {
             return undefined;
@@ -528,6 +584,15 @@ export class ShSession {
     await this.stopUpstream();
     const server = this.server;
     this.server = undefined;
+    const container = this.container;
+    this.container = undefined;
+    if (container && this.image) {
+      // podman's client forwards SIGTERM, but the container is removed for certain.
+      spawnSync('podman', ['rm', '--force', '--ignore', '--time', '10', container], {
+        env: { ...process.env, ...this.image.env },
+        timeout: 30_000,
+      });
+    }
     if (server) await stop(server);
   }
 

@@ -9,7 +9,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { docBlocks, isE2e, isNoRun } from '../docs/markdown.js';
 import { REPO, ShSession } from '../docs/sh-session.js';
+import { buildImage, requireImageTools, usePodman } from '../support/harness/image.js';
 import { requireIstio } from '../support/harness/real-agent.js';
+
+/** The image a `podman run` block runs: the one test/e2e/image.test.ts builds (cached). */
+const IMAGE_TAG = 'mock-istiod:e2e';
 
 const blocks = docBlocks(REPO).filter((b) => b.lang === 'sh' && isE2e(b) && !isNoRun(b));
 const files = [...new Set(blocks.map((b) => b.file))];
@@ -21,12 +25,24 @@ test('the docs have blocks marked e2e, and the real binaries are there', () => {
 
 describe.each(files)('```sh e2e blocks of %s: the real pilot-agent, Envoy and istioctl', (file) => {
   let session: ShSession;
-  beforeAll(() => {
-    requireIstio();
-    session = new ShSession({ e2e: true });
-  });
-  afterAll(() => session?.close(), 30_000);
+  let podman: ReturnType<typeof usePodman> | undefined;
   const own = blocks.filter((b) => b.file === file);
+  beforeAll(async () => {
+    requireIstio();
+    let image: { tag: string; env: NodeJS.ProcessEnv } | undefined;
+    if (own.some((b) => /^\s*podman run\b/m.test(b.code))) {
+      requireImageTools(); // fails naming the apt-get line when podman & co. are missing
+      podman = usePodman();
+      const ms = await buildImage(IMAGE_TAG);
+      console.log(`${file}: image ${IMAGE_TAG} built in ${(ms / 1000).toFixed(1)} s`);
+      image = { tag: IMAGE_TAG, env: podman.env };
+    }
+    session = new ShSession({ e2e: true, image });
+  }, 600_000);
+  afterAll(async () => {
+    await session?.close();
+    podman?.dispose();
+  }, 60_000);
   test.each(own.map((b) => [`${b.file}:${b.line}`, b] as const))(
     '%s',
     async (_, block) => {

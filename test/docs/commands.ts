@@ -70,6 +70,20 @@ export function startsContainer(command: string): boolean {
 }
 
 /**
+ * `docker build` of the plain build context (docs/container.md): Docker is not on this
+ * machine, so in the e2e project the same context is built by podman, as an OCI builder that
+ * is not `scripts/build-image.sh`, under a tag of the session's.
+ */
+export function buildsWithDocker(command: string): boolean {
+  return /^docker build\b/.test(command.trim());
+}
+
+/** Commands of the image that take minutes rather than seconds (a build). */
+export function buildsImage(command: string): boolean {
+  return /^(docker build|scripts\/build-image\.sh)\b/.test(command.trim());
+}
+
+/**
  * What the e2e project's docs test runs besides (blocks marked `e2e`): the real istioctl, and
  * `echo` and `mkdir` (in the session's scratch directory).
  */
@@ -80,6 +94,8 @@ const ALLOWED_E2E = [
   /^npm run upstream\b/,
   /^(\.venv\/bin\/)?envoy -c\b/,
   /^podman run\b/,
+  /^scripts\/build-image\.sh --context-only\b/,
+  /^docker build\b/,
 ];
 
 /**
@@ -129,7 +145,7 @@ export function notRunnable(command: string, e2e = false): string | undefined {
     if (!allowed.some((a) => a.test(head))) {
       return (
         `the docs test does not run \`${head.split(/\s+/).slice(0, 3).join(' ')}\` ` +
-        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo, mkdir, npm run upstream, envoy -c and podman run in a block marked `e2e`' : ''}): ` +
+        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo, mkdir, npm run upstream, envoy -c, podman run, build-image.sh --context-only and docker build in a block marked `e2e`' : ''}): ` +
         'mark the block `no-run` and say why in the sentence before it (docs/docs-tests.md)'
       );
     }

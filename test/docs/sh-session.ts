@@ -46,6 +46,8 @@ import {
 } from '../../src/testing/index.js';
 import { moveFixedPorts } from '../support/harness/fixed-ports-bootstrap.js';
 import {
+  buildsImage,
+  buildsWithDocker,
   envoyBootstrapOf,
   notRunnable,
   rewritePorts,
@@ -61,6 +63,8 @@ import { checkColumns, checkJson, checkText, looksLikeJson } from './shape.js';
 export const REPO = join(import.meta.dirname, '..', '..');
 
 const COMMAND_TIMEOUT_MS = 30_000;
+/** The tag a `docker build` twin builds under (never the documented one). */
+const DOCKER_TWIN_TAG = 'mock-istiod:docs-context';
 /** `curl -N …` alone on its line: a stream the user reads until Ctrl-C. */
 const STREAM = /^curl\s(?:[^|;&]*\s)?-N\s[^|;&]*$/;
 const STREAM_SECONDS = 3;
@@ -73,7 +77,15 @@ interface Ran {
   stderr: string;
 }
 
-function run(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+/** An image build (`docker build` of the context, its twin): minutes on two shared cores. */
+const BUILD_TIMEOUT_MS = 300_000;
+
+function run(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = COMMAND_TIMEOUT_MS,
+): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { cwd, env, detached: true });
     let stdout = '';
@@ -81,9 +93,9 @@ function run(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> 
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
-      stderr += `\n[docs test: no exit after ${COMMAND_TIMEOUT_MS} ms, killed]`;
+      stderr += `\n[docs test: no exit after ${timeoutMs} ms, killed]`;
       killGroup(child, 'SIGKILL');
-    }, COMMAND_TIMEOUT_MS);
+    }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
@@ -139,6 +151,8 @@ export class ShSession {
   private serverCommand = '';
   private readonly e2e: boolean;
   private readonly image?: ShSessionOptions['image'];
+  /** e2e: the tags a `docker build` twin made, removed when the file ends. */
+  private readonly builtTags = new Set<string>();
   /** e2e: the container a `podman run` started, removed when its mock is stopped. */
   private container?: string;
   /** e2e: the `export` lines run so far in the file. */
@@ -222,8 +236,21 @@ export class ShSession {
         const text = streams
           ? command.text.replace(/^(\s*)curl\b/, `$1curl --max-time ${STREAM_SECONDS}`)
           : command.text;
-        const script = [...exports, this.rewrite(text, ports)].join('\n');
-        const ran = await run(script, this.dir, this.env(ports.control));
+        const docker = this.e2e && buildsWithDocker(text);
+        // The build script finds the checkout from its own path: the checkout's, not a link's.
+        const built = docker
+          ? this.dockerTwin(text)
+          : this.e2e
+            ? text.replace(
+                /^(\s*)scripts\/build-image\.sh\b/,
+                `$1${join(REPO, 'scripts', 'build-image.sh')}`,
+              )
+            : text;
+        const script = [...exports, this.rewrite(built, ports)].join('\n');
+        const env = { ...this.env(ports.control), ...(this.e2e ? this.image?.env : {}) };
+        const timeout = this.e2e && buildsImage(text) ? BUILD_TIMEOUT_MS : COMMAND_TIMEOUT_MS;
+        const ran = await run(script, this.dir, env, timeout);
+        if (docker) this.builtTags.add(DOCKER_TWIN_TAG);
         if (streams && ran.code === CURL_TIMED_OUT && ran.stdout !== '') ran.code = 0;
         const said = `${where}: \`${command.text.trim()}\``;
         if (ran.code !== 0) {
@@ -596,8 +623,21 @@ export class ShSession {
     if (server) await stop(server);
   }
 
+  /** `docker build -t <tag> <dir>` as podman builds it (Docker-format, for the HEALTHCHECK). */
+  private dockerTwin(text: string): string {
+    return text
+      .replace(/^(\s*)docker build\b/, '$1podman build --format docker')
+      .replace(/(^|\s)(-t|--tag)[=\s]+\S+/, `$1--tag ${DOCKER_TWIN_TAG}`);
+  }
+
   async close(): Promise<void> {
     await this.stopServer();
+    for (const tag of this.builtTags) {
+      spawnSync('podman', ['rmi', '--force', '--ignore', tag], {
+        env: { ...process.env, ...this.image?.env },
+        timeout: 30_000,
+      });
+    }
     if (this.shared) {
       await this.shared.envoy.stop();
       await this.shared.istiod.close();

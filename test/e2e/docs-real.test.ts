@@ -12,8 +12,11 @@ import { REPO, ShSession } from '../docs/sh-session.js';
 import { buildImage, requireImageTools, usePodman } from '../support/harness/image.js';
 import { requireIstio } from '../support/harness/real-agent.js';
 
-/** The image a `podman run` block runs: the one test/e2e/image.test.ts builds (cached). */
-const IMAGE_TAG = 'mock-istiod:e2e';
+/**
+ * The image a `podman run` block runs, built as test/e2e/image.test.ts builds its own (the
+ * pieces cached), under a tag of its own so that the two never retag each other's.
+ */
+const IMAGE_TAG = 'mock-istiod:docs-e2e';
 
 const blocks = docBlocks(REPO).filter((b) => b.lang === 'sh' && isE2e(b) && !isNoRun(b));
 const files = [...new Set(blocks.map((b) => b.file))];
@@ -27,10 +30,11 @@ describe.each(files)('```sh e2e blocks of %s: the real pilot-agent, Envoy and is
   let session: ShSession;
   let podman: ReturnType<typeof usePodman> | undefined;
   const own = blocks.filter((b) => b.file === file);
+  const usesPodman = own.some((b) => /^\s*(podman run|docker build)\b/m.test(b.code));
   beforeAll(async () => {
     requireIstio();
     let image: { tag: string; env: NodeJS.ProcessEnv } | undefined;
-    if (own.some((b) => /^\s*podman run\b/m.test(b.code))) {
+    if (usesPodman) {
       requireImageTools(); // fails naming the apt-get line when podman & co. are missing
       podman = usePodman();
       const ms = await buildImage(IMAGE_TAG);
@@ -48,6 +52,7 @@ describe.each(files)('```sh e2e blocks of %s: the real pilot-agent, Envoy and is
     async (_, block) => {
       expect(await session.runBlock(block)).toEqual([]);
     },
-    120_000,
+    // An image build in a block (`docker build`, as podman) takes minutes on two shared cores.
+    usesPodman ? 600_000 : 120_000,
   );
 });

@@ -63,6 +63,8 @@ import { checkColumns, checkJson, checkText, looksLikeJson } from './shape.js';
 export const REPO = join(import.meta.dirname, '..', '..');
 
 const COMMAND_TIMEOUT_MS = 30_000;
+/** docs/container.md's build context: in e2e, a directory of the session's (removed after). */
+const IMAGE_CONTEXT_DIR = '/tmp/mock-istiod-context';
 /** The tag a `docker build` twin builds under (never the documented one). */
 const DOCKER_TWIN_TAG = 'mock-istiod:docs-context';
 /** `curl -N …` alone on its line: a stream the user reads until Ctrl-C. */
@@ -301,10 +303,13 @@ export class ShSession {
     return [];
   }
 
-  /** The documented ports, and in e2e the documented TLS directory, made the session's. */
+  /** The documented ports, and in e2e the documented TLS and image directories, made the session's. */
   private rewrite(text: string, ports: PortMap): string {
     const rewritten = rewritePorts(text, ports);
-    return this.e2e ? rewritten.replaceAll(DEFAULT_CLI_TLS_DIR, this.tlsDir) : rewritten;
+    if (!this.e2e) return rewritten;
+    return rewritten
+      .replaceAll(DEFAULT_CLI_TLS_DIR, this.tlsDir)
+      .replaceAll(IMAGE_CONTEXT_DIR, join(this.dir, 'mock-istiod-context'));
   }
 
   private get tlsDir(): string {

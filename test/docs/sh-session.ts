@@ -17,8 +17,11 @@
  * `.istio/bin/istioctl` are the real istioctl (ISTIO_BIN_DIR), `serve --tls` keeps its files
  * in the session's own directory, a started mock puts the lab's listeners on free ports, a
  * `pilot-agent` (or `agent`) command, foreground or `&`, runs in the background on
- * free ports until its pod is `2/2`, and what a block started keeps running for the file's
- * later blocks, until a block starts another mock or the file ends. After every block the
+ * free ports until its pod is `2/2`; so do the lab's app (`npm run upstream`, on the mock's
+ * app port), an Envoy run by hand (`envoy -c <file>`, the file's fixed ports moved to free
+ * ones) and the image (`podman run`, the e2e-built image on loopback and free ports); `docker
+ * build` is built by podman. What a block started keeps running for the file's later blocks,
+ * until a block starts another mock or the file ends. After every block the
  * pod must still be running and ready.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -11,6 +11,8 @@ export const DEFAULT_PORTS = {
   admin: 15000,
   inbound: 15006,
   outbound: 10081,
+  /** The lab's app (`npm run upstream -- --port 8101`), behind the inbound listener. */
+  app: 8101,
 } as const;
 export type PortName = keyof typeof DEFAULT_PORTS;
 export type PortMap = Partial<Record<PortName, number>>;
@@ -44,11 +46,57 @@ export function startsSidecar(command: string): boolean {
   );
 }
 
+/** The lab's app, `npm run upstream …`: in the e2e project a twin on a free port (below). */
+export function startsUpstream(command: string): boolean {
+  return /^(npm run upstream\b|npx tsx scripts\/lab-upstream\.ts\b)/.test(command.trim());
+}
+
+/**
+ * Envoy run by hand on a bootstrap with the sidecar's fixed ports
+ * (`.venv/bin/envoy -c envoy-configs/sidecar-sotw.yaml`): in the e2e project its twin runs the
+ * same file with those ports moved to free ones. Returns the bootstrap's path.
+ */
+export function envoyBootstrapOf(command: string): string | undefined {
+  const bare = command.replace(/\s#.*$/gm, '').trim();
+  return /^(?:\.venv\/bin\/)?envoy\s+-c\s+(\S+)\s*&?$/.exec(bare)?.[1];
+}
+
+/**
+ * The image run in the foreground (`podman run … mock-istiod:latest`, docs/container.md): in the
+ * e2e project a twin, the image `test/e2e/image.test.ts` builds, on loopback and free ports.
+ */
+export function startsContainer(command: string): boolean {
+  return /^podman run\b/.test(command.trim());
+}
+
+/**
+ * `docker build` of the plain build context (docs/container.md): Docker is not on this
+ * machine, so in the e2e project the same context is built by podman, as an OCI builder that
+ * is not `scripts/build-image.sh`, under a tag of the session's.
+ */
+export function buildsWithDocker(command: string): boolean {
+  return /^docker build\b/.test(command.trim());
+}
+
+/** Commands of the image that take minutes rather than seconds (a build). */
+export function buildsImage(command: string): boolean {
+  return /^(docker build|scripts\/build-image\.sh)\b/.test(command.trim());
+}
+
 /**
  * What the e2e project's docs test runs besides (blocks marked `e2e`): the real istioctl, and
  * `echo` and `mkdir` (in the session's scratch directory).
  */
-const ALLOWED_E2E = [/^(\.istio\/bin\/)?istioctl\b/, /^echo\b/, /^mkdir\b/];
+const ALLOWED_E2E = [
+  /^(\.istio\/bin\/)?istioctl\b/,
+  /^echo\b/,
+  /^mkdir\b/,
+  /^npm run upstream\b/,
+  /^(\.venv\/bin\/)?envoy -c\b/,
+  /^podman run\b/,
+  /^scripts\/build-image\.sh --context-only\b/,
+  /^docker build\b/,
+];
 
 /**
  * What the docs test runs: commands that read or talk to a mock, or start one. Anything else
@@ -67,7 +115,7 @@ const ALLOWED = [
 ];
 
 /** The parts of a command line joined by `&&`, `||`, `;` or `|`, outside quotes. */
-function segments(command: string): string[] {
+export function segments(command: string): string[] {
   const parts: string[] = [];
   let quote: string | undefined;
   let current = '';
@@ -97,7 +145,7 @@ export function notRunnable(command: string, e2e = false): string | undefined {
     if (!allowed.some((a) => a.test(head))) {
       return (
         `the docs test does not run \`${head.split(/\s+/).slice(0, 3).join(' ')}\` ` +
-        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo and mkdir in a block marked `e2e`' : ''}): ` +
+        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo, mkdir, npm run upstream, envoy -c, podman run, build-image.sh --context-only and docker build in a block marked `e2e`' : ''}): ` +
         'mark the block `no-run` and say why in the sentence before it (docs/docs-tests.md)'
       );
     }

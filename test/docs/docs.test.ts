@@ -23,6 +23,7 @@ import {
   SHOWN_LANGS,
   type Block,
 } from './markdown.js';
+import { markerOf, markerProblems } from './markers.js';
 import { REPO, ShSession } from './sh-session.js';
 import { TsSnippets } from './ts-snippets.js';
 
@@ -31,7 +32,8 @@ const blocks = docBlocks(REPO);
 /** The words that say why a block is not run, in English or (docs/*.ko.md) in Korean. */
 const NO_RUN_REASON =
   /docs tests? (do|does) not run|not run by the docs tests?|문서 테스트는 (이 블록을 |이 명령을 |이 명령들을 )?실행하지 않/i;
-const runs = (lang: string) => (b: Block) => b.lang === lang && !isNoRun(b) && !isE2e(b);
+const runs = (lang: string) => (b: Block) =>
+  b.lang === lang && !isNoRun(b) && !isE2e(b) && markerOf(b) === undefined;
 const tsBlocks = blocks.filter(runs('ts'));
 const label = (b: Block) => `${b.file}:${b.line}`;
 
@@ -41,11 +43,26 @@ interface Counts {
   commands: number;
   shown: number;
   e2e: number;
+  long: number;
+  cluster: number;
   noRun: number;
   failed: number;
 }
 const counts = new Map<string, Counts>(
-  FILES.map((f) => [f, { ts: 0, sh: 0, commands: 0, shown: 0, e2e: 0, noRun: 0, failed: 0 }]),
+  FILES.map((f) => [
+    f,
+    {
+      ts: 0,
+      sh: 0,
+      commands: 0,
+      shown: 0,
+      e2e: 0,
+      long: 0,
+      cluster: 0,
+      noRun: 0,
+      failed: 0,
+    },
+  ]),
 );
 const count = (b: Block) => counts.get(b.file)!;
 /** The blocks run, by file: `ts 162`, `sh 140`. */
@@ -59,6 +76,8 @@ afterAll(() => {
     `${c.sh} (${c.commands})`,
     String(c.shown),
     String(c.e2e),
+    String(c.long),
+    String(c.cluster),
     String(c.noRun),
     String(c.failed),
   ]);
@@ -69,10 +88,22 @@ afterAll(() => {
     `${total('sh')} (${total('commands')})`,
     String(total('shown')),
     String(total('e2e')),
+    String(total('long')),
+    String(total('cluster')),
     String(total('noRun')),
     String(total('failed')),
   ]);
-  const head = ['file', 'ts run', 'sh run (commands)', 'shown', 'e2e', 'no-run', 'failed'];
+  const head = [
+    'file',
+    'ts run',
+    'sh run (commands)',
+    'shown',
+    'e2e',
+    'long',
+    'cluster',
+    'no-run',
+    'failed',
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
   const list = [...ran.entries()].map(([file, run]) => `  ${file}: ${run.join(', ')}`);
@@ -101,20 +132,48 @@ describe('every block is run or shown on purpose', () => {
         );
       }
     }
-    for (const b of blocks.filter((b) => b.file === file && isNoRun(b))) {
+    for (const b of blocks.filter(
+      (b) => b.file === file && (isNoRun(b) || markerOf(b) !== undefined),
+    )) {
       if (!NO_RUN_REASON.test(b.before)) {
         wrong.push(
-          `${label(b)}: the sentence before a \`no-run\` block says why the docs tests do not ` +
+          `${label(b)}: the sentence before a \`${markerOf(b) ?? 'no-run'}\` block says why the docs tests do not ` +
             'run it (docs/docs-tests.md)',
         );
       }
     }
     for (const b of blocks.filter((b) => b.file === file)) {
+      const marker = markerOf(b);
       if (isNoRun(b)) count(b).noRun += 1;
       else if (isE2e(b)) count(b).e2e += 1;
+      else if (marker !== undefined) count(b)[marker] += 1;
       else if ((SHOWN_LANGS as readonly string[]).includes(b.lang)) count(b).shown += 1;
     }
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('```sh long and ```sh cluster blocks: checked for shape, not run', () => {
+  const marked = blocks.filter((b) => markerOf(b) !== undefined);
+  test('there are some, and each is nothing else', () => {
+    expect(marked.length).toBeGreaterThan(0);
+    const mixed = marked
+      .filter(
+        (b) =>
+          isNoRun(b) ||
+          isE2e(b) ||
+          b.flags.filter((f) => markerOf({ ...b, flags: [f] })).length > 1,
+      )
+      .map((b) => `${label(b)}: one of no-run, e2e, long or cluster (docs/docs-tests.md)`);
+    expect(mixed).toEqual([]);
+  });
+  test.each(marked.map((b) => [label(b), b] as const))('%s', (_, block) => {
+    // What the page's blocks before this one run: a file may be written there.
+    const earlier = blocks
+      .filter((b) => b.file === block.file && b.line < block.line && b.lang === 'sh')
+      .map((b) => b.code)
+      .join('\n');
+    expect(markerProblems(REPO, block, earlier)).toEqual([]);
   });
 });
 

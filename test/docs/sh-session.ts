@@ -17,11 +17,14 @@
  * `.istio/bin/istioctl` are the real istioctl (ISTIO_BIN_DIR), `serve --tls` keeps its files
  * in the session's own directory, a started mock puts the lab's listeners on free ports, a
  * `pilot-agent` (or `agent`) command, foreground or `&`, runs in the background on
- * free ports until its pod is `2/2`, and what a block started keeps running for the file's
- * later blocks, until a block starts another mock or the file ends. After every block the
+ * free ports until its pod is `2/2`; so do the lab's app (`npm run upstream`, on the mock's
+ * app port), an Envoy run by hand (`envoy -c <file>`, the file's fixed ports moved to free
+ * ones) and the image (`podman run`, the e2e-built image on loopback and free ports); `docker
+ * build` is built by podman. What a block started keeps running for the file's later blocks,
+ * until a block starts another mock or the file ends. After every block the
  * pod must still be running and ready.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -32,7 +35,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
@@ -44,11 +47,17 @@ import {
   type TestEnvoy,
   type TestMockIstiod,
 } from '../../src/testing/index.js';
+import { moveFixedPorts } from '../support/harness/fixed-ports-bootstrap.js';
 import {
+  buildsImage,
+  buildsWithDocker,
+  envoyBootstrapOf,
   notRunnable,
   rewritePorts,
+  startsContainer,
   startsSidecar,
   startsServer,
+  startsUpstream,
   type PortMap,
 } from './commands.js';
 import { splitCommands, type Block, type Command } from './markdown.js';
@@ -57,6 +66,10 @@ import { checkColumns, checkJson, checkText, looksLikeJson } from './shape.js';
 export const REPO = join(import.meta.dirname, '..', '..');
 
 const COMMAND_TIMEOUT_MS = 30_000;
+/** docs/container.md's build context: in e2e, a directory of the session's (removed after). */
+const IMAGE_CONTEXT_DIR = '/tmp/mock-istiod-context';
+/** The tag a `docker build` twin builds under (never the documented one). */
+const DOCKER_TWIN_TAG = 'mock-istiod:docs-context';
 /** `curl -N …` alone on its line: a stream the user reads until Ctrl-C. */
 const STREAM = /^curl\s(?:[^|;&]*\s)?-N\s[^|;&]*$/;
 const STREAM_SECONDS = 3;
@@ -69,7 +82,15 @@ interface Ran {
   stderr: string;
 }
 
-function run(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+/** An image build (`docker build` of the context, its twin): minutes on two shared cores. */
+const BUILD_TIMEOUT_MS = 300_000;
+
+function run(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = COMMAND_TIMEOUT_MS,
+): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { cwd, env, detached: true });
     let stdout = '';
@@ -77,9 +98,9 @@ function run(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> 
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
-      stderr += `\n[docs test: no exit after ${COMMAND_TIMEOUT_MS} ms, killed]`;
+      stderr += `\n[docs test: no exit after ${timeoutMs} ms, killed]`;
       killGroup(child, 'SIGKILL');
-    }, COMMAND_TIMEOUT_MS);
+    }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
@@ -109,6 +130,11 @@ interface Server {
 export interface ShSessionOptions {
   /** The e2e project's session: the real binaries, processes kept across blocks (above). */
   e2e?: boolean;
+  /**
+   * e2e: the built image a `podman run … mock-istiod:latest` runs instead, and the environment
+   * `podman` needs on this machine (test/support/harness/image.ts).
+   */
+  image?: { tag: string; env: NodeJS.ProcessEnv };
 }
 
 /** Where the real pilot-agent and istioctl are (test/e2e/global-setup.ts checks them). */
@@ -122,7 +148,18 @@ export class ShSession {
   private server?: Server;
   /** The real pilot-agent a command started (e2e), with the ports it was given. */
   private agent?: Server;
+  /** e2e: the lab's app a command started (`npm run upstream`), on a free port. */
+  private upstream?: Server;
+  /** e2e: an Envoy run by hand (`envoy -c <file>`), its fixed ports moved to free ones. */
+  private envoy?: { envoy: TestEnvoy; ports: PortMap };
+  /** e2e: the command that started the running mock. */
+  private serverCommand = '';
   private readonly e2e: boolean;
+  private readonly image?: ShSessionOptions['image'];
+  /** e2e: the tags a `docker build` twin made, removed when the file ends. */
+  private readonly builtTags = new Set<string>();
+  /** e2e: the container a `podman run` started, removed when its mock is stopped. */
+  private container?: string;
   /** e2e: the `export` lines run so far in the file. */
   private readonly exports: string[] = [];
   /** Every command run, for the summary. */
@@ -130,6 +167,7 @@ export class ShSession {
 
   constructor(options: ShSessionOptions = {}) {
     this.e2e = options.e2e === true;
+    this.image = options.image;
     // The working directory: the checkout's files, linked (so that `npm start`,
     // `envoy-configs/…` and `src/…` resolve), with the session's own files beside them.
     for (const entry of readdirSync(REPO)) {
@@ -175,8 +213,24 @@ export class ShSession {
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
           continue;
         }
+        if (this.e2e && startsContainer(command.text)) {
+          const failed = await this.startContainer(command, exports);
+          if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
+          continue;
+        }
         if (this.e2e && startsSidecar(command.text)) {
           const failed = await this.startAgent(command, exports);
+          if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
+          continue;
+        }
+        if (this.e2e && startsUpstream(command.text)) {
+          const failed = await this.startUpstream(command, exports);
+          if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
+          continue;
+        }
+        const bootstrap = this.e2e ? envoyBootstrapOf(command.text) : undefined;
+        if (bootstrap !== undefined) {
+          const failed = await this.startEnvoyTwin(bootstrap);
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
           continue;
         }
@@ -187,8 +241,21 @@ export class ShSession {
         const text = streams
           ? command.text.replace(/^(\s*)curl\b/, `$1curl --max-time ${STREAM_SECONDS}`)
           : command.text;
-        const script = [...exports, this.rewrite(text, ports)].join('\n');
-        const ran = await run(script, this.dir, this.env(ports.control));
+        const docker = this.e2e && buildsWithDocker(text);
+        // The build script finds the checkout from its own path: the checkout's, not a link's.
+        const built = docker
+          ? this.dockerTwin(text)
+          : this.e2e
+            ? text.replace(
+                /^(\s*)scripts\/build-image\.sh\b/,
+                `$1${join(REPO, 'scripts', 'build-image.sh')}`,
+              )
+            : text;
+        const script = [...exports, this.rewrite(built, ports)].join('\n');
+        const env = { ...this.env(ports.control), ...(this.e2e ? this.image?.env : {}) };
+        const timeout = this.e2e && buildsImage(text) ? BUILD_TIMEOUT_MS : COMMAND_TIMEOUT_MS;
+        const ran = await run(script, this.dir, env, timeout);
+        if (docker) this.builtTags.add(DOCKER_TWIN_TAG);
         if (streams && ran.code === CURL_TIMED_OUT && ran.stdout !== '') ran.code = 0;
         const said = `${where}: \`${command.text.trim()}\``;
         if (ran.code !== 0) {
@@ -239,10 +306,13 @@ export class ShSession {
     return [];
   }
 
-  /** The documented ports, and in e2e the documented TLS directory, made the session's. */
+  /** The documented ports, and in e2e the documented TLS and image directories, made the session's. */
   private rewrite(text: string, ports: PortMap): string {
     const rewritten = rewritePorts(text, ports);
-    return this.e2e ? rewritten.replaceAll(DEFAULT_CLI_TLS_DIR, this.tlsDir) : rewritten;
+    if (!this.e2e) return rewritten;
+    return rewritten
+      .replaceAll(DEFAULT_CLI_TLS_DIR, this.tlsDir)
+      .replaceAll(IMAGE_CONTEXT_DIR, join(this.dir, 'mock-istiod-context'));
   }
 
   private get tlsDir(): string {
@@ -269,7 +339,13 @@ export class ShSession {
   private async ports(): Promise<PortMap> {
     // e2e: with a mock of the block's own running, no shared mock and Envoy are needed.
     const shared = this.e2e && this.server ? this.shared : await this.sharedMock();
-    return { ...shared?.ports, ...this.server?.ports, ...this.agent?.ports };
+    return {
+      ...shared?.ports,
+      ...this.server?.ports,
+      ...this.upstream?.ports,
+      ...this.agent?.ports,
+      ...this.envoy?.ports,
+    };
   }
 
   /** One mock and one real Envoy for the whole file, started at the first command. */
@@ -295,7 +371,8 @@ export class ShSession {
   /** Starts a `serve` command in the background on free ports and waits for `/ready`. */
   private async startServer(command: Command, exports: string[]): Promise<string | undefined> {
     await this.stopServer();
-    const [xds, control, inbound, outbound] = (await freePorts(4)) as [
+    const [xds, control, inbound, outbound, app] = (await freePorts(5)) as [
+      number,
       number,
       number,
       number,
@@ -304,21 +381,69 @@ export class ShSession {
     const env: NodeJS.ProcessEnv = { ...this.env(control), MOCK_ISTIOD_PORT: String(xds) };
     // MOCK_ISTIOD_TLS_DIR alone would turn TLS on: a mock started without --tls keeps it off.
     if (!/\s--tls(-dir)?\b/.test(command.text)) delete env['MOCK_ISTIOD_TLS_DIR'];
-    let text = command.text.replace(/\s*&\s*$/, '');
+    // A comment after the command (`npm start   # terminal 1`) would swallow the flags added.
+    let text = command.text.replace(/\s#.*$/gm, '').replace(/\s*&\s*$/, '');
     const ports: PortMap = { xds, control };
     if (this.e2e && !/--(inbound|outbound)-port\b/.test(text)) {
       // The lab's listeners, which the real pilot-agent's Envoy will open, on free ports.
       text = `${text}${/^npm (start|run start)$/.test(text.trim()) ? ' --' : ''} --inbound-port ${inbound} --outbound-port ${outbound}`;
       Object.assign(ports, { inbound, outbound });
+      if (!/--app-port\b/.test(text)) {
+        // The lab's app (8101), which `npm run upstream -- --port 8101` plays, on a free port.
+        text = `${text} --app-port ${app}`;
+        Object.assign(ports, { app });
+      }
     }
+    this.serverCommand = command.text;
     const server = this.spawnBackground(execLine(text), exports, env, ports);
     this.server = server;
+    return this.waitReady(server, control);
+  }
+
+  /**
+   * e2e: `podman run … mock-istiod:latest` in the background: the image the e2e project built,
+   * with the mock on loopback and free ports (given as `-e` variables, so the command line's
+   * own arguments stay as written), a name of its own; ready when `GET /ready` answers.
+   */
+  private async startContainer(command: Command, exports: string[]): Promise<string | undefined> {
+    await this.stopServer();
+    if (!this.image) return 'no image was built for this session (test/e2e/docs-real.test.ts)';
+    const [xds, control] = (await freePorts(2)) as [number, number];
+    const name = `mock-istiod-docs-${process.pid}-${control}`;
+    const text = command.text
+      .replace(/\s#.*$/gm, '')
+      .replace(/\\\n/g, ' ')
+      .replace(/\s*&\s*$/, '')
+      .replace(/(^|\s)mock-istiod:\S+/, `$1${this.image.tag}`)
+      .replace(/--name[=\s]+\S+/, '')
+      .replace(
+        /^\s*podman run\b/,
+        [
+          `podman run --name ${name}`,
+          '-e MOCK_ISTIOD_HOST=127.0.0.1 -e MOCK_ISTIOD_CONTROL_HOST=127.0.0.1',
+          `-e MOCK_ISTIOD_PORT=${xds} -e MOCK_ISTIOD_CONTROL_PORT=${control}`,
+        ].join(' '),
+      );
+    const env = { ...this.env(control), ...this.image.env };
+    const server = this.spawnBackground(execLine(text), exports, env, { xds, control });
+    this.server = server;
+    this.container = name;
+    return this.waitReady(server, control, /MOCK_ISTIOD_CONTROL_TOKEN=(\S+)/.exec(text)?.[1]);
+  }
+
+  /** Waits for a mock started in the background to answer `GET /ready` (with its token). */
+  private async waitReady(
+    server: Server,
+    control: number,
+    token?: string,
+  ): Promise<string | undefined> {
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     try {
       await waitFor(
         async () => {
           if (server.hasExited) return 'exited';
           try {
-            const res = await fetch(`http://127.0.0.1:${control}/ready`);
+            const res = await fetch(`http://127.0.0.1:${control}/ready`, { headers });
             return res.ok ? 'ready' : undefined;
           } catch {
             return undefined;
@@ -405,6 +530,82 @@ export class ShSession {
     }
   }
 
+  /** e2e: the lab's app in the background, its port the session's; ready when it answers. */
+  private async startUpstream(command: Command, exports: string[]): Promise<string | undefined> {
+    await this.stopUpstream();
+    const current = await this.ports();
+    const ports = { ...current, app: current.app ?? ((await freePorts(1)) as [number])[0] };
+    const text = this.rewrite(command.text, ports).replace(/\s*&\s*$/, '');
+    const port = Number(/--port[=\s]+(\d+)/.exec(text)?.[1] ?? ports.app);
+    const upstream = this.spawnBackground(execLine(text), exports, this.env(current.control), {
+      app: port,
+    });
+    this.upstream = upstream;
+    try {
+      await waitFor(
+        async () => {
+          if (upstream.hasExited) return 'exited';
+          try {
+            await fetch(`http://127.0.0.1:${port}/`);
+            return 'answers';
+          } catch {
+            return undefined;
+          }
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: `the upstream to answer on ${port}` },
+      ).then((state) => {
+        if (state === 'exited') throw new Error('it exited');
+      });
+      return undefined;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return `${why}; its output:\n${tail(upstream.output)}`;
+    }
+  }
+
+  /**
+   * e2e: `envoy -c <file>` run as its twin, the real Envoy on the same file with the sidecar's
+   * fixed ports moved to free ones (15012 to the running mock's xDS port; the admin port takes
+   * 15000's place). Ready when LIVE, or, against a mock started with `--withhold-first`, when
+   * it has connected and waits.
+   */
+  private async startEnvoyTwin(file: string): Promise<string | undefined> {
+    await this.stopEnvoyTwin();
+    const current = await this.ports();
+    if (current.xds === undefined) return 'no mock is running for Envoy to connect to';
+    const out = join(this.dir, `.docs-envoy-${current.xds}.yaml`);
+    let envoy: TestEnvoy | undefined;
+    try {
+      const moved = await moveFixedPorts(resolve(this.dir, file), current.xds, out);
+      envoy = await startEnvoy({ bootstrap: moved.path });
+      this.envoy = { envoy, ports: { admin: moved.admin } };
+      if (/--withhold-first\b/.test(this.serverCommand)) {
+        await envoy.waitForStat('control_plane.connected_state', (v) => v === 1, {
+          timeoutMs: 30_000,
+        });
+      } else {
+        await envoy.waitForState('LIVE', { timeoutMs: 30_000 });
+      }
+      return undefined;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const logs = envoy ? `; its log:\n${tail(envoy.logs())}` : '';
+      return `${why}${logs}`;
+    }
+  }
+
+  private async stopEnvoyTwin(): Promise<void> {
+    const twin = this.envoy;
+    this.envoy = undefined;
+    if (twin) await twin.envoy.stop();
+  }
+
+  private async stopUpstream(): Promise<void> {
+    const upstream = this.upstream;
+    this.upstream = undefined;
+    if (upstream) await stop(upstream);
+  }
+
   private async stopAgent(): Promise<void> {
     const agent = this.agent;
     this.agent = undefined;
@@ -412,15 +613,39 @@ export class ShSession {
   }
 
   private async stopServer(): Promise<void> {
-    // pilot-agent first: it would otherwise retry a mock that is gone.
+    // pilot-agent and Envoy first: they would otherwise retry a mock that is gone.
     await this.stopAgent();
+    await this.stopEnvoyTwin();
+    await this.stopUpstream();
     const server = this.server;
     this.server = undefined;
+    const container = this.container;
+    this.container = undefined;
+    if (container && this.image) {
+      // podman's client forwards SIGTERM, but the container is removed for certain.
+      spawnSync('podman', ['rm', '--force', '--ignore', '--time', '10', container], {
+        env: { ...process.env, ...this.image.env },
+        timeout: 30_000,
+      });
+    }
     if (server) await stop(server);
+  }
+
+  /** `docker build -t <tag> <dir>` as podman builds it (Docker-format, for the HEALTHCHECK). */
+  private dockerTwin(text: string): string {
+    return text
+      .replace(/^(\s*)docker build\b/, '$1podman build --format docker')
+      .replace(/(^|\s)(-t|--tag)[=\s]+\S+/, `$1--tag ${DOCKER_TWIN_TAG}`);
   }
 
   async close(): Promise<void> {
     await this.stopServer();
+    for (const tag of this.builtTags) {
+      spawnSync('podman', ['rmi', '--force', '--ignore', tag], {
+        env: { ...process.env, ...this.image?.env },
+        timeout: 30_000,
+      });
+    }
     if (this.shared) {
       await this.shared.envoy.stop();
       await this.shared.istiod.close();

@@ -8,7 +8,7 @@
  * With UPDATE_SCREENSHOTS=1 the four moments are written to docs/images/ (committed, shown in
  * docs/classroom.md); otherwise to a temporary folder.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -20,6 +20,7 @@ import { packageRoot } from '../../src/util/package-root.js';
 import { freePorts } from '../../src/util/ports.js';
 import { it, type Fixtures } from '../support/fixtures/test.js';
 import { useBrowser } from '../support/harness/browser.js';
+import { moveFixedPorts, type MovedBootstrap } from '../support/harness/fixed-ports-bootstrap.js';
 
 const NACK_TEXT = "route: unknown cluster 'no-such-cluster'";
 
@@ -73,9 +74,6 @@ async function startWithheldSidecar(startMock: Fixtures['startMock']): Promise<T
   return mock;
 }
 
-/** The sidecar's fixed ports in envoy-configs/*.yaml (discovery, admin, agent, readiness, Prometheus). */
-const README_PORTS = [15012, 15000, 15020, 15021, 15090] as const;
-
 /**
  * The README's "Point your own Envoy at it" file, `envoy-configs/sidecar-sotw.yaml`, as it is,
  * but for its fixed ports, moved to free ones (the mock's xDS port for 15012) so that tests can
@@ -84,26 +82,10 @@ const README_PORTS = [15012, 15000, 15020, 15021, 15090] as const;
 async function readmeBootstrap(
   mock: TestMockIstiod,
   edit: (text: string) => string = (text) => text,
-): Promise<{ path: string; admin: number }> {
-  const [admin, agent, readiness, prometheus] = (await freePorts(4)) as [
-    number,
-    number,
-    number,
-    number,
-  ];
-  const moved = new Map<number, number>([
-    [15012, mock.addresses.xds.port],
-    [15000, admin],
-    [15020, agent],
-    [15021, readiness],
-    [15090, prometheus],
-  ]);
-  const original = readFileSync(join(packageRoot(), 'envoy-configs/sidecar-sotw.yaml'), 'utf8');
-  const pattern = new RegExp(`\\b(${README_PORTS.join('|')})\\b`, 'g');
-  const text = edit(original.replace(pattern, (port) => String(moved.get(Number(port)))));
-  const path = join(shotsDir, `readme-bootstrap-${admin}.yaml`);
-  writeFileSync(path, text);
-  return { path, admin };
+): Promise<MovedBootstrap> {
+  const source = join(packageRoot(), 'envoy-configs/sidecar-sotw.yaml');
+  const out = join(shotsDir, `readme-bootstrap-${mock.addresses.xds.port}.yaml`);
+  return moveFixedPorts(source, mock.addresses.xds.port, out, edit);
 }
 
 function pageUrl(mock: TestMockIstiod, query = ''): string {

@@ -68,6 +68,8 @@ export function usePodman() {
     /** Runs `podman <args>` to its end (30 s at most); resolves to its stdout. */
     podman: async (args: string[], timeoutMs = 30_000): Promise<string> =>
       (await run('podman', args, { env, timeout: timeoutMs })).stdout,
+    /** The environment that gives `podman` these settings (`CONTAINERS_CONF`). */
+    env,
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

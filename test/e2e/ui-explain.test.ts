@@ -89,6 +89,58 @@ describe('the live page: what each injection number becomes', () => {
     expect((await row(ko, 'outbound capture')).objects).toBe('virtualOutbound, BlackHoleCluster');
   });
 
+  it('compares two real Envoys, each served its own lab set: both tables and why they differ', async ({
+    startMock,
+    startEnvoy,
+  }) => {
+    const [aIn, aOut, bIn, bOut, aAdmin, bAdmin] = (await freePorts(6)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    const mock = await startMock({
+      resources: [
+        {
+          name: 'lab-a',
+          match: { nodeId: '*~lab-a-0.*' },
+          resources: makeLabResources({ inboundPort: aIn, outboundPort: aOut }),
+        },
+        {
+          name: 'lab-b',
+          match: { nodeId: '*~lab-b-0.*' },
+          resources: makeLabResources({ inboundPort: bIn, outboundPort: bOut }),
+        },
+      ],
+    });
+    const envoys = await Promise.all([
+      startEnvoy({ bootstrap: sidecarBootstrap(mock, { podName: 'lab-a-0', adminPort: aAdmin }) }),
+      startEnvoy({ bootstrap: sidecarBootstrap(mock, { podName: 'lab-b-0', adminPort: bAdmin }) }),
+    ]);
+    await Promise.all(envoys.map((e) => e.waitForLive({ timeoutMs: 20_000 })));
+
+    const page = await browser.open(pageUrl(mock));
+    await expect.poll(() => page.getByTestId('explain-proxy').count(), POLL).toBe(2);
+    const boxes = page.getByTestId('explain-proxy');
+    for (const i of [0, 1]) if (!(await boxes.nth(i).isChecked())) await boxes.nth(i).check();
+    expect(((await page.getByTestId('explain-button').textContent()) ?? '').trim()).toBe('Compare');
+    await page.getByTestId('explain-button').click();
+    await page.getByTestId('explain-differences').waitFor({ timeout: 20_000 });
+
+    const labels = await page.locator('[data-testid="explain-config"] h3').allTextContents();
+    expect(labels.map((l) => l.split(' ')[0]).sort()).toEqual([
+      'lab-a-0.default',
+      'lab-b-0.default',
+    ]);
+    const differences = (await page.getByTestId('explain-differences').textContent()) ?? '';
+    const [first, second] = labels[0]?.startsWith('lab-a') ? [aOut, bOut] : [bOut, aOut];
+    expect(differences).toContain(`virtualOutbound on ${first}`);
+    expect(differences).toContain(`virtualOutbound on ${second}`);
+    expect(differences).toContain('Only 15001 is where iptables (-p) sends outbound traffic');
+  });
+
   it('answers 409 over the API, naming ENVOY_ADMIN_ADDRESS, for an Envoy whose admin address is not known', async ({
     startMock,
     startEnvoy,

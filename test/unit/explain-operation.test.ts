@@ -8,6 +8,7 @@ import { EXPLAINED } from '../../src/api/answers.js';
 import { Refusal } from '../../src/api/operation.js';
 import { explainProxies, resolveSources } from '../../src/app/operation-explain.js';
 import type { StreamView } from '../../src/core/events.js';
+import { UiAdmins } from '../../src/live/ui-admins.js';
 import { checkJson } from '../support/fixtures/json-schema.js';
 
 const L = 'type.googleapis.com/envoy.admin.v3.';
@@ -198,5 +199,26 @@ describe('GET /ui/explain: the answer', () => {
     expect((answer as Refusal).problems).toEqual([
       { path: 'admin[0]', message: 'http://127.0.0.1:19009/config_dump: connect ECONNREFUSED' },
     ]);
+  });
+});
+
+describe('UiAdmins.addressOf: the admin API explain reads a proxy through', () => {
+  const admins = new UiAdmins({ onSample: () => undefined, onChange: () => undefined });
+
+  it('is the node metadata’s ENVOY_ADMIN_ADDRESS for a proxy on loopback', () => {
+    const s = stream(LAB, { ENVOY_ADMIN_ADDRESS: '127.0.0.1:15000' });
+    expect(admins.addressOf(s)).toBe('http://127.0.0.1:15000');
+  });
+
+  it('is not an address on another host than the stream’s (as for polling)', () => {
+    const s = stream(LAB, { ENVOY_ADMIN_ADDRESS: '10.9.9.9:15000' });
+    expect(admins.addressOf(s)).toBeUndefined();
+  });
+
+  it('falls back to PROXY_CONFIG.proxyAdminPort on 127.0.0.1, else none', () => {
+    expect(admins.addressOf(stream(LAB, { PROXY_CONFIG: { proxyAdminPort: 15000 } }))).toBe(
+      'http://127.0.0.1:15000',
+    );
+    expect(admins.addressOf(stream(LAB))).toBeUndefined();
   });
 });

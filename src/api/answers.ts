@@ -342,5 +342,69 @@ export const ADMIN: JsonSchema = object(
   ['admin', 'source', 'reachable'],
 );
 
+/** One injection value and what it became in a real Envoy's config_dump (`explain`). */
+export interface ExplainRowInfo {
+  /** Which value: `outbound capture`, `inbound capture`, `UID excluded`, … */
+  what: string;
+  /** As injection writes it: `istio-init -p 15001`. */
+  value: string;
+  /** The Envoy objects (listeners, clusters) it becomes, by name; empty: none. */
+  objects: string[];
+  /** In words (English, as `mock-istiod explain` prints it). */
+  becomes: string;
+}
+
+/** One proxy's config_dump, explained. */
+export interface ExplainedConfig {
+  /** The proxy's pod name, or the admin address asked for. */
+  label: string;
+  /** The node id, when the config_dump is a connected proxy's. */
+  nodeId?: string;
+  /** The admin API the config_dump was read from: `http://127.0.0.1:15000`. */
+  admin: string;
+  rows: ExplainRowInfo[];
+  /** Where unmatched outbound connections go: `BlackHoleCluster`, `PassthroughCluster`, … */
+  unknownDestination?: string;
+}
+
+/** `GET /ui/explain`: each configuration's rows, and with two, where they differ and why. */
+export interface ExplainAnswer {
+  configurations: ExplainedConfig[];
+  differences: string[];
+}
+
+/** Which proxies' Envoys to explain: by node id, or by admin address. */
+export interface ExplainQuery {
+  proxies: readonly string[];
+  admins: readonly string[];
+}
+
+const strs = { type: 'array', items: str } as const;
+
+export const EXPLAIN_ROW: JsonSchema = object(
+  { what: str, value: str, objects: strs, becomes: str },
+  ['what', 'value', 'objects', 'becomes'],
+);
+
+export const EXPLAINED: JsonSchema = object(
+  {
+    configurations: {
+      type: 'array',
+      items: object(
+        {
+          label: str,
+          nodeId: str,
+          admin: str,
+          rows: { type: 'array', items: EXPLAIN_ROW },
+          unknownDestination: str,
+        },
+        ['label', 'admin', 'rows'],
+      ),
+    },
+    differences: strs,
+  },
+  ['configurations', 'differences'],
+);
+
 export type { FaultInfo };
 export { bool, int, str };

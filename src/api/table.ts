@@ -9,6 +9,7 @@ import { applyFault } from './ops/apply-fault.js';
 import { clearFaults } from './ops/clear-faults.js';
 import { disconnect } from './ops/disconnect.js';
 import { down } from './ops/down.js';
+import { explain } from './ops/explain.js';
 import { getFault } from './ops/get-fault.js';
 import { getResources } from './ops/get-resources.js';
 import { getScenario } from './ops/get-scenario.js';
@@ -66,6 +67,7 @@ export const OPERATIONS = [
   listAdmins,
   addAdmin,
   removeAdmin,
+  explain,
 ] as const;
 
 export type Operations = (typeof OPERATIONS)[number];

@@ -17,6 +17,8 @@ import type {
   AckQuery,
   AdminInfo,
   CertificateFields,
+  ExplainAnswer,
+  ExplainQuery,
   IssuedChain,
   Minted,
   ResourcesChanged,
@@ -91,4 +93,9 @@ export interface OperationTarget {
     add(address: string): AdminInfo | Refusal;
     remove(address: string): boolean;
   };
+  /**
+   * Reads each asked proxy's Envoy config_dump through its admin API and says what each
+   * injection value became there (`GET /ui/explain`).
+   */
+  explain(query: ExplainQuery): Promise<ExplainAnswer | Refusal>;
 }

@@ -20,6 +20,7 @@ import { parseAdminAddress } from '../live/ui-admins.js';
 import type { UiHub } from '../live/ui-hub.js';
 import type { ProxyIdentity } from '../core/identity.js';
 import type { Snapshot } from '../core/snapshot.js';
+import { explainProxies } from './operation-explain.js';
 import { waitForAck, waitForJournal, type WaitParts } from './operation-waits.js';
 
 /**
@@ -205,5 +206,10 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
         return true;
       },
     },
+    explain: (query) =>
+      explainProxies(
+        { streams: () => mock.streams(), addressOf: (stream) => ui.admins.addressOf(stream) },
+        query,
+      ),
   };
 }

@@ -128,6 +128,22 @@ export class UiAdmins {
     };
   }
 
+  /**
+   * The admin API of a connected proxy's Envoy: the one its node metadata names (when it may be
+   * trusted, as for polling), else one added by hand that reported this node's id.
+   */
+  addressOf(stream: StreamView): string | undefined {
+    const found = adminFromMetadata(stream.proxy.metadata);
+    if (found) {
+      const allowed =
+        found.source === 'metadata'
+          ? trustedMetadataAdmin(found.url, stream.peer)
+          : loopbackPeer(stream.peer);
+      if (allowed) return found.url;
+    }
+    return this.forNode(stream.proxy.nodeId)?.admin.admin;
+  }
+
   /** One round: every known admin API and readiness probe not still busy from the last. */
   tick(streams: readonly StreamView[]): void {
     const live = new Set<string>();

@@ -1,8 +1,12 @@
-/** The whole page: header, pods, chart, controls, faults, and the ADS exchange. */
+/**
+ * The whole page: header, pods, chart, controls, faults, the ADS exchange, and what each
+ * injection number becomes in a chosen proxy's Envoy.
+ */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { UiProxy, UiStatSample } from '../../src/live/ui-events.js';
 import { AdminInput } from './components/admin-input.js';
 import { Controls } from './components/controls.js';
+import { Explain } from './components/explain.js';
 import { Faults } from './components/faults.js';
 import { Pods } from './components/pods.js';
 import { Sequence } from './components/sequence.js';
@@ -94,6 +98,7 @@ function Page({ page, status, lang, onToken }: PageProps) {
           </div>
           <Sequence items={page.exchange} proxies={page.proxies} />
         </div>
+        <Explain proxies={page.proxies} />
       </main>
       {status !== 'unauthorized' && (
         <details class="token-details">

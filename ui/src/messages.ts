@@ -79,6 +79,23 @@ const en = {
   'seq.resources': '{count} resources',
   'seq.nonce': 'nonce',
   'seq.version': 'version',
+  'explain.title': 'What each injection number becomes',
+  'explain.hint':
+    'The mock reads the chosen Envoy’s config_dump through its admin address and maps each number sidecar injection writes (istio-init -p 15001, -z 15006, -u 1337, -m REDIRECT, -d 15090,15021,15020) to the listener or cluster it became. Choose two proxies to see how they differ, and why.',
+  'explain.pick': 'Proxies',
+  'explain.run': 'Explain',
+  'explain.compare': 'Compare',
+  'explain.value': 'Injection value',
+  'explain.object': 'Envoy object',
+  'explain.note': 'Note',
+  'explain.noObject': 'none',
+  'explain.differences': 'How they differ, and why',
+  'explain.what.outbound': 'outbound capture port',
+  'explain.what.inbound': 'inbound capture port',
+  'explain.what.uid': 'UID not captured (the proxy’s)',
+  'explain.what.mode': 'capture mode',
+  'explain.what.unknown': 'unknown destinations',
+  'explain.what.excluded': 'inbound port {port} not captured',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -155,6 +172,23 @@ const ko: Record<MessageKey, string> = {
   'seq.resources': '리소스 {count}개',
   'seq.nonce': 'nonce',
   'seq.version': '버전',
+  'explain.title': '주입 값이 각각 무엇이 되나',
+  'explain.hint':
+    'mock 이 고른 Envoy 의 config_dump 를 관리 포트 주소로 읽어, 사이드카 주입이 쓰는 값(istio-init -p 15001, -z 15006, -u 1337, -m REDIRECT, -d 15090,15021,15020)이 각각 어떤 리스너나 클러스터가 되었는지 보여 준다. 프록시 둘을 고르면 어디가 왜 다른지도 보여 준다. 설명 칸은 mock-istiod explain 이 출력하는 그대로(영어)다.',
+  'explain.pick': '프록시',
+  'explain.run': '살펴보기',
+  'explain.compare': '비교하기',
+  'explain.value': '주입 값',
+  'explain.object': 'Envoy 객체',
+  'explain.note': '설명',
+  'explain.noObject': '없음',
+  'explain.differences': '어디가 왜 다른가',
+  'explain.what.outbound': '아웃바운드 캡처 포트',
+  'explain.what.inbound': '인바운드 캡처 포트',
+  'explain.what.uid': '캡처하지 않는 UID(프록시의 것)',
+  'explain.what.mode': '캡처 방식',
+  'explain.what.unknown': '모르는 목적지',
+  'explain.what.excluded': '캡처하지 않는 인바운드 포트 {port}',
 };
 
 export const LANGS = ['en', 'ko'] as const;

@@ -99,6 +99,19 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
+/**
+ * Whether this user owns `path`: an unpacked binary (or its folder) another user made, in the
+ * shared temporary folder, is not run.
+ */
+function ownedByUs(path: string): boolean {
+  if (typeof process.getuid !== 'function') return true;
+  try {
+    return statSync(path).uid === process.getuid();
+  } catch {
+    return false;
+  }
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -131,7 +144,7 @@ export function unpackEnvoy(zstPath: string, env: NodeJS.ProcessEnv = process.en
   const dirs = envoyUnpackDirs(env).map((dir) => join(dir, known.hash));
   for (const dir of dirs) {
     const target = join(dir, 'envoy');
-    if (isExecutableFile(target)) return target;
+    if (isExecutableFile(target) && ownedByUs(dir) && ownedByUs(target)) return target;
   }
   const decompress = (zlib as { zstdDecompressSync?: (buf: Buffer) => Buffer }).zstdDecompressSync;
   if (decompress === undefined) {
@@ -140,7 +153,13 @@ export function unpackEnvoy(zstPath: string, env: NodeJS.ProcessEnv = process.en
       `this Node (${process.version}) has no zstd in zlib: run it with Node 22.15 or later`,
     );
   }
-  data ??= readFileSync(zstPath);
+  if (data === undefined) {
+    try {
+      data = readFileSync(zstPath);
+    } catch (err) {
+      throw unpackError(zstPath, `it cannot be read (${errorText(err)})`);
+    }
+  }
   const incomplete = zstdIncomplete(data);
   if (incomplete !== undefined) {
     throw unpackError(zstPath, `it is not a whole zstd file (${incomplete})`);

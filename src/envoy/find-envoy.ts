@@ -1,6 +1,7 @@
 /**
  * Locates the real Envoy binary used by tests, the agent and the demo: `ENVOY_BIN` when set,
- * otherwise the one `scripts/install-envoy.sh` installs — into `<checkout>/.venv` in a git
+ * else the one unpacked from the zstd file `MOCK_ISTIOD_ENVOY_ZST` names (the container
+ * image's; see unpack-envoy.ts), otherwise the one `scripts/install-envoy.sh` installs — into `<checkout>/.venv` in a git
  * checkout, into the per-user cache (`$XDG_CACHE_HOME` or `~/.cache`, then
  * `mock-istiod/envoy-<version>`) from an installed package.
  */
@@ -9,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MockIstiodError } from '../util/errors.js';
 import { packageRoot } from '../util/package-root.js';
+import { ENVOY_ZST_VARIABLE, unpackEnvoy } from './unpack-envoy.js';
 
 /** The Envoy version `scripts/install-envoy.sh` pins (a unit test keeps the two in step). */
 export const PINNED_ENVOY_VERSION = '1.40.0';
@@ -62,15 +64,20 @@ export function defaultEnvoyPath(
 }
 
 /**
- * The path of the Envoy binary to run. `ENVOY_BIN` (from `env`) wins when set; either way the
- * file must exist and be executable, otherwise this throws a `MockIstiodError` with code
- * `ENVOY_NOT_FOUND`.
+ * The path of the Envoy binary to run. `ENVOY_BIN` (from `env`) wins when set; then
+ * `MOCK_ISTIOD_ENVOY_ZST`, a zstd-compressed Envoy unpacked on first use (`unpackEnvoy`).
+ * Either way the file must exist and be executable, otherwise this throws a `MockIstiodError`
+ * with code `ENVOY_NOT_FOUND`.
  */
 export function findEnvoy(
   env: NodeJS.ProcessEnv = process.env,
   root: string = packageRoot(),
 ): string {
   const fromEnv = env['ENVOY_BIN'];
+  const compressed = env[ENVOY_ZST_VARIABLE];
+  if ((fromEnv === undefined || fromEnv === '') && compressed !== undefined && compressed !== '') {
+    return unpackEnvoy(compressed, env);
+  }
   const path = fromEnv !== undefined && fromEnv !== '' ? fromEnv : defaultEnvoyPath(env, root);
   if (!isExecutableFile(path)) throw envoyNotFoundError(path, root);
   return path;

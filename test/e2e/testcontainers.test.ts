@@ -19,9 +19,14 @@ import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
-import { buildImage, podmanConf, requireImageTools } from '../support/harness/image.js';
+import {
+  buildImage,
+  E2E_IMAGE_TAG,
+  podmanConf,
+  requireImageTools,
+} from '../support/harness/image.js';
 
-const TAG = 'mock-istiod:e2e';
+const TAG = E2E_IMAGE_TAG;
 const TOKEN = 'testcontainers-token';
 /** testcontainers 12's own `engines` (it does not load on older Node). */
 const NODE_NEEDED = [22, 22] as const;

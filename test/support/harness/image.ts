@@ -32,6 +32,13 @@ export function requireImageTools(): void {
   }
 }
 
+/**
+ * The tag the image tests build and run: `mock-istiod:e2e`, or `MOCK_ISTIOD_E2E_IMAGE_TAG`
+ * where several checkouts share one podman store (each its own tag, so that one's build does
+ * not replace the image another is testing).
+ */
+export const E2E_IMAGE_TAG = process.env['MOCK_ISTIOD_E2E_IMAGE_TAG'] || 'mock-istiod:e2e';
+
 /** Builds the image with `scripts/build-image.sh --tag <tag>`; resolves to the build's duration. */
 export async function buildImage(tag: string): Promise<number> {
   const started = performance.now();

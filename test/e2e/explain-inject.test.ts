@@ -4,7 +4,7 @@
  * output says which. A Deployment with `traffic.sidecar.istio.io/excludeInboundPorts: "8080"`
  * makes istioctl write `-d 15090,15021,8080,15020`, and explain then has a row for 8080 that
  * the seed's table does not. The config_dump is a real sidecar's, captured with istioctl
- * (test/fixtures/import/istioctl-all.json).
+ * (test/fixtures/import/istioctl-all.json). The Deployment is the example the docs use.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,25 +18,8 @@ const DUMP = 'test/fixtures/import/istioctl-all.json';
 const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-explain-inject-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const EXCLUDING_8080 = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: orders-v1
-  namespace: default
-spec:
-  selector:
-    matchLabels: {app: orders}
-  template:
-    metadata:
-      labels: {app: orders}
-      annotations:
-        traffic.sidecar.istio.io/excludeInboundPorts: "8080"
-    spec:
-      containers:
-        - name: orders
-          image: docker.io/library/node:20-alpine
-          ports: [{containerPort: 8101}]
-`;
+/** The lab's Deployment with `excludeInboundPorts: '8080'` (docs/interception.md's too). */
+const EXCLUDING_8080 = 'examples/inject/orders-exclude-8080.yaml';
 
 interface Body {
   values: {
@@ -51,8 +34,7 @@ interface Body {
 describe('explain with the values of real istioctl kube-inject output', () => {
   it('--inject <inject --json output> takes -d from istioctl (8080 excluded); the default stays the seed’s', async () => {
     findIstio(); // fails naming `npm run install-istio` when the binaries are missing
-    const deployment = join(dir, 'deploy.yaml');
-    writeFileSync(deployment, EXCLUDING_8080);
+    const deployment = EXCLUDING_8080;
     const injected = await cli.run(['inject', '-f', deployment, '--json'], { timeoutMs: 60_000 });
     expect(injected.stderr).toBe('');
     expect(injected.code).toBe(0);
@@ -111,8 +93,7 @@ describe('explain with the values of real istioctl kube-inject output', () => {
   });
 
   it('refuses a file that is not injection output, naming what it lacks', async () => {
-    const deployment = join(dir, 'plain.yaml');
-    writeFileSync(deployment, EXCLUDING_8080);
+    const deployment = EXCLUDING_8080;
     const run = await cli.run(['explain', '-f', DUMP, '--inject', deployment]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(

@@ -6,12 +6,13 @@
  *   the real Envoy the snippet starts;
  * - ```sh: run as one terminal session per file against a mock and a real Envoy on free
  *   ports (sh-session.ts), with the documented outputs checked by shape;
+ * - ```ts e2e: the text of an examples/ file an e2e test runs (checked to be that file);
  * - ```text, ```json, ```yaml and blocks marked `no-run`: shown, not run.
  *
  * A failure names the file and line of the block. The summary table at the end counts what
  * ran in each file.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -35,6 +36,9 @@ const NO_RUN_REASON =
 const runs = (lang: string) => (b: Block) =>
   b.lang === lang && !isNoRun(b) && !isE2e(b) && markerOf(b) === undefined;
 const tsBlocks = blocks.filter(runs('ts'));
+/** The examples/ file a ```ts e2e block is, from its first line (`// examples/x.ts …`). */
+const exampleOf = (b: Block): string | undefined =>
+  /^\/\/ (examples\/[\w./-]+\.ts)\b/.exec(b.code)?.[1];
 const label = (b: Block) => `${b.file}:${b.line}`;
 
 interface Counts {
@@ -125,10 +129,11 @@ describe('every block is run or shown on purpose', () => {
           `(shown), found "${b.lang}" (docs/docs-tests.md)`,
       );
     for (const b of blocks.filter((b) => b.file === file && isE2e(b))) {
-      if (b.lang !== 'sh' || isNoRun(b)) {
+      if ((b.lang !== 'sh' && !(b.lang === 'ts' && exampleOf(b))) || isNoRun(b)) {
         wrong.push(
           `${label(b)}: \`e2e\` marks a \`sh\` block the e2e project runs with the real ` +
-            'binaries; it is neither another language nor `no-run` (docs/docs-tests.md)',
+            'binaries, or a `ts` block that is an examples/ file (its first line ' +
+            '`// examples/<file>.ts`); it is neither another language nor `no-run` (docs/docs-tests.md)',
         );
       }
     }
@@ -174,6 +179,21 @@ describe('```sh long and ```sh cluster blocks: checked for shape, not run', () =
       .map((b) => b.code)
       .join('\n');
     expect(markerProblems(REPO, block, earlier)).toEqual([]);
+  });
+});
+
+describe('```ts e2e blocks: each is its examples/ file, which an e2e test runs', () => {
+  const twins = blocks.filter((b) => b.lang === 'ts' && isE2e(b) && exampleOf(b));
+  test.each(twins.map((b) => [label(b), b] as const))('%s', (_, block) => {
+    const path = exampleOf(block)!;
+    const file = readFileSync(join(REPO, path), 'utf8');
+    expect(`${block.code}\n`, `${label(block)} must be ${path}, line for line`).toBe(file);
+    const runners = readdirSync(join(REPO, 'test', 'e2e')).filter(
+      (name) =>
+        name.endsWith('.test.ts') &&
+        readFileSync(join(REPO, 'test', 'e2e', name), 'utf8').includes(`'${path}'`),
+    );
+    expect(runners, `a test in test/e2e names '${path}' and runs it`).not.toEqual([]);
   });
 });
 

@@ -2,23 +2,19 @@
  * The image from a test suite, the Testcontainers way (docs/container.md, "From a test suite:
  * Testcontainers"): `testcontainers` 12 for Node starts the image built by
  * scripts/build-image.sh through podman's Docker-compatible API socket (a `podman system
- * service` this test starts, with runc and explicit ulimits), waits for its log line, and a
- * fault applied over the control API (`withhold`) holds an ADS client's response until it is
- * released. testcontainers 12 needs Node 22.22 or later: under an older Node this test fails,
+ * service` this test starts, with runc and explicit ulimits). The test runs the program the
+ * doc shows, examples/testcontainers.ts (the docs tests check the block is that file): it
+ * waits for the image's log line, and a fault applied over the control API (`withhold`) holds
+ * an ADS client's response until it is released. testcontainers 12 needs Node 22.22 or later: under an older Node this test fails,
  * saying how to run it under Node 24.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createControlClient } from '../../src/api/client.js';
-import { AdsTestClient } from '../../src/testing/ads-client.js';
-import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
-import { sidecarNode } from '../support/fixtures/nodes.js';
 import {
   buildImage,
   E2E_IMAGE_TAG,
@@ -27,14 +23,15 @@ import {
 } from '../support/harness/image.js';
 
 const TAG = E2E_IMAGE_TAG;
-const TOKEN = 'testcontainers-token';
 /** testcontainers 12's own `engines` (it does not load on older Node). */
 const NODE_NEEDED = [22, 22] as const;
 
 let dir: string | undefined;
 let service: ChildProcess | undefined;
-let container: { stop(): Promise<unknown> } | undefined;
-let ads: AdsTestClient | undefined;
+let dockerHost = '';
+let example: ChildProcess | undefined;
+const EXAMPLE = 'examples/testcontainers.ts';
+const EXAMPLE_TIMEOUT_MS = 90_000;
 
 function nodeIsOldEnough(): boolean {
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
@@ -65,6 +62,41 @@ function ping(socket: string): Promise<boolean> {
   });
 }
 
+/** `podman <args>`: its stdout, or a rejection with its stderr. */
+function podman(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('podman', args, { timeout: 30_000 }, (err, stdout, stderr) =>
+      err
+        ? reject(new Error(`podman ${args.join(' ')}: ${stderr || err.message}`))
+        : resolve(stdout),
+    );
+  });
+}
+
+/** The ids of the containers (running or not) made from `image`. */
+async function containersOf(image: string): Promise<string[]> {
+  const out = await podman(['ps', '--all', '--quiet', '--filter', `ancestor=${image}`]);
+  return out.split('\n').filter((id) => id.trim() !== '');
+}
+
+/** Runs the example with tsx, as a user runs a script; its exit code and all it printed. */
+function runExample(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    example = spawn(process.execPath, ['--import', 'tsx', EXAMPLE], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const timer = setTimeout(() => example?.kill('SIGKILL'), EXAMPLE_TIMEOUT_MS);
+    example.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    example.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    example.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
 beforeAll(async () => {
   // Under an older Node the test itself fails, saying so (below); nothing to set up.
   if (!nodeIsOldEnough()) return;
@@ -89,15 +121,20 @@ beforeAll(async () => {
   }).catch((err: unknown) => {
     throw new Error(`${String(err)}; podman said: ${stderr}`);
   });
-  // Read by testcontainers when it first looks for a container runtime. Ryuk, its clean-up
-  // container, is an image from a registry: off here; afterAll removes the container.
-  process.env['DOCKER_HOST'] = `unix://${socket}`;
-  process.env['TESTCONTAINERS_RYUK_DISABLED'] = 'true';
+  // Read by testcontainers in the example when it looks for a container runtime. Ryuk, its
+  // clean-up container, is an image from a registry: off there; afterAll removes what is left.
+  dockerHost = `unix://${socket}`;
 }, 600_000);
 
 afterAll(async () => {
-  ads?.close();
-  await container?.stop().catch(() => undefined);
+  if (example && example.exitCode === null && example.signalCode === null) {
+    const exited = new Promise((resolve) => example!.once('exit', resolve));
+    example.kill('SIGKILL');
+    await exited;
+  }
+  // A container the example did not stop (it failed or was killed): removed here.
+  const left = await containersOf(`localhost/${TAG}`).catch(() => []);
+  if (left.length > 0) await podman(['rm', '--force', ...left]).catch(() => undefined);
   if (service && service.exitCode === null) {
     const exited = new Promise((resolve) => service!.once('exit', resolve));
     service.kill('SIGTERM');
@@ -106,53 +143,21 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test('Testcontainers starts the image; a withhold fault over the control API holds an ADS response until released', async () => {
+test('examples/testcontainers.ts (docs/container.md’s block): the image starts; a withhold fault holds an ADS response until released', async () => {
   requireNode();
-  const { GenericContainer, Wait } = await import('testcontainers');
-  const [xdsPort, controlPort, inboundPort, outboundPort] = await freePorts(4);
   const started = performance.now();
-  container = await new GenericContainer(`localhost/${TAG}`)
-    .withNetworkMode('host')
-    .withEnvironment({
-      MOCK_ISTIOD_CONTROL_TOKEN: TOKEN,
-      MOCK_ISTIOD_HOST: '127.0.0.1',
-      MOCK_ISTIOD_CONTROL_HOST: '127.0.0.1',
-    })
-    .withCommand([
-      'serve',
-      ...['--port', String(xdsPort), '--control-port', String(controlPort)],
-      ...['--inbound-port', String(inboundPort), '--outbound-port', String(outboundPort)],
-      ...['--log-format', 'json'],
-    ])
-    .withWaitStrategy(Wait.forLogMessage('mock istiod is serving'))
-    .withStartupTimeout(30_000)
-    .start();
+  const run = await runExample({
+    ...process.env,
+    DOCKER_HOST: dockerHost,
+    TESTCONTAINERS_RYUK_DISABLED: 'true',
+    MOCK_ISTIOD_IMAGE: `localhost/${TAG}`,
+  });
   console.log(
-    `testcontainers: start() to serving in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+    `testcontainers: the example ran in ${((performance.now() - started) / 1000).toFixed(2)} s`,
   );
-
-  const client = createControlClient({ baseUrl: `http://127.0.0.1:${controlPort}`, token: TOKEN });
-  expect(await client.call('ready')).toEqual({ ready: true });
-  const applied = await client.call('applyFault', { scenario: 'withhold', id: 'hold' });
-  expect(applied).toMatchObject({ fault: { id: 'hold', state: 'active' } });
-
-  ads = new AdsTestClient(`127.0.0.1:${xdsPort}`);
-  const stream = ads.sotw();
-  stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-  await waitFor(
-    async () => (await client.call('state')).streams.some((s) => s.nodeId === sidecarNode().id),
-    { timeoutMs: 10_000, description: 'the stream to show in /control/state' },
-  );
-  await expect(stream.next(1_000)).rejects.toThrow('no response within 1000 ms');
-
-  expect(await client.call('release')).toMatchObject({ released: true });
-  const response = await stream.next(10_000);
-  expect(response.type_url).toBe(CLUSTER_TYPE);
-  expect(response.resources.length).toBeGreaterThan(0);
-  expect((await client.call('listFaults')).faults).toEqual([]);
-
-  ads.close();
-  ads = undefined;
-  await container.stop();
-  container = undefined;
+  expect(run.output).toContain('withheld: no CDS response within 1 s');
+  expect(run.output).toMatch(/released: CDS version \S+, [1-9]\d* clusters/);
+  expect(run.code).toBe(0);
+  // The example stopped its container itself.
+  expect(await containersOf(`localhost/${TAG}`)).toEqual([]);
 }, 120_000);

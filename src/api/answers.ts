@@ -367,16 +367,31 @@ export interface ExplainedConfig {
   unknownDestination?: string;
 }
 
+/** Where explain's injection values came from (`mock-istiod explain` prints the same line). */
+export interface ExplainValuesInfo {
+  /** `seed`: the seed's table; `inject`: the real istioctl kube-inject of the lab's Deployment. */
+  source: 'seed' | 'inject';
+  description: string;
+  /** Each value that differs from the seed's: `<what>: <injected> (seed <seed>)`. */
+  differences: string[];
+}
+
 /** `GET /ui/explain`: each configuration's rows, and with two, where they differ and why. */
 export interface ExplainAnswer {
+  values: ExplainValuesInfo;
   configurations: ExplainedConfig[];
   differences: string[];
 }
+
+/** The sources of injection values explain can use. */
+export const EXPLAIN_VALUE_SOURCES = ['seed', 'inject'] as const;
 
 /** Which proxies' Envoys to explain: by node id, or by admin address. */
 export interface ExplainQuery {
   proxies: readonly string[];
   admins: readonly string[];
+  /** Where the injection values come from (default `seed`). */
+  values?: 'seed' | 'inject';
 }
 
 const strs = { type: 'array', items: str } as const;
@@ -388,6 +403,14 @@ export const EXPLAIN_ROW: JsonSchema = object(
 
 export const EXPLAINED: JsonSchema = object(
   {
+    values: object(
+      {
+        source: { type: 'string', enum: [...EXPLAIN_VALUE_SOURCES] },
+        description: str,
+        differences: strs,
+      },
+      ['source', 'description', 'differences'],
+    ),
     configurations: {
       type: 'array',
       items: object(
@@ -403,7 +426,7 @@ export const EXPLAINED: JsonSchema = object(
     },
     differences: strs,
   },
-  ['configurations', 'differences'],
+  ['values', 'configurations', 'differences'],
 );
 
 export type { FaultInfo };

@@ -25,8 +25,7 @@ export interface ValuesSource {
 
 export const SEED_SOURCE: ValuesSource = Object.freeze({
   kind: 'seed',
-  description:
-    "the seed's table (a default install; --inject <file> or --from-inject reads them from real istioctl kube-inject output)",
+  description: "the seed's table (a default install)",
   values: SEED_INJECTION_VALUES,
   differences: [],
 });

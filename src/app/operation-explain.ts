@@ -10,10 +10,12 @@ import type { StreamView } from '../core/events.js';
 import { EnvoyAdminClient } from '../envoy/admin-client.js';
 import { readDumpFacts } from '../explain/dump-facts.js';
 import { compare, explainDump, type Explained } from '../explain/explain.js';
-import { SEED_INJECTION_VALUES, type InjectionValues } from '../explain/injection-values.js';
+import { type InjectionValues } from '../explain/injection-values.js';
 import { parseAdminAddress } from '../live/ui-admins.js';
 import type { Problem } from '../util/problems.js';
 import { reasonOf } from '../util/reason.js';
+import { isMockIstiodError } from '../util/errors.js';
+import { SEED_SOURCE, sourceFromLabInjection, type ValuesSource } from './injection-source.js';
 
 export interface ExplainParts {
   streams(): readonly StreamView[];
@@ -21,7 +23,37 @@ export interface ExplainParts {
   addressOf(stream: StreamView): string | undefined;
   /** Reads an Envoy's `/config_dump` (default: over its admin API, 5 s deadline). */
   fetchDump?: (adminUrl: string) => Promise<unknown>;
+  /** The seed's values to use instead of the table's (tests). */
   values?: InjectionValues;
+  /** `values=inject`: the values of the real istioctl kube-inject of the lab's Deployment. */
+  injectSource?: () => Promise<ValuesSource | Refusal>;
+}
+
+let labInjection: Promise<ValuesSource | Refusal> | undefined;
+
+/** istioctl kube-inject of the lab's Deployment, run once per process (its output is fixed). */
+function labInjectSource(): Promise<ValuesSource | Refusal> {
+  labInjection ??= sourceFromLabInjection(process.env).then(
+    (run) =>
+      run.ok
+        ? run.source
+        : new Refusal(503, 'cannot run istioctl kube-inject', [
+            { path: 'values', message: run.message },
+          ]),
+    (err: unknown) => {
+      if (isMockIstiodError(err, 'ISTIO_NOT_FOUND') || isMockIstiodError(err, 'USAGE'))
+        return new Refusal(503, 'cannot run istioctl kube-inject', [
+          { path: 'values', message: err.message },
+        ]);
+      throw err;
+    },
+  );
+  const pending = labInjection;
+  // A refusal (no istioctl yet) is not kept: the next request tries again.
+  void pending.then((r) => {
+    if (r instanceof Refusal && labInjection === pending) labInjection = undefined;
+  });
+  return pending;
 }
 
 interface Source {
@@ -44,6 +76,7 @@ export function shapeExplained(
   sources: readonly Pick<Source, 'admin' | 'nodeId'>[],
   explained: readonly Explained[],
   differences: readonly string[],
+  source: Pick<ValuesSource, 'kind' | 'description' | 'differences'> = SEED_SOURCE,
 ): ExplainAnswer {
   const configurations = explained.map((e, i): ExplainedConfig => {
     const source = sources[i];
@@ -55,7 +88,15 @@ export function shapeExplained(
       ...(e.unknownDestination !== undefined && { unknownDestination: e.unknownDestination }),
     };
   });
-  return { configurations, differences: [...differences] };
+  return {
+    values: {
+      source: source.kind,
+      description: source.description,
+      differences: [...source.differences],
+    },
+    configurations,
+    differences: [...differences],
+  };
 }
 
 /** Which admin API each asked proxy or address is; a refusal naming every one it cannot find. */
@@ -116,7 +157,13 @@ export async function explainProxies(
   const sources = resolveSources(parts, query);
   if (sources instanceof Refusal) return sources;
   const fetchDump = parts.fetchDump ?? fetchConfigDump;
-  const values = parts.values ?? SEED_INJECTION_VALUES;
+  let source: ValuesSource = parts.values ? { ...SEED_SOURCE, values: parts.values } : SEED_SOURCE;
+  if (query.values === 'inject') {
+    const got = await (parts.injectSource ?? labInjectSource)();
+    if (got instanceof Refusal) return got;
+    source = got;
+  }
+  const values = source.values;
   const dumps = await Promise.all(
     sources.map(async (s) => {
       try {
@@ -136,5 +183,5 @@ export async function explainProxies(
   );
   const [first, second] = explained;
   const differences = first && second ? compare(first, second, values) : [];
-  return shapeExplained(sources, explained, differences);
+  return shapeExplained(sources, explained, differences, source);
 }

@@ -9,7 +9,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { sidecarBootstrap } from '../../src/testing/envoy.js';
+import { freePorts } from '../../src/util/ports.js';
+import { it } from '../support/fixtures/test.js';
 import { findIstio } from '../../src/envoy/find-istio.js';
 import { useCli } from '../support/fixtures/cli.js';
 
@@ -103,5 +107,46 @@ describe('explain with the values of real istioctl kube-inject output', () => {
     const both = await cli.run(['explain', '-f', DUMP, '--inject', deployment, '--from-inject']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('give --inject <file> or --from-inject, not both');
+  });
+
+  it('GET /ui/explain?values=inject: a real Envoy’s rows with the values of istioctl’s output, said so; a bad values is refused', async ({
+    startMock,
+    startEnvoy,
+  }) => {
+    findIstio();
+    const [inboundPort, outboundPort] = (await freePorts(2)) as [number, number];
+    const mock = await startMock({ resources: makeLabResources({ inboundPort, outboundPort }) });
+    const envoy = await startEnvoy({ bootstrap: sidecarBootstrap(mock) });
+    await envoy.waitForLive({ timeoutMs: 20_000 });
+    const url = (query: string) =>
+      `http://127.0.0.1:${mock.addresses.control?.port}/ui/explain?admin=${encodeURIComponent(envoy.adminUrl)}${query}`;
+    type Answer = Body & { values: { source: string; description: string } };
+
+    const seed = (await (await fetch(url(''))).json()) as Answer;
+    expect(seed.values).toEqual({
+      source: 'seed',
+      description: "the seed's table (a default install)",
+      differences: [],
+    });
+
+    const res = await fetch(url('&values=inject'));
+    expect(res.status).toBe(200);
+    const injected = (await res.json()) as Answer;
+    expect(injected.values).toEqual({
+      source: 'inject',
+      description:
+        "istioctl kube-inject output (istioctl kube-inject of the lab's orders-v1 Deployment)",
+      differences: [],
+    });
+    const outbound = injected.configurations[0]?.rows.find((r) => r.what === 'outbound capture');
+    expect(outbound?.value).toBe('istio-init -p 15001');
+
+    const bad = await fetch(url('&values=istioctl'));
+    expect(bad.status).toBe(400);
+    const refusal = (await bad.json()) as { error: string; problems: { path: string }[] };
+    expect(refusal.error).toBe(
+      'invalid explain request: values: expected one of: seed, inject; found "istioctl"',
+    );
+    expect(refusal.problems.map((p) => p.path)).toEqual(['values']);
   });
 });

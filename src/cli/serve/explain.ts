@@ -91,7 +91,7 @@ function injectionFile(path: string): ValuesSource {
 /** The text output's first lines: where the values came from, and where they differ. */
 export function formatSource(source: ValuesSource): string[] {
   return [
-    `values: ${source.description}`,
+    `values: ${source.description}${source.kind === 'seed' ? '; --inject <file> or --from-inject reads them from real istioctl kube-inject output' : ''}`,
     ...source.differences.map((d) => `  differs from the seed: ${d}`),
   ];
 }

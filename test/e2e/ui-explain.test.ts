@@ -74,6 +74,18 @@ describe('the live page: what each injection number becomes', () => {
       ]),
     );
     expect(await page.getByTestId('explain-error').textContent()).toBe('');
+    expect(await page.getByTestId('explain-values').getAttribute('data-source')).toBe('seed');
+
+    // The values from the real istioctl kube-inject of the lab's Deployment instead.
+    await page.getByTestId('explain-from-inject').check();
+    await page.getByTestId('explain-button').click();
+    await expect
+      .poll(() => page.getByTestId('explain-values').getAttribute('data-source'), POLL)
+      .toBe('inject');
+    expect(await page.getByTestId('explain-values').textContent()).toContain(
+      'Values: read from istioctl kube-inject of the lab’s Deployment.',
+    );
+    expect((await row(page, 'outbound capture')).objects).toBe('virtualOutbound, BlackHoleCluster');
 
     // The same view in Korean: its headings and labels, the notes as explain prints them.
     const ko = await browser.open(pageUrl(mock, '?lang=ko'));

@@ -40,6 +40,7 @@ export function Explain({ proxies }: { proxies: ProxyRow[] }) {
   const [answer, setAnswer] = useState<ExplainAnswer | undefined>();
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const [fromInject, setFromInject] = useState(false);
   const selected = asked(chosen, proxies);
   const toggle = (id: string, on: boolean) =>
     setChosen(
@@ -48,7 +49,12 @@ export function Explain({ proxies }: { proxies: ProxyRow[] }) {
   const explain = async () => {
     setBusy(true);
     try {
-      setAnswer(await control.call('explain', { proxy: selected }));
+      setAnswer(
+        await control.call('explain', {
+          proxy: selected,
+          ...(fromInject && { values: 'inject' as const }),
+        }),
+      );
       setError('');
     } catch (err) {
       setAnswer(undefined);
@@ -84,6 +90,15 @@ export function Explain({ proxies }: { proxies: ProxyRow[] }) {
                 </label>
               ))}
           </fieldset>
+          <label class="explain-proxy">
+            <input
+              type="checkbox"
+              data-testid="explain-from-inject"
+              checked={fromInject}
+              onChange={(event) => setFromInject((event.target as HTMLInputElement).checked)}
+            />{' '}
+            {t('explain.fromInject')}
+          </label>
           <wa-button
             data-testid="explain-button"
             disabled={busy || selected.length === 0}
@@ -96,6 +111,17 @@ export function Explain({ proxies }: { proxies: ProxyRow[] }) {
       <p role="status" aria-live="polite" class="outcome error" data-testid="explain-error">
         {error}
       </p>
+      {answer && (
+        <p class="muted small" data-testid="explain-values" data-source={answer.values.source}>
+          {t(answer.values.source === 'inject' ? 'explain.values.inject' : 'explain.values.seed')}
+          {answer.values.differences.map((d) => (
+            <span key={d} class="mono">
+              {' '}
+              {d}
+            </span>
+          ))}
+        </p>
+      )}
       {answer?.configurations.map((c) => (
         <div key={c.admin} data-testid="explain-config" data-node-id={c.nodeId}>
           <h3>

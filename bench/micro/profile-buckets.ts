@@ -32,6 +32,13 @@ function ownBucket(frame: CallFrame): string | undefined {
   const file = m[1] ?? '';
   const fn = frame.functionName;
   if (file === 'protocol/node-metadata') return 'node metadata typing';
+  if (file === 'xds/node-bytes') return 'node parsing (decode, parseNode)';
+  if (
+    /^xds\/wire(-delta)?$/.test(file) &&
+    /^decode(WithNode|DiscoveryRequest|DeltaRequest)$/.test(fn)
+  ) {
+    return 'request decoding (the rest)';
+  }
   if (file === 'protocol/node' || (file === 'xds/wire' && /node|struct|value|list/i.test(fn))) {
     return 'node parsing (decode, parseNode)';
   }
@@ -97,15 +104,21 @@ for (const [id, us] of selfUs) {
   if (leaf.callFrame.functionName === '(idle)') continue;
   let bucket: string | undefined;
   let inProfiler = false;
+  // protobufjs decodes the node inside the request's generated decoder.
+  let inNodeDecode = false;
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const frame = byId.get(cur)?.callFrame;
     if (!frame) break;
     if (frame.url === 'node:inspector' || frame.url.endsWith('inspector/promises'))
       inProfiler = true;
+    if (!bucket && frame.functionName === 'Node$decode') inNodeDecode = true;
     if (!bucket) {
       bucket = ownBucket(frame);
+      if (bucket === 'request decoding (the rest)' && inNodeDecode) {
+        bucket = 'node parsing (decode, parseNode)';
+      }
       if (bucket && top) {
-        const key = `${frame.url.replace(/.*\/dist\//, '')}:${frame.functionName}`;
+        const key = `${bucket}: ${frame.url.replace(/.*\/dist\//, '')}:${frame.functionName}`;
         functions.set(key, (functions.get(key) ?? 0) + us);
       }
     }
@@ -123,7 +136,7 @@ for (const [name, us] of rows) {
 }
 if (top) {
   process.stdout.write('innermost functions of the mock, self and callees:\n');
-  for (const [name, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
+  for (const [name, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 80)) {
     process.stdout.write(`${per(us)} µs  ${name}\n`);
   }
 }

@@ -1,0 +1,132 @@
+/**
+ * The connect ramp alone, in same-run pairs: for each round, a fresh mock and a fresh bare
+ * grpc-js floor (alternating which goes first), each pinned to CPU 0 with the generator on
+ * CPU 1, ramp `--streams` SotW (or delta) streams until every initial config is ACKed. Prints
+ * each server's server CPU per connection, the time until all ACKed and the first response
+ * p50, and the mock's ratios to grpc-js, round by round and as medians: the quick way to see
+ * what a change to the connect path buys on a shared, noisy machine.
+ *
+ *   npx tsx bench/micro/connect-probe.ts [--streams 1000] [--rounds 3] [--delta]
+ *       [--servers mock,grpcjs] [--profile ramp.cpuprofile]
+ *
+ * `--profile ramp.cpuprofile` records, in the first round, a CPU profile of each server's ramp
+ * through its bench API's inspector (200 µs sampling): `ramp-mock.cpuprofile`,
+ * `ramp-grpcjs.cpuprofile`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildBenchPrograms } from '../lib/build.js';
+import {
+  connectTimeoutMs,
+  settle,
+  withLoadgen,
+  withServer,
+  type BenchContext,
+} from '../lib/context.js';
+import { PROFILES } from '../lib/profile.js';
+import { writeBenchResources } from '../lib/resource-set.js';
+import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
+import { median } from '../lib/stats.js';
+
+const { values } = parseArgs({
+  options: {
+    streams: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+    delta: { type: 'boolean', default: false },
+    servers: { type: 'string', default: 'mock,grpcjs' },
+    profile: { type: 'string' },
+  },
+});
+const kinds = (values.servers ?? '').split(',').map((s) => s.trim()) as ServerKind[];
+if (kinds.some((k) => !SERVER_KINDS.includes(k))) {
+  process.stderr.write(`connect-probe: --servers: expected some of ${SERVER_KINDS.join(', ')}\n`);
+  process.exit(2);
+}
+const streams = Number(values.streams);
+const rounds = Number(values.rounds);
+const mode = values.delta ? 'delta' : 'sotw';
+const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const workDir = mkdtempSync(join(tmpdir(), 'mock-istiod-connect-probe-'));
+const ctx: BenchContext = {
+  rootDir: dirname(benchDir),
+  workDir,
+  profile: PROFILES.full,
+  servers: kinds,
+  bins: buildBenchPrograms(benchDir),
+  pin: { server: '0', loadgen: '1' },
+  log: (message) => process.stdout.write(`${message}\n`),
+};
+
+interface Ramp {
+  cpuUsPerConn: number;
+  allAckedMs: number;
+  firstP50: number;
+}
+
+async function ramp(kind: ServerKind, resources: string, profile?: string): Promise<Ramp> {
+  return withServer(ctx, kind, resources, async (server) => {
+    await settle(server.pid);
+    return withLoadgen(ctx, server, { mode }, async (loadgen) => {
+      const bench = server.pushUrl.replace(/\/bench\/push$/, '');
+      const post = async (path: string) => {
+        const res = await fetch(`${bench}${path}`, { method: 'POST' });
+        if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+      };
+      if (profile) await post('/bench/profile/start?intervalUs=200');
+      const cpu0 = server.cpuSeconds();
+      const reply = await loadgen.connect(streams, connectTimeoutMs(streams));
+      if (reply.acked !== streams) {
+        throw new Error(`${kind}: only ${reply.acked} of ${streams} streams ACKed`);
+      }
+      await settle(server.pid);
+      const cpu = server.cpuSeconds() - cpu0;
+      if (profile) await post(`/bench/profile/stop?file=${resolve(profile)}`);
+      return {
+        cpuUsPerConn: (cpu * 1e6) / streams,
+        allAckedMs: reply.allAckedMs ?? Number.NaN,
+        firstP50: reply.firstResponse.p50 ?? Number.NaN,
+      };
+    });
+  });
+}
+
+try {
+  const resources = writeBenchResources(workDir, { clusters: 2 });
+  const results = new Map<ServerKind, Ramp[]>(kinds.map((k) => [k, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? kinds : [...kinds].reverse();
+    const line: string[] = [];
+    for (const kind of order) {
+      const profile =
+        round === 0 && values.profile
+          ? values.profile.replace(/(\.cpuprofile)?$/, `-${kind}$1`)
+          : undefined;
+      const r = await ramp(kind, resources, profile);
+      results.get(kind)?.push(r);
+      line.push(
+        `${kind} ${r.cpuUsPerConn.toFixed(0)} µs/conn, all ACKed ${r.allAckedMs.toFixed(0)} ms, ` +
+          `first p50 ${r.firstP50.toFixed(1)} ms`,
+      );
+    }
+    const [m, g] = [results.get('mock')?.[round], results.get('grpcjs')?.[round]];
+    const ratio =
+      m && g
+        ? ` | mock/grpcjs: CPU ${(m.cpuUsPerConn / g.cpuUsPerConn).toFixed(2)}×, ` +
+          `all ACKed ${(m.allAckedMs / g.allAckedMs).toFixed(2)}×, first p50 ${(m.firstP50 / g.firstP50).toFixed(2)}×`
+        : '';
+    ctx.log(`round ${round + 1} (${mode} ${streams}): ${line.join('; ')}${ratio}`);
+  }
+  const med = (kind: ServerKind, f: (r: Ramp) => number) =>
+    median((results.get(kind) ?? []).map(f));
+  for (const kind of kinds) {
+    ctx.log(
+      `median ${kind}: ${med(kind, (r) => r.cpuUsPerConn).toFixed(0)} µs/conn, ` +
+        `all ACKed ${med(kind, (r) => r.allAckedMs).toFixed(0)} ms, first p50 ${med(kind, (r) => r.firstP50).toFixed(1)} ms`,
+    );
+  }
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}

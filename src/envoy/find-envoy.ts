@@ -5,12 +5,12 @@
  * checkout, into the per-user cache (`$XDG_CACHE_HOME` or `~/.cache`, then
  * `mock-istiod/envoy-<version>`) from an installed package.
  */
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MockIstiodError } from '../util/errors.js';
 import { packageRoot } from '../util/package-root.js';
-import { ENVOY_ZST_VARIABLE, unpackEnvoy } from './unpack-envoy.js';
+import { ENVOY_ZST_VARIABLE, isExecutableFile, unpackEnvoy } from './unpack-envoy.js';
 
 /** The Envoy version `scripts/install-envoy.sh` pins (a unit test keeps the two in step). */
 export const PINNED_ENVOY_VERSION = '1.40.0';
@@ -81,13 +81,4 @@ export function findEnvoy(
   const path = fromEnv !== undefined && fromEnv !== '' ? fromEnv : defaultEnvoyPath(env, root);
   if (!isExecutableFile(path)) throw envoyNotFoundError(path, root);
   return path;
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }

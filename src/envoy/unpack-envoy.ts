@@ -90,7 +90,8 @@ export function zstdIncomplete(data: Buffer): string | undefined {
   return undefined;
 }
 
-function isExecutableFile(path: string): boolean {
+/** Whether `path` is a regular file this process may execute. */
+export function isExecutableFile(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return statSync(path).isFile();

@@ -93,28 +93,6 @@ export async function issueServingCertificate(
   return { certPem: cert.toString('pem'), keyPem: await privateKeyToPem(key.privateKey) };
 }
 
-/**
- * A client certificate with a new key for the SPIFFE ids `uris`, signed by `ca` as a workload
- * certificate is: what a tool that is not a pod (istioctl) presents to the mock's TLS port.
- */
-export async function issueClientCertificate(
-  ca: CertificateAuthority,
-  uris: readonly string[],
-  lifetimeMs: number,
-  now = new Date(),
-): Promise<IssuedCertificate> {
-  const lib = X509();
-  const key = await generateSigningKey();
-  const spki = await webcrypto.subtle.exportKey('spki', key.publicKey);
-  const cert = await signLeaf(ca, {
-    publicKey: new lib.PublicKey(spki),
-    names: uris.map((value) => ({ type: 'url', value })),
-    notAfter: new Date(now.getTime() + lifetimeMs),
-    now,
-  });
-  return { certPem: cert.toString('pem'), keyPem: await privateKeyToPem(key.privateKey) };
-}
-
 /** A certificate signing request that parsed, with the public key it asks to have certified. */
 export type ParsedCsr = x509.Pkcs10CertificateRequest;
 
@@ -183,7 +161,9 @@ export async function signWorkloadCertificate(
 
 /**
  * A workload certificate with a key made for it (the key never having been asked for in a
- * CSR): what a caller gets that has no key of its own. The identity is `uris`, as above.
+ * CSR): what a caller gets that has no key of its own (`POST /ca/certificates` without a CSR),
+ * and what a tool that is not a pod (istioctl) presents to the mock's TLS port. The identity
+ * is `uris`, as above.
  */
 export async function issueWorkloadCertificate(
   ca: CertificateAuthority,

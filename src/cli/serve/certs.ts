@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_CA_OPTIONS, servingHosts } from '../../ca/security-options.js';
 import { resolveTokenRequest } from '../../ca/service-account-token.js';
-import { issueClientCertificate } from '../../tls/pki.js';
+import { issueWorkloadCertificate } from '../../tls/pki.js';
 import { prepareTlsMaterial } from '../../tls/tls-material.js';
 import { loadCa, TLS_FILES } from '../../tls/tls-files.js';
 import { parseDuration } from '../../util/duration.js';
@@ -147,7 +147,7 @@ async function forIstioctl(values: CertsValues, env: NodeJS.ProcessEnv): Promise
   }
   const { namespace, serviceAccount } = identity.value;
   const spiffe = `spiffe://${trustDomain}/ns/${namespace}/sa/${serviceAccount}`;
-  const issued = await issueClientCertificate(ca, [spiffe], lifetimeMs);
+  const issued = await issueWorkloadCertificate(ca, [spiffe], lifetimeMs);
   mkdirSync(out, { recursive: true, mode: 0o700 });
   writeFileSync(join(out, TLS_FILES.certChain), issued.certPem, { mode: 0o644 });
   writeFileSync(join(out, TLS_FILES.key), issued.keyPem, { mode: 0o600 });

@@ -49,6 +49,11 @@ export function stormRows(results: StormResults): string[][] {
       `${ratio(mock.median.servedP50, peer?.median.servedP50)} / ${ratio(mock.median.servedP99, peer?.median.servedP99)}`,
     ]);
     rows.push(line('server CPU for the storm, s', (r) => r.median.serverCpu, 2));
+    rows.push(
+      line('connections dropped from a full accept queue (kernel `ListenOverflows`)', (r) =>
+        r.median.listenOverflows === undefined ? null : r.median.listenOverflows,
+      ),
+    );
   }
   const mockEnvoy = results.envoy.find((r) => r.server === 'mock');
   const peerEnvoy = results.envoy.find((r) => r.server === 'peer');

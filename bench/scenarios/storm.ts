@@ -23,7 +23,7 @@ import {
   type BenchContext,
 } from '../lib/context.js';
 import type { Summary } from '../lib/loadgen-process.js';
-import { round } from '../lib/proc.js';
+import { listenOverflows, round } from '../lib/proc.js';
 import { median } from '../lib/stats.js';
 import { writeBenchResources } from '../lib/resource-set.js';
 import type { ServerKind, ServerProcess } from '../lib/server-process.js';
@@ -43,6 +43,8 @@ export interface StormRound {
   /** Per stream, from its new connection until it ACKed again (the server's part). */
   served: Summary;
   backoffs: number;
+  /** Connections the kernel dropped from a full accept queue meanwhile (machine-wide). */
+  listenOverflows: number;
   serverCpu: number;
   loadgenCpu: number;
 }
@@ -53,7 +55,13 @@ export interface StormRun {
   streams: number;
   rounds: StormRound[];
   /** Medians over the rounds. */
-  median: { allAckedMs: number | null; servedP50: number; servedP99: number; serverCpu: number };
+  median: {
+    allAckedMs: number | null;
+    servedP50: number;
+    servedP99: number;
+    serverCpu: number;
+    listenOverflows: number;
+  };
   errors: number;
   errorSamples: string[];
 }
@@ -109,9 +117,10 @@ async function runStorm(
           );
         }
         await settle(server.pid);
-        const [s0, l0] = [server.cpuSeconds(), loadgen.cpuSeconds()];
+        const [s0, l0, o0] = [server.cpuSeconds(), loadgen.cpuSeconds(), listenOverflows()];
         const rejoin = await loadgen.rejoin(server.upUrl, connectTimeoutMs(streams));
         const [serverCpu, loadgenCpu] = [server.cpuSeconds() - s0, loadgen.cpuSeconds() - l0];
+        const overflows = listenOverflows() - o0;
         if (rejoin.error) throw new Error(`${kind} up: ${rejoin.error}`);
         errors = rejoin.errors;
         rounds.push({
@@ -125,6 +134,7 @@ async function runStorm(
           rejoin: rejoin.latency,
           served: rejoin.served,
           backoffs: rejoin.backoffs,
+          listenOverflows: overflows,
           serverCpu: round(serverCpu),
           loadgenCpu: round(loadgenCpu),
         });
@@ -140,6 +150,7 @@ async function runStorm(
           servedP50: medianOf(rounds.map((r) => r.served.p50)) ?? Number.NaN,
           servedP99: medianOf(rounds.map((r) => r.served.p99)) ?? Number.NaN,
           serverCpu: round(median(rounds.map((r) => r.serverCpu))),
+          listenOverflows: median(rounds.map((r) => r.listenOverflows)),
         },
         errors: errors.count,
         errorSamples: errors.samples,
@@ -245,7 +256,7 @@ export async function stormScenario(ctx: BenchContext): Promise<StormResults> {
         ctx.log(`storm: ${kind} ${mode} ${streams} streams, down then up`);
         const run = await runStorm(ctx, kind, mode, streams, resourcesPath);
         ctx.log(
-          `  all ACKed again ${run.rounds.map((r) => `${r.acked}/${streams} in ${r.allAckedMs}`).join(', ')} ms after up (median ${run.median.allAckedMs}); connection to ACK p50 ${run.median.servedP50} p99 ${run.median.servedP99} ms; server CPU ${run.median.serverCpu} s`,
+          `  all ACKed again ${run.rounds.map((r) => `${r.acked}/${streams} in ${r.allAckedMs}`).join(', ')} ms after up (median ${run.median.allAckedMs}); connection to ACK p50 ${run.median.servedP50} p99 ${run.median.servedP99} ms; server CPU ${run.median.serverCpu} s; accept-queue overflows ${run.rounds.map((r) => r.listenOverflows).join(', ')}`,
         );
         runs.push(run);
       }

@@ -35,6 +35,8 @@ export const STORM_BACKOFF_MS = { min: 50, max: 500 } as const;
 export interface StormRound {
   /** `down`: the call, and until the generator saw every stream end. */
   down: { httpMs: number; allEndedMs: number; reason: string | undefined };
+  /** The `up` call itself (until its HTTP answer), ms. */
+  upMs: number;
   /** `up` until every stream ACKed its config again (null: not all did before the deadline). */
   allAckedMs: number | null;
   acked: number;
@@ -129,6 +131,7 @@ async function runStorm(
             allEndedMs: down.allEndedMs,
             reason: down.reasons.samples[0],
           },
+          upMs: rejoin.httpMs,
           allAckedMs: rejoin.allAckedMs ?? null,
           acked: rejoin.acked,
           rejoin: rejoin.latency,

@@ -50,7 +50,7 @@ export function stormRows(results: StormResults): string[][] {
     ]);
     rows.push(line('server CPU for the storm, s', (r) => r.median.serverCpu, 2));
     rows.push(
-      line('connections dropped from a full accept queue (kernel `ListenOverflows`)', (r) =>
+      line('SYNs dropped, accept queue full (kernel `ListenOverflows`)', (r) =>
         r.median.listenOverflows === undefined ? null : r.median.listenOverflows,
       ),
     );

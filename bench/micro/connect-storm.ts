@@ -26,7 +26,7 @@ import type {
   StormWorkerResult,
 } from '../../test/support/harness/storm-worker.js';
 import { buildBenchPrograms } from '../lib/build.js';
-import { round } from '../lib/proc.js';
+import { listenOverflows, round } from '../lib/proc.js';
 import { writeBenchResources } from '../lib/resource-set.js';
 import { ServerProcess, type ServerKind } from '../lib/server-process.js';
 
@@ -82,6 +82,8 @@ export interface ConnectStormResult {
   firstResponseP50Ms: number | null;
   firstResponseP99Ms: number | null;
   serverCpu: number;
+  /** SYNs the kernel dropped from a full accept queue meanwhile (machine-wide count). */
+  listenOverflows: number;
 }
 
 async function stormOne(kind: ServerKind, resourcesPath: string): Promise<ConnectStormResult> {
@@ -108,7 +110,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
       lines.push(createInterface({ input: worker.stdout! })[Symbol.asyncIterator]());
     }
     for (const line of lines) await line.next(); // every worker is ready
-    const cpu0 = server.cpuSeconds();
+    const [cpu0, overflows0] = [server.cpuSeconds(), listenOverflows()];
     const started = Date.now();
     for (const w of workers) w.stdin?.write('go\n');
     const done = await Promise.all(
@@ -118,6 +120,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
     );
     const wallMs = Date.now() - started;
     const serverCpu = round(server.cpuSeconds() - cpu0);
+    const overflows = listenOverflows() - overflows0;
     const counts: Record<string, number> = {};
     for (const r of done)
       for (const [k, n] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + n;
@@ -131,6 +134,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
       firstResponseP50Ms: percentile(answeredMs, 50),
       firstResponseP99Ms: percentile(answeredMs, 99),
       serverCpu,
+      listenOverflows: overflows,
     };
   } finally {
     for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
@@ -149,7 +153,7 @@ try {
     const r = await stormOne(kind, resourcesPath);
     process.stdout.write(
       `  ${r.wallMs} ms; answered ${r.answered} (first response p50 ${r.firstResponseP50Ms} ms, p99 ${r.firstResponseP99Ms} ms); ` +
-        `outcomes ${JSON.stringify(r.counts)}; server CPU ${r.serverCpu} s\n`,
+        `outcomes ${JSON.stringify(r.counts)}; server CPU ${r.serverCpu} s; SYNs dropped (accept queue full) ${r.listenOverflows}\n`,
     );
     results.push(r);
   }

@@ -4,7 +4,7 @@
  * and the go-control-plane peer, writes `bench/results/<profile>.json` and refreshes that
  * profile's table in docs/BENCHMARKS.md. See docs/BENCHMARKS.md for what each figure means.
  *
- *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui] [--servers mock,peer,h2,grpcjs]
+ *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui,storm] [--servers mock,peer,h2,grpcjs]
  *                    [--clusters 10,1000] [--no-pin]
  *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  */
@@ -20,12 +20,14 @@ import { buildBenchPrograms } from './lib/build.js';
 import { machineInfo } from './lib/proc.js';
 import { PROFILES } from './lib/profile.js';
 import { refreshBenchmarksDoc, type BenchReport } from './lib/report.js';
+import { refreshStormDoc } from './lib/storm-report.js';
 import { SERVER_KINDS, type ServerKind } from './lib/server-process.js';
 import { envoyLiveScenario } from './scenarios/envoy-live.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { setSizeScenario } from './scenarios/set-size.js';
 import { slowConsumerScenario } from './scenarios/slow-consumer.js';
 import { startUpScenario } from './scenarios/start-up.js';
+import { stormScenario } from './scenarios/storm.js';
 import { uiPageScenario } from './scenarios/ui-page.js';
 
 const SCENARIOS = {
@@ -35,6 +37,7 @@ const SCENARIOS = {
   envoy: envoyLiveScenario,
   start: startUpScenario,
   ui: uiPageScenario,
+  storm: stormScenario,
 } as const;
 type ScenarioName = keyof typeof SCENARIOS;
 
@@ -90,6 +93,7 @@ async function main(): Promise<number> {
     const file = join(benchDir, 'results', `${profile.name}.json`);
     const saved = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
     await refreshBenchmarksDoc(join(rootDir, 'docs/BENCHMARKS.md'), saved);
+    await refreshStormDoc(join(rootDir, 'docs/BENCHMARKS.md'), saved);
     process.stdout.write(`refreshed docs/BENCHMARKS.md from ${relative(rootDir, file)}\n`);
     return 0;
   }
@@ -131,11 +135,10 @@ async function main(): Promise<number> {
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
-  const command = `npm run ${profile.name === 'quick' ? 'bench:quick' : 'bench'}${process.argv
-    .slice(2)
-    .filter((a) => a !== '--quick')
-    .map((a) => ` ${a}`)
-    .join('')}`;
+  const args = process.argv.slice(2).filter((a) => a !== '--quick');
+  const command = `npm run ${profile.name === 'quick' ? 'bench:quick' : 'bench'}${
+    args.length > 0 ? ` --${args.map((a) => ` ${a}`).join('')}` : ''
+  }`;
   const report = {
     profile: profile.name,
     startedAt,
@@ -159,6 +162,10 @@ async function main(): Promise<number> {
   if (complete) {
     await refreshBenchmarksDoc(join(rootDir, 'docs/BENCHMARKS.md'), report);
     log('refreshed docs/BENCHMARKS.md');
+  }
+  // The storm's own table stands alone: any run that includes the scenario refreshes it.
+  if (await refreshStormDoc(join(rootDir, 'docs/BENCHMARKS.md'), report)) {
+    log('refreshed the reconnect storm table in docs/BENCHMARKS.md');
   }
   return failures > 0 ? 1 : 0;
 }

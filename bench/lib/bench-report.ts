@@ -4,6 +4,7 @@ import type { FleetResults } from '../scenarios/fleet.js';
 import type { SetSizeRun } from '../scenarios/set-size.js';
 import type { SlowConsumerRun } from '../scenarios/slow-consumer.js';
 import type { StartUpResult } from '../scenarios/start-up.js';
+import type { StormResults } from '../scenarios/storm.js';
 import type { MachineInfo } from './proc.js';
 import type { Profile } from './profile.js';
 
@@ -20,5 +21,6 @@ export interface BenchReport {
     sizes?: SetSizeRun[] | { error: string };
     envoy?: EnvoyLiveResult | { error: string };
     start?: StartUpResult | { error: string };
+    storm?: StormResults | { error: string };
   };
 }

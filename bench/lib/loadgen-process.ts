@@ -41,6 +41,32 @@ export interface PushReply {
   error?: string;
 }
 
+export interface DropReply {
+  streams: number;
+  ended: number;
+  httpMs: number;
+  allEndedMs: number;
+  timedOut: boolean;
+  reasons: GeneratorErrors;
+  error?: string;
+}
+
+export interface RejoinReply {
+  expected: number;
+  acked: number;
+  timedOut: boolean;
+  httpMs: number;
+  /** Per stream, ms from just before `up` until its initial config was ACKed again. */
+  latency: Summary;
+  /** Per stream, ms from its new connection (after any backoff) until it ACKed again. */
+  served: Summary;
+  allAckedMs?: number;
+  /** Connection attempts that waited a backoff (refused or reset) during the rejoin. */
+  backoffs: number;
+  errors: GeneratorErrors;
+  error?: string;
+}
+
 export interface LoadgenOptions {
   bin: string;
   target: string;
@@ -49,6 +75,9 @@ export interface LoadgenOptions {
   window?: number;
   dialConcurrency?: number;
   cpus?: string | undefined;
+  /** Open a stream again after it ends, after a jittered wait of `backoffMs` (the storm). */
+  reconnect?: boolean;
+  backoffMs?: { min: number; max: number };
   /** More flags, e.g. `-cpuprofile <file>` to profile the generator itself. */
   extraArgs?: readonly string[];
 }
@@ -60,6 +89,11 @@ export class Loadgen {
     const args = ['-target', options.target, '-mode', options.mode];
     if (options.window) args.push('-window', String(options.window));
     if (options.dialConcurrency) args.push('-dial-concurrency', String(options.dialConcurrency));
+    if (options.reconnect) args.push('-reconnect');
+    if (options.backoffMs) {
+      args.push('-backoff-min-ms', String(options.backoffMs.min));
+      args.push('-backoff-max-ms', String(options.backoffMs.max));
+    }
     args.push(...(options.extraArgs ?? []));
     this.child = new JsonLineChild('loadgen', options.bin, args, { cpus: options.cpus });
   }
@@ -80,6 +114,18 @@ export class Loadgen {
   async push(url: string, timeoutMs: number): Promise<PushReply> {
     this.child.send({ cmd: 'push', url, timeoutMs });
     return this.child.next<PushReply>(timeoutMs + 30_000, 'push reply');
+  }
+
+  /** POSTs `url` (the server's `down`) and waits until every stream has ended. */
+  async drop(url: string, timeoutMs: number): Promise<DropReply> {
+    this.child.send({ cmd: 'drop', url, timeoutMs });
+    return this.child.next<DropReply>(timeoutMs + 30_000, 'drop reply');
+  }
+
+  /** POSTs `url` (the server's `up`) and times until every stream has ACKed its config again. */
+  async rejoin(url: string, timeoutMs: number): Promise<RejoinReply> {
+    this.child.send({ cmd: 'rejoin', url, timeoutMs });
+    return this.child.next<RejoinReply>(timeoutMs + 30_000, 'rejoin reply');
   }
 
   async stall(n: number): Promise<{ stalled: number }> {

@@ -48,6 +48,26 @@ export async function measured<T>(
   return { value, wallMs, cpu };
 }
 
+/**
+ * The kernel's count of connections dropped because a listening socket's accept queue was
+ * full (`TcpExt: ListenOverflows` in /proc/net/netstat): machine-wide, so a difference over
+ * a short storm on loopback is that storm's, give or take other work's. 0 where unreadable.
+ */
+export function listenOverflows(): number {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n');
+    for (let i = 0; i + 1 < lines.length; i++) {
+      const names = lines[i]!.split(/\s+/);
+      if (names[0] !== 'TcpExt:') continue;
+      const values = lines[i + 1]!.split(/\s+/);
+      return Number(values[names.indexOf('ListenOverflows')] ?? 0) || 0;
+    }
+  } catch {
+    // not Linux
+  }
+  return 0;
+}
+
 export function round(value: number, digits = 3): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;

@@ -13,6 +13,14 @@ export interface Profile {
   slow: { streams: number; clusters: number; pushesBefore: number; pushesAfter: number };
   sizes: { clusters: readonly number[]; streams: number; pushes: number };
   envoyRuns: number;
+  /** The reconnect storm: fleets per protocol taken down and up, and the real-Envoy fleet. */
+  storm: {
+    sotw: readonly number[];
+    delta: readonly number[];
+    envoys: number;
+    /** Outages per fleet (the median is reported). */
+    rounds: number;
+  };
 }
 
 export const PROFILES: Record<Profile['name'], Profile> = {
@@ -24,6 +32,7 @@ export const PROFILES: Record<Profile['name'], Profile> = {
     slow: { streams: 50, clusters: 1_000, pushesBefore: 3, pushesAfter: 8 },
     sizes: { clusters: [10, 1_000, 10_000], streams: 10, pushes: 2 },
     envoyRuns: 3,
+    storm: { sotw: [1_000], delta: [1_000], envoys: 20, rounds: 3 },
   },
   full: {
     name: 'full',
@@ -33,5 +42,6 @@ export const PROFILES: Record<Profile['name'], Profile> = {
     slow: { streams: 200, clusters: 1_000, pushesBefore: 5, pushesAfter: 20 },
     sizes: { clusters: [10, 1_000, 10_000], streams: 100, pushes: 3 },
     envoyRuns: 7,
+    storm: { sotw: [1_000, 5_000], delta: [1_000, 5_000], envoys: 20, rounds: 5 },
   },
 };

@@ -13,6 +13,7 @@ import type { BenchReport } from './bench-report.js';
 import { checkTargets } from './targets.js';
 import { isFloor, SERVER_LABELS } from './server-process.js';
 import { startUpLines } from './start-up-report.js';
+import { stormRows } from './storm-report.js';
 
 export type { BenchReport } from './bench-report.js';
 
@@ -314,6 +315,12 @@ export function renderReport(report: BenchReport): string {
   section('slow consumer', results.slow, slowRows);
   section('set size', results.sizes, sizeRows);
   section('envoy', results.envoy, envoyRows);
+  section('storm', results.storm, (storm) =>
+    stormRows(storm).map(
+      ([figure = '', mock = '', peer = '', r = '']) =>
+        ['reconnect storm', figure, mock, peer, r] as Row,
+    ),
+  );
   const floors =
     results.fleet && !isError(results.fleet)
       ? floorTable(

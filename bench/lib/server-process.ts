@@ -98,6 +98,36 @@ export class ServerProcess {
     return `${this.benchUrl}/bench/push`;
   }
 
+  /**
+   * Closes the xDS port and ends every open stream: the mock's own `down` operation (its
+   * control API), the peer's `POST /bench/down` (its gRPC server stopped: listener and
+   * connections closed). The floors have neither.
+   */
+  get downUrl(): string {
+    return this.outageUrl('down');
+  }
+
+  /** Opens the xDS port again on the same address (`up`). */
+  get upUrl(): string {
+    return this.outageUrl('up');
+  }
+
+  private outageUrl(op: 'down' | 'up'): string {
+    if (this.kind === 'peer') return `${this.benchUrl}/bench/${op}`;
+    if (this.kind === 'mock' && this.controlUrl) return `${this.controlUrl}/control/${op}`;
+    throw new Error(`${SERVER_LABELS[this.kind]} has no ${op} operation`);
+  }
+
+  /** POSTs `down` or `up` (the storm's Envoy variant; the generator POSTs them itself). */
+  async outage(op: 'down' | 'up'): Promise<void> {
+    const res = await fetch(this.outageUrl(op), {
+      method: 'POST',
+      signal: AbortSignal.timeout(60_000),
+    });
+    if (!res.ok) throw new Error(`${this.kind} ${op}: HTTP ${res.status} ${await res.text()}`);
+    await res.body?.cancel();
+  }
+
   cpuSeconds(): number {
     return cpuSeconds(this.pid);
   }

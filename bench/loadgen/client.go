@@ -21,10 +21,14 @@ type client struct {
 	lg      *loadgen
 	alive   atomic.Bool
 	stalled atomic.Bool
-	connMu  sync.Mutex
-	stream  adsStream
-	// pushSeq is the last push round this client reported (touched by its goroutine only).
-	pushSeq int64
+	// ends counts the streams of this client that ended (with -reconnect, it opens another).
+	ends   atomic.Int64
+	connMu sync.Mutex
+	stream adsStream
+	// pushSeq and rejoinSeq are the last push and rejoin rounds this client reported
+	// (touched by its goroutine only).
+	pushSeq   int64
+	rejoinSeq int64
 }
 
 func newClient(lg *loadgen, id int) *client {
@@ -59,11 +63,31 @@ func (c *client) run(sem chan struct{}, results chan<- rampResult) {
 			results <- r
 		}
 	}
-	err := c.serve(started, func(r rampResult) { release(); report(r) }, release)
+	done := func(r rampResult) { release(); report(r) }
+	err := c.serve(started, done, release)
 	c.alive.Store(false)
-	if err != nil && c.lg.ctx.Err() == nil {
-		c.lg.errs.add(fmt.Errorf("client %d: %w", c.id, err))
-		report(rampResult{err: err})
+	if !c.lg.o.reconnect {
+		if err != nil && c.lg.ctx.Err() == nil {
+			c.lg.errs.add(fmt.Errorf("client %d: %w", c.id, err))
+			report(rampResult{err: err})
+		}
+		return
+	}
+	// -reconnect: as Envoy does when its xDS stream ends, wait a jittered backoff and open
+	// a new connection and stream, which fetches and ACKs the whole config again.
+	release()
+	for c.lg.ctx.Err() == nil && !c.stalled.Load() {
+		if err != nil {
+			c.lg.drops.add(fmt.Errorf("client %d: %w", c.id, err))
+		}
+		c.ends.Add(1)
+		select {
+		case <-c.lg.ctx.Done():
+			return
+		case <-time.After(c.lg.o.backoff()):
+		}
+		err = c.serve(time.Now(), done, func() {})
+		c.alive.Store(false)
 	}
 }
 
@@ -75,6 +99,7 @@ func (c *client) serve(started time.Time, done func(rampResult), firstResponse f
 		}
 		return err
 	}
+	connectedAt := time.Now()
 	c.connMu.Lock()
 	c.stream = stream
 	c.connMu.Unlock()
@@ -110,6 +135,7 @@ func (c *client) serve(started time.Time, done func(rampResult), firstResponse f
 		if !initDone && f.complete() {
 			initDone = true
 			done(rampResult{firstResponse: first, initAcked: time.Since(started), doneAt: time.Now()})
+			c.reportRejoin(connectedAt)
 		}
 	}
 }
@@ -180,6 +206,17 @@ func (c *client) reportPush(receivedAt time.Time) {
 	}
 	c.pushSeq = round.seq
 	round.record(time.Now())
+}
+
+// reportRejoin counts this client's initial config ACKed again after a rejoin began, on a
+// stream connected at connectedAt.
+func (c *client) reportRejoin(connectedAt time.Time) {
+	round := c.lg.rejoinRound.Load()
+	if round == nil || c.rejoinSeq == round.seq {
+		return
+	}
+	c.rejoinSeq = round.seq
+	round.recordServed(time.Now(), connectedAt)
 }
 
 func (c *client) closeConn() {

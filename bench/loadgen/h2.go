@@ -36,8 +36,9 @@ const streamID = 1
 var clientPreface = []byte(http2.ClientPreface)
 
 // dialGRPC connects, retrying refused connections until ctx ends (a server's listen backlog
-// can overflow during a ramp of thousands), and opens a stream on `path`.
-func dialGRPC(ctx context.Context, target, path string, window uint32) (*grpcStream, error) {
+// can overflow during a ramp of thousands, and a server that is down refuses), waiting
+// `backoff()` between attempts, and opens a stream on `path`.
+func dialGRPC(ctx context.Context, target, path string, window uint32, backoff func() time.Duration) (*grpcStream, error) {
 	var conn net.Conn
 	var err error
 	dialer := net.Dialer{}
@@ -49,7 +50,7 @@ func dialGRPC(ctx context.Context, target, path string, window uint32) (*grpcStr
 		select {
 		case <-ctx.Done():
 			return nil, err
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(backoff()):
 		}
 	}
 	s := &grpcStream{conn: conn, out: bufio.NewWriterSize(conn, 32<<10), window: window}

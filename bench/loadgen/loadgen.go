@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,11 +23,24 @@ type loadgen struct {
 	errs    errorLog
 	round   atomic.Pointer[pushRound]
 	seq     atomic.Int64
+	// With -reconnect: the rejoin being timed, the streams that ended (and the first few
+	// reasons), and the connection attempts that waited a backoff (refused or reset).
+	rejoinRound atomic.Pointer[pushRound]
+	drops       errorLog
+	redials     atomic.Int64
 }
 
 func newLoadgen(o options) *loadgen {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &loadgen{o: o, refs: newRefCache(), ctx: ctx, cancel: cancel}
+	lg := &loadgen{o: o, refs: newRefCache(), ctx: ctx, cancel: cancel}
+	lg.o.backoff = func() time.Duration {
+		lg.redials.Add(1)
+		if !o.reconnect {
+			return 50 * time.Millisecond
+		}
+		return o.backoffMin + rand.N(o.backoffMax-o.backoffMin+1)
+	}
+	return lg
 }
 
 // rampResult is what one client reports once its initial config is ACKed (or it failed).
@@ -96,13 +111,21 @@ type pushRound struct {
 	t0        time.Time
 	mu        sync.Mutex
 	latencies []float64
+	served    []float64
 	expected  int
 	done      chan struct{}
 }
 
-func (r *pushRound) record(at time.Time) {
+func (r *pushRound) record(at time.Time) { r.recordServed(at, time.Time{}) }
+
+// recordServed also keeps, for a rejoin, the time from the stream's connection (after any
+// backoff) until its ACK: the part of the wait the server is responsible for.
+func (r *pushRound) recordServed(at, connectedAt time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !connectedAt.IsZero() {
+		r.served = append(r.served, ms(at.Sub(connectedAt)))
+	}
 	r.latencies = append(r.latencies, ms(at.Sub(r.t0)))
 	if len(r.latencies) == r.expected {
 		close(r.done)
@@ -156,9 +179,99 @@ func trigger(url string) error {
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("push: HTTP %d: %s", res.StatusCode, body)
+		return fmt.Errorf("POST %s: HTTP %d: %s", url, res.StatusCode, body)
 	}
 	return nil
+}
+
+// drop takes the server down through its API (POST url) and waits until every stream the
+// generator opened has ended (each then reconnects on its own with -reconnect).
+func (lg *loadgen) drop(url string, timeout time.Duration) map[string]any {
+	lg.mu.Lock()
+	clients := append([]*client(nil), lg.clients...)
+	lg.mu.Unlock()
+	before := make([]int64, len(clients))
+	for i, c := range clients {
+		before[i] = c.ends.Load()
+	}
+	t0 := time.Now()
+	httpErr := trigger(url)
+	httpMs := ms(time.Since(t0))
+	deadline := time.Now().Add(timeout)
+	ended := 0
+	for httpErr == nil {
+		ended = 0
+		for i, c := range clients {
+			if c.ends.Load() > before[i] {
+				ended++
+			}
+		}
+		if ended == len(clients) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	reply := map[string]any{
+		"event":      "drop",
+		"streams":    len(clients),
+		"ended":      ended,
+		"httpMs":     httpMs,
+		"allEndedMs": ms(time.Since(t0)),
+		"timedOut":   ended < len(clients),
+		"reasons":    lg.drops.snapshot(),
+	}
+	if httpErr != nil {
+		reply["error"] = httpErr.Error()
+	}
+	return reply
+}
+
+// rejoin brings the server up through its API (POST url) and times, from just before the
+// call, until every stream has connected again and ACKed its whole initial config.
+func (lg *loadgen) rejoin(url string, timeout time.Duration) map[string]any {
+	lg.mu.Lock()
+	expected := len(lg.clients)
+	lg.mu.Unlock()
+	round := &pushRound{seq: lg.seq.Add(1), expected: expected, done: make(chan struct{})}
+	if expected == 0 {
+		close(round.done)
+	}
+	redials := lg.redials.Load()
+	round.t0 = time.Now()
+	lg.rejoinRound.Store(round)
+	httpErr := trigger(url)
+	httpMs := ms(time.Since(round.t0))
+	timedOut := false
+	if httpErr == nil {
+		select {
+		case <-round.done:
+		case <-time.After(timeout):
+			timedOut = true
+		}
+	}
+	lg.rejoinRound.Store(nil)
+	round.mu.Lock()
+	latencies := append([]float64(nil), round.latencies...)
+	served := append([]float64(nil), round.served...)
+	round.mu.Unlock()
+	reply := map[string]any{
+		"event":    "rejoin",
+		"served":   summarize(served),
+		"expected": expected,
+		"acked":    len(latencies),
+		"timedOut": timedOut,
+		"httpMs":   httpMs,
+		"latency":  summarize(latencies),
+		"backoffs": lg.redials.Load() - redials,
+		"errors":   lg.errs.snapshot(),
+	}
+	if !timedOut && httpErr == nil && len(latencies) > 0 {
+		reply["allAckedMs"] = slices.Max(latencies)
+	}
+	if httpErr != nil {
+		reply["error"] = httpErr.Error()
+	}
+	return reply
 }
 
 // stall makes n reading streams stop reading (they keep their connection open).

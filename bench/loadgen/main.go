@@ -9,6 +9,13 @@
 //	{"cmd":"push","url":"http://…/bench/push","timeoutMs":30000}
 //	                                               trigger a push and time every stream's ACK
 //	{"cmd":"stall","n":1}                          n streams stop reading
+//	{"cmd":"drop","url":"http://…/control/down","timeoutMs":30000}
+//	                                               take the server down (POST url) and wait
+//	                                               until every stream has ended
+//	{"cmd":"rejoin","url":"http://…/control/up","timeoutMs":60000}
+//	                                               bring it up (POST url) and time until every
+//	                                               stream has reconnected and ACKed its
+//	                                               initial config again (needs -reconnect)
 //	{"cmd":"quit"}                                 close everything and exit
 //
 // Each reply is one JSON line whose "event" names the command it answers.
@@ -30,6 +37,13 @@ type options struct {
 	window          int
 	dialConcurrency int
 	namespace       string
+	// reconnect: a stream that ends is opened again after a jittered wait, as Envoy does.
+	reconnect  bool
+	backoffMin time.Duration
+	backoffMax time.Duration
+	// backoff is the wait before the next connection attempt: a fixed 50 ms without
+	// -reconnect (a ramp's refused dials), jittered in [backoffMin, backoffMax) with it.
+	backoff func() time.Duration
 }
 
 type command struct {
@@ -46,12 +60,21 @@ func main() {
 	flag.IntVar(&o.window, "window", 1<<20, "HTTP/2 stream and connection window in bytes (fixed: no BDP growth)")
 	flag.IntVar(&o.dialConcurrency, "dial-concurrency", 500, "streams connecting at once during a ramp")
 	flag.StringVar(&o.namespace, "namespace", "bench", "namespace in the simulated node ids")
+	flag.BoolVar(&o.reconnect, "reconnect", false, "open a stream again after it ends, after a jittered wait (-backoff-min-ms to -backoff-max-ms), as Envoy does")
+	backoffMin := flag.Int("backoff-min-ms", 50, "with -reconnect: the shortest wait before a reconnect or a redial")
+	backoffMax := flag.Int("backoff-max-ms", 500, "with -reconnect: the longest wait before a reconnect or a redial")
 	cpuProfile := flag.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	flag.Parse()
 	if o.target == "" || (o.mode != "sotw" && o.mode != "delta") || o.window < 65535 || o.dialConcurrency < 1 {
 		fmt.Fprintln(os.Stderr, "loadgen: --target host:port is required; --mode is sotw or delta; --window >= 65535; --dial-concurrency >= 1")
 		os.Exit(2)
 	}
+	if *backoffMin < 1 || *backoffMax < *backoffMin {
+		fmt.Fprintln(os.Stderr, "loadgen: --backoff-min-ms >= 1 and --backoff-max-ms >= --backoff-min-ms")
+		os.Exit(2)
+	}
+	o.backoffMin = time.Duration(*backoffMin) * time.Millisecond
+	o.backoffMax = time.Duration(*backoffMax) * time.Millisecond
 	stopProfile := func() {}
 	if *cpuProfile != "" {
 		stop, err := startProfile(*cpuProfile)
@@ -84,6 +107,10 @@ func main() {
 			_ = out.Encode(lg.push(c.URL, timeout))
 		case "stall":
 			_ = out.Encode(lg.stall(c.N))
+		case "drop":
+			_ = out.Encode(lg.drop(c.URL, timeout))
+		case "rejoin":
+			_ = out.Encode(lg.rejoin(c.URL, timeout))
 		case "quit":
 			lg.close()
 			stopProfile()

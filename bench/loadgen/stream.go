@@ -37,7 +37,7 @@ func openStream(ctx context.Context, o options, node *core.Node) (adsStream, err
 	if o.mode == "delta" {
 		method = "DeltaAggregatedResources"
 	}
-	s, err := dialGRPC(ctx, o.target, adsService+method, uint32(o.window))
+	s, err := dialGRPC(ctx, o.target, adsService+method, uint32(o.window), o.backoff)
 	if err != nil {
 		return nil, err
 	}

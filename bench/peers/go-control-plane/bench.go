@@ -22,8 +22,21 @@ import (
 //	POST /bench/push          change one cluster; every stream is pushed the new CDS version
 //	GET  /bench/stats?gc=1    heap after a full GC (Go has no event loop: eventLoop is null)
 //	GET  /bench/encode?reps=N time to encode the whole CDS response once, and its size
-func benchHandler(ctx context.Context, state *peerState) http.Handler {
+//	POST /bench/down          close the xDS listener and every connection (the mock: POST /control/down)
+//	POST /bench/up            listen again on the same address (the mock: POST /control/up)
+func benchHandler(ctx context.Context, state *peerState, xds *xdsListener) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /bench/down", func(w http.ResponseWriter, _ *http.Request) {
+		xds.down()
+		writeJSON(w, map[string]any{"serving": false})
+	})
+	mux.HandleFunc("POST /bench/up", func(w http.ResponseWriter, _ *http.Request) {
+		if err := xds.up(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		writeJSON(w, map[string]any{"serving": true})
+	})
 	mux.HandleFunc("POST /bench/push", func(w http.ResponseWriter, _ *http.Request) {
 		started := time.Now()
 		version, err := state.pushOne(ctx)

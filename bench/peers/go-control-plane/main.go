@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -77,23 +78,8 @@ func run(host string, port, benchPort int, resourcesPath string) error {
 		return fmt.Errorf("cannot listen for the bench API: %w", err)
 	}
 
-	// The gRPC options of go-control-plane's own example server: no stream limit that the
-	// benchmark would hit, and keepalive settings suited to long-lived xDS streams.
-	grpcServer := grpc.NewServer(
-		grpc.MaxConcurrentStreams(1_000_000),
-		grpc.KeepaliveParams(keepalive.ServerParameters{
-			Time:    30 * time.Second,
-			Timeout: 5 * time.Second,
-		}),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
-			MinTime:             30 * time.Second,
-			PermitWithoutStream: true,
-		}),
-	)
-	discoverygrpc.RegisterAggregatedDiscoveryServiceServer(grpcServer, serverv3.NewServer(ctx, cache, nil))
-	httpServer := &http.Server{Handler: benchHandler(ctx, state)}
-
-	go func() { _ = grpcServer.Serve(xdsListener) }()
+	xds := newXDSListener(xdsListener, serverv3.NewServer(ctx, cache, nil))
+	httpServer := &http.Server{Handler: benchHandler(ctx, state, xds)}
 	go func() { _ = httpServer.Serve(benchListener) }()
 
 	ready, _ := json.Marshal(map[string]int{
@@ -105,6 +91,70 @@ func run(host string, port, benchPort int, resourcesPath string) error {
 
 	<-ctx.Done()
 	_ = httpServer.Close()
-	grpcServer.Stop()
+	xds.down()
+	return nil
+}
+
+// xdsListener is the peer's xDS port, which the bench API can close and open again on the
+// same address (POST /bench/down, /bench/up), as the mock's `down` and `up` do.
+type xdsListener struct {
+	mu      sync.Mutex
+	address string
+	ads     serverv3.Server
+	grpc    *grpc.Server
+}
+
+func newXDSListener(listener net.Listener, ads serverv3.Server) *xdsListener {
+	x := &xdsListener{address: listener.Addr().String(), ads: ads}
+	x.serve(listener)
+	return x
+}
+
+// serve starts a gRPC server on listener with the options of go-control-plane's own example
+// server: no stream limit that the benchmark would hit, and keepalive settings suited to
+// long-lived xDS streams. The same xDS server (and so the same snapshot cache) serves
+// every listener the peer opens.
+func (x *xdsListener) serve(listener net.Listener) {
+	x.grpc = grpc.NewServer(
+		grpc.MaxConcurrentStreams(1_000_000),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			Time:    30 * time.Second,
+			Timeout: 5 * time.Second,
+		}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
+			MinTime:             30 * time.Second,
+			PermitWithoutStream: true,
+		}),
+	)
+	discoverygrpc.RegisterAggregatedDiscoveryServiceServer(x.grpc, x.ads)
+	server := x.grpc
+	go func() { _ = server.Serve(listener) }()
+}
+
+// down closes the listener and every connection with its streams (grpc.Server.Stop): new
+// connections are refused and every open stream ends, as with the mock's `down`.
+func (x *xdsListener) down() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.grpc == nil {
+		return false
+	}
+	x.grpc.Stop()
+	x.grpc = nil
+	return true
+}
+
+// up listens again on the same address.
+func (x *xdsListener) up() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.grpc != nil {
+		return nil
+	}
+	listener, err := net.Listen("tcp", x.address)
+	if err != nil {
+		return fmt.Errorf("cannot listen for xDS again on %s: %w", x.address, err)
+	}
+	x.serve(listener)
 	return nil
 }

@@ -1,0 +1,163 @@
+/**
+ * docs/RELIABILITY.md's connection storm, side by side: `attempts` new connections at once
+ * (each its own TCP connection, HTTP/2 session and ADS stream with one CDS request), from
+ * `workers` processes (test/support/harness/storm-worker.ts, the same workers as
+ * `scripts/reliability.ts --only storm`), against the bench's mock and the go-control-plane
+ * peer in turn, each a fresh server serving the bench's lab set. Prints, per server, what
+ * the attempts ended with, the answered attempts' first-response p50 and p99, and the
+ * server's CPU; with `--out <file>`, writes them as JSON too.
+ *
+ *   npx tsx bench/micro/connect-storm.ts [--attempts 20000] [--workers 4]
+ *                                        [--timeout-ms 120000] [--servers mock,peer] [--out f]
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { envoyRoot } from '../../src/xds/protos.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { spawnWithRaisedFdLimit } from '../../test/support/fixtures/fd-limit.js';
+import { sidecarNode } from '../../test/support/fixtures/nodes.js';
+import type {
+  StormWorkerOptions,
+  StormWorkerResult,
+} from '../../test/support/harness/storm-worker.js';
+import { buildBenchPrograms } from '../lib/build.js';
+import { listenOverflows, round } from '../lib/proc.js';
+import { writeBenchResources } from '../lib/resource-set.js';
+import { ServerProcess, type ServerKind } from '../lib/server-process.js';
+
+const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const rootDir = dirname(benchDir);
+const WORKER = join(rootDir, 'test/support/harness/storm-worker.ts');
+
+const { values } = parseArgs({
+  options: {
+    attempts: { type: 'string', default: '20000' },
+    workers: { type: 'string', default: '4' },
+    'timeout-ms': { type: 'string', default: '120000' },
+    servers: { type: 'string', default: 'mock,peer' },
+    out: { type: 'string' },
+  },
+});
+const attempts = Number(values.attempts);
+const workerCount = Number(values.workers);
+const timeoutMs = Number(values['timeout-ms']);
+const servers = values.servers.split(',').map((s) => s.trim()) as ServerKind[];
+if (![attempts, workerCount, timeoutMs].every((n) => Number.isInteger(n) && n > 0)) {
+  process.stderr.write('connect-storm: --attempts, --workers, --timeout-ms: positive integers\n');
+  process.exit(2);
+}
+if (servers.some((s) => s !== 'mock' && s !== 'peer')) {
+  process.stderr.write(`connect-storm: --servers: mock and/or peer (got ${values.servers})\n`);
+  process.exit(2);
+}
+
+function encodedRequest(): string {
+  const type = envoyRoot().lookupType('envoy.service.discovery.v3.DiscoveryRequest');
+  const node = sidecarNode('storm-0');
+  const message = type.create({
+    type_url: CLUSTER_TYPE,
+    node: { id: node.id, cluster: node.cluster },
+  });
+  return Buffer.from(type.encode(message).finish()).toString('base64');
+}
+
+function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[
+    Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  ]!;
+}
+
+export interface ConnectStormResult {
+  server: ServerKind;
+  attempts: number;
+  wallMs: number;
+  counts: Record<string, number>;
+  answered: number;
+  firstResponseP50Ms: number | null;
+  firstResponseP99Ms: number | null;
+  serverCpu: number;
+  /** SYNs the kernel dropped from a full accept queue meanwhile (machine-wide count). */
+  listenOverflows: number;
+}
+
+async function stormOne(kind: ServerKind, resourcesPath: string): Promise<ConnectStormResult> {
+  const bins = buildBenchPrograms(benchDir);
+  const server = await ServerProcess.start({ kind, resourcesPath, rootDir, bins });
+  const workers: ChildProcess[] = [];
+  try {
+    const per = Math.ceil(attempts / workerCount);
+    const request = encodedRequest();
+    const lines = [];
+    for (let i = 0; i < workerCount; i++) {
+      const args: StormWorkerOptions = {
+        address: server.xdsAddress,
+        attempts: Math.min(per, attempts - i * per),
+        timeoutMs,
+        request,
+      };
+      const worker = spawnWithRaisedFdLimit(
+        process.execPath,
+        ['--import', 'tsx', WORKER, JSON.stringify(args)],
+        { cwd: rootDir, stdio: ['pipe', 'pipe', 'inherit'] },
+      );
+      workers.push(worker);
+      lines.push(createInterface({ input: worker.stdout! })[Symbol.asyncIterator]());
+    }
+    for (const line of lines) await line.next(); // every worker is ready
+    const [cpu0, overflows0] = [server.cpuSeconds(), listenOverflows()];
+    const started = Date.now();
+    for (const w of workers) w.stdin?.write('go\n');
+    const done = await Promise.all(
+      lines.map(
+        async (line) => JSON.parse((await line.next()).value as string) as StormWorkerResult,
+      ),
+    );
+    const wallMs = Date.now() - started;
+    const serverCpu = round(server.cpuSeconds() - cpu0);
+    const overflows = listenOverflows() - overflows0;
+    const counts: Record<string, number> = {};
+    for (const r of done)
+      for (const [k, n] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + n;
+    const answeredMs = done.flatMap((r) => r.answeredMs).sort((a, b) => a - b);
+    return {
+      server: kind,
+      attempts,
+      wallMs,
+      counts,
+      answered: answeredMs.length,
+      firstResponseP50Ms: percentile(answeredMs, 50),
+      firstResponseP99Ms: percentile(answeredMs, 99),
+      serverCpu,
+      listenOverflows: overflows,
+    };
+  } finally {
+    for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
+    await server.stop();
+  }
+}
+
+const workDir = mkdtempSync(join(tmpdir(), 'mock-istiod-connect-storm-'));
+try {
+  const resourcesPath = writeBenchResources(workDir, { clusters: 2 });
+  const results: ConnectStormResult[] = [];
+  for (const kind of servers) {
+    process.stdout.write(
+      `connect storm: ${attempts} attempts at once from ${workerCount} processes against ${kind}, each waiting up to ${timeoutMs} ms\n`,
+    );
+    const r = await stormOne(kind, resourcesPath);
+    process.stdout.write(
+      `  ${r.wallMs} ms; answered ${r.answered} (first response p50 ${r.firstResponseP50Ms} ms, p99 ${r.firstResponseP99Ms} ms); ` +
+        `outcomes ${JSON.stringify(r.counts)}; server CPU ${r.serverCpu} s; SYNs dropped (accept queue full) ${r.listenOverflows}\n`,
+    );
+    results.push(r);
+  }
+  if (values.out) writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}

@@ -1,0 +1,61 @@
+/**
+ * The reconnect storm's table (bench/lib/storm-report.ts): mock and peer side by side with
+ * their ratio, and a dash where a figure is missing, never `NaN` or `Infinity`.
+ */
+import { describe, expect, it } from 'vitest';
+import { stormRows } from '../../bench/lib/storm-report.js';
+import type { StormResults, StormRun } from '../../bench/scenarios/storm.js';
+
+function run(server: 'mock' | 'peer', allAckedMs: number | null, serverCpu: number): StormRun {
+  return {
+    server,
+    mode: 'sotw',
+    streams: 1_000,
+    rounds: [],
+    median: { allAckedMs, servedP50: 10, servedP99: 40, serverCpu, listenOverflows: 0 },
+    errors: 0,
+    errorSamples: [],
+  };
+}
+
+const results = (runs: StormRun[]): StormResults => ({
+  backoffMs: { min: 50, max: 500 },
+  rounds: 3,
+  runs,
+  envoy: [
+    {
+      server: 'mock',
+      envoys: 20,
+      allConnectedMs: [400, 500, 600],
+      median: 500,
+      versionsUnchanged: [20, 20, 19],
+      serverCpu: [0.04, 0.05, 0.06],
+    },
+  ],
+});
+
+describe('stormRows', () => {
+  it('puts the mock and the peer side by side with the ratio', () => {
+    const rows = stormRows(results([run('mock', 600, 0.4), run('peer', 400, 0.2)]));
+    expect(rows[0]).toEqual([
+      'SotW, 1,000 streams: `up` until every stream ACKed again, ms',
+      '600',
+      '400',
+      '1.50×',
+    ]);
+    expect(rows.find((r) => r[0]?.includes('server CPU'))?.slice(1)).toEqual([
+      '0.40',
+      '0.20',
+      '2.00×',
+    ]);
+  });
+
+  it('shows a dash for what did not finish or was not run', () => {
+    const rows = stormRows(results([run('mock', null, 0.4)]));
+    expect(rows[0]?.slice(1)).toEqual(['–', '–', '–']);
+    const envoy = rows.find((r) => r[0]?.startsWith('20 real Envoys: `up`'));
+    // The fewest Envoys with unchanged versions over the rounds.
+    expect(envoy?.slice(1)).toEqual(['500 (19/20 unchanged)', '– (– unchanged)', '–']);
+    expect(rows.flat().join(' ')).not.toMatch(/NaN|Infinity/);
+  });
+});

@@ -3,6 +3,7 @@
  * closed and opened again while the snapshot store and its versions live on outside it.
  */
 import * as grpc from '@grpc/grpc-js';
+import { createServer, isIP, type Server as NetServer } from 'node:net';
 import { ADS_SERVICE, type AdsCall } from './ads-service.js';
 import { MockIstiodError } from '../util/errors.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
@@ -14,6 +15,14 @@ import type { StreamCredentials } from '../core/stream-auth.js';
 const SHUTDOWN_GRACE_MS = 2_000;
 const KEEPALIVE_TIME_MS = 30_000;
 const KEEPALIVE_TIMEOUT_MS = 10_000;
+/**
+ * The listen backlog: how many connections the kernel queues before the server accepts them.
+ * grpc-js listens with Node's default (511); after an outage thousands of sidecars reconnect
+ * at once, and past the backlog the kernel drops their SYNs, so they wait for TCP's 1, 3, 7 s
+ * retries. Go listens with the kernel's limit (net.core.somaxconn, 4096 here), as istiod does;
+ * the kernel caps a larger value at that limit.
+ */
+const LISTEN_BACKLOG = 4096;
 
 /** How the port is served: TLS or plaintext, and the services beside ADS (istiod's CA). */
 export interface AdsTransport {
@@ -83,6 +92,7 @@ function authenticate(call: AdsCall, ctx: StreamContext): readonly string[] | un
 
 export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
   let server: grpc.Server | undefined;
+  let listener: BoundListener | undefined;
   let lastTransport: AdsTransport = {};
   const pending = new Set<AdsStream>();
 
@@ -126,28 +136,21 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
       for (const service of transport.services ?? []) {
         candidate.addService(service.definition, service.implementation);
       }
-      const address = formatEndpoint(endpoint);
-      const port = await new Promise<number>((resolve, reject) => {
-        const credentials = transport.credentials ?? grpc.ServerCredentials.createInsecure();
-        candidate.bindAsync(address, credentials, (err, bound) => {
-          if (err) {
-            reject(
-              new MockIstiodError(
-                'LISTEN_FAILED',
-                `cannot listen for xDS on ${address} (${err.message}): is the port in use? choose another with --port`,
-                { cause: err },
-              ),
-            );
-          } else resolve(bound);
-        });
-      });
+      const credentials = transport.credentials ?? grpc.ServerCredentials.createInsecure();
+      const bound = isIP(bareHost(endpoint.host))
+        ? await listenWithBacklog(candidate, credentials, endpoint)
+        : await bindByName(candidate, credentials, endpoint);
       server = candidate;
-      return port;
+      listener = bound;
+      return bound.port;
     },
     async close(code, message) {
       const closing = server;
       if (!closing) return;
+      const accepting = listener;
       server = undefined;
+      listener = undefined;
+      accepting?.stopAccepting();
       for (const stream of [...streams(), ...pending]) stream.end(code, message);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -160,5 +163,73 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
         });
       });
     },
+  };
+}
+
+function bareHost(host: string): string {
+  return host.replace(/^\[(.*)\]$/, '$1');
+}
+
+function listenFailed(address: string, err: Error): MockIstiodError {
+  return new MockIstiodError(
+    'LISTEN_FAILED',
+    `cannot listen for xDS on ${address} (${err.message}): is the port in use? choose another with --port`,
+    { cause: err },
+  );
+}
+
+/**
+ * A host name (`localhost`) may stand for several addresses; grpc-js binds each of them, as
+ * a Go server would, with Node's default backlog.
+ */
+async function bindByName(
+  grpcServer: grpc.Server,
+  credentials: grpc.ServerCredentials,
+  endpoint: Endpoint,
+): Promise<BoundListener> {
+  const address = formatEndpoint(endpoint);
+  const port = await new Promise<number>((resolve, reject) => {
+    grpcServer.bindAsync(address, credentials, (err, bound) =>
+      err ? reject(listenFailed(address, err)) : resolve(bound),
+    );
+  });
+  return { port, stopAccepting: () => undefined };
+}
+
+interface BoundListener {
+  port: number;
+  /** Closes the listening socket: new connections are refused from now on. */
+  stopAccepting(): void;
+}
+
+/**
+ * Listens on an address with our own TCP server (and its backlog) and hands every accepted
+ * connection to grpc-js, which speaks TLS (when `credentials` say so) and HTTP/2 on it as on
+ * a port it bound itself.
+ */
+async function listenWithBacklog(
+  grpcServer: grpc.Server,
+  credentials: grpc.ServerCredentials,
+  endpoint: Endpoint,
+): Promise<BoundListener> {
+  const injector = grpcServer.createConnectionInjector(credentials);
+  const tcp: NetServer = createServer((socket) => injector.injectConnection(socket));
+  await new Promise<void>((resolve, reject) => {
+    const failed = (err: Error) => reject(listenFailed(formatEndpoint(endpoint), err));
+    tcp.once('error', failed);
+    tcp.listen(
+      { host: bareHost(endpoint.host), port: endpoint.port, backlog: LISTEN_BACKLOG },
+      () => {
+        tcp.off('error', failed);
+        resolve();
+      },
+    );
+  });
+  const bound = tcp.address();
+  return {
+    port: typeof bound === 'object' && bound ? bound.port : endpoint.port,
+    // grpc-js's own shutdown (tryShutdown, then forceShutdown) ends the sessions on the
+    // connections already handed over, after their streams' statuses are written.
+    stopAccepting: () => tcp.close(),
   };
 }

@@ -221,6 +221,10 @@ async function listenWithBacklog(
       { host: bareHost(endpoint.host), port: endpoint.port, backlog: LISTEN_BACKLOG },
       () => {
         tcp.off('error', failed);
+        // Once listening, an error is one accept that failed (EMFILE when the process is out
+        // of file descriptors in a connection storm): that client is refused and the port
+        // keeps serving. Unhandled, it would end the process.
+        tcp.on('error', () => undefined);
         resolve();
       },
     );

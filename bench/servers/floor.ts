@@ -7,9 +7,8 @@
  * stream. It is the least an ADS server on that stack can do, not an xDS server.
  * Benchmark-only code.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -18,6 +17,7 @@ import { createSnapshotStore } from '../../src/snapshot/store.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { appendNonceField } from '../../src/xds/wire.js';
 import { encodeDeltaResponseBody } from '../../src/xds/wire-delta.js';
+import { cpuProfile } from '../lib/cpu-profile.js';
 
 export interface FloorArgs {
   host: string;
@@ -148,27 +148,6 @@ export class FloorStreams {
   }
 }
 
-/** A CPU profile between start and stop, as the mock's bench entry takes one (`.cpuprofile`). */
-let profiler: Session | undefined;
-async function profile(url: URL): Promise<unknown> {
-  if (url.pathname.endsWith('/start')) {
-    profiler = new Session();
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    const interval = Number(url.searchParams.get('intervalUs') ?? 1000) || 1000;
-    await profiler.post('Profiler.setSamplingInterval', { interval });
-    await profiler.post('Profiler.start');
-    return { profiling: true };
-  }
-  const file = url.searchParams.get('file');
-  if (!profiler || !file) throw new Error('POST /bench/profile/start first, then stop?file=<path>');
-  const { profile: result } = await profiler.post('Profiler.stop');
-  profiler.disconnect();
-  profiler = undefined;
-  writeFileSync(file, JSON.stringify(result));
-  return { file };
-}
-
 /**
  * The bench API the harness reads (stats after GC, the push trigger); prints the ready line.
  * The event loop is sampled every 2 ms, as in the mock's bench entry, so that both processes
@@ -197,7 +176,7 @@ export async function announce(
       return;
     }
     if (req.method === 'POST' && url.pathname.startsWith('/bench/profile/')) {
-      profile(url).then(
+      cpuProfile(url).then(
         (body) => send(200, body),
         (err: unknown) => send(400, { error: String(err) }),
       );

@@ -9,8 +9,7 @@
  * Prints one JSON line on stdout once it listens: `{"xdsPort":…,"benchPort":…,"pid":…}`.
  * The same bench routes as the Go peer (bench/peers/go-control-plane/bench.go).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -22,6 +21,7 @@ import { type MockIstiod } from '../../src/app/mock-istiod-api.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { encodeResponseBody } from '../../src/xds/wire.js';
 import { changeOneCluster } from '../lib/resource-set.js';
+import { cpuProfile } from '../lib/cpu-profile.js';
 
 const { values } = parseArgs({
   options: {
@@ -108,32 +108,11 @@ function encode(url: URL) {
   return { ms: (performance.now() - started) / reps, bytes };
 }
 
-/** A CPU profile of what happens between start and stop, written as a `.cpuprofile` file. */
-let profiler: Session | undefined;
-async function profile(url: URL) {
-  if (url.pathname.endsWith('/start')) {
-    profiler = new Session();
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    const interval = Number(url.searchParams.get('intervalUs') ?? 1000) || 1000;
-    await profiler.post('Profiler.setSamplingInterval', { interval });
-    await profiler.post('Profiler.start');
-    return { profiling: true };
-  }
-  const file = url.searchParams.get('file');
-  if (!profiler || !file) throw new Error('POST /bench/profile/start first, then stop?file=<path>');
-  const { profile: result } = await profiler.post('Profiler.stop');
-  profiler.disconnect();
-  profiler = undefined;
-  writeFileSync(file, JSON.stringify(result));
-  return { file };
-}
-
 async function handle(req: IncomingMessage, url: URL): Promise<unknown> {
   if (req.method === 'POST' && url.pathname === '/bench/push') return push(server);
   if (req.method === 'GET' && url.pathname === '/bench/stats') return stats(url);
   if (req.method === 'GET' && url.pathname === '/bench/encode') return encode(url);
-  if (req.method === 'POST' && url.pathname.startsWith('/bench/profile/')) return profile(url);
+  if (req.method === 'POST' && url.pathname.startsWith('/bench/profile/')) return cpuProfile(url);
   throw Object.assign(new Error(`no route ${req.method} ${url.pathname}`), { status: 404 });
 }
 

@@ -135,40 +135,58 @@ func (r *pushRound) recordServed(at, connectedAt time.Time) {
 // push triggers a change through the server's bench API and waits until every stream that
 // still reads has ACKed a CDS response received after the trigger.
 func (lg *loadgen) push(url string, timeout time.Duration) map[string]any {
-	expected := lg.reading()
+	r := lg.runRound(&lg.round, lg.reading(), url, timeout)
+	reply := map[string]any{
+		"event":    "push",
+		"expected": r.expected,
+		"acked":    len(r.latencies),
+		"timedOut": r.timedOut,
+		"httpMs":   r.httpMs,
+		"latency":  summarize(r.latencies),
+		"errors":   lg.errs.snapshot(),
+	}
+	if r.httpErr != nil {
+		reply["error"] = r.httpErr.Error()
+	}
+	return reply
+}
+
+// roundResult is what one triggered round saw: the latencies (and the served times) its
+// streams recorded, copied out once the round is over.
+type roundResult struct {
+	expected  int
+	latencies []float64
+	served    []float64
+	httpMs    float64
+	httpErr   error
+	timedOut  bool
+}
+
+// runRound publishes a round in slot, for the streams to record into, triggers it through
+// url and waits until its expected streams are done or timeout passes.
+func (lg *loadgen) runRound(slot *atomic.Pointer[pushRound], expected int, url string, timeout time.Duration) roundResult {
 	round := &pushRound{seq: lg.seq.Add(1), expected: expected, done: make(chan struct{})}
 	if expected == 0 {
 		close(round.done)
 	}
 	round.t0 = time.Now()
-	lg.round.Store(round)
-	httpErr := trigger(url)
-	httpMs := ms(time.Since(round.t0))
-	timedOut := false
-	if httpErr == nil {
+	slot.Store(round)
+	r := roundResult{expected: expected}
+	r.httpErr = trigger(url)
+	r.httpMs = ms(time.Since(round.t0))
+	if r.httpErr == nil {
 		select {
 		case <-round.done:
 		case <-time.After(timeout):
-			timedOut = true
+			r.timedOut = true
 		}
 	}
-	lg.round.Store(nil)
+	slot.Store(nil)
 	round.mu.Lock()
-	latencies := append([]float64(nil), round.latencies...)
+	r.latencies = append([]float64(nil), round.latencies...)
+	r.served = append([]float64(nil), round.served...)
 	round.mu.Unlock()
-	reply := map[string]any{
-		"event":    "push",
-		"expected": expected,
-		"acked":    len(latencies),
-		"timedOut": timedOut,
-		"httpMs":   httpMs,
-		"latency":  summarize(latencies),
-		"errors":   lg.errs.snapshot(),
-	}
-	if httpErr != nil {
-		reply["error"] = httpErr.Error()
-	}
-	return reply
+	return r
 }
 
 func trigger(url string) error {
@@ -232,44 +250,24 @@ func (lg *loadgen) rejoin(url string, timeout time.Duration) map[string]any {
 	lg.mu.Lock()
 	expected := len(lg.clients)
 	lg.mu.Unlock()
-	round := &pushRound{seq: lg.seq.Add(1), expected: expected, done: make(chan struct{})}
-	if expected == 0 {
-		close(round.done)
-	}
 	redials := lg.redials.Load()
-	round.t0 = time.Now()
-	lg.rejoinRound.Store(round)
-	httpErr := trigger(url)
-	httpMs := ms(time.Since(round.t0))
-	timedOut := false
-	if httpErr == nil {
-		select {
-		case <-round.done:
-		case <-time.After(timeout):
-			timedOut = true
-		}
-	}
-	lg.rejoinRound.Store(nil)
-	round.mu.Lock()
-	latencies := append([]float64(nil), round.latencies...)
-	served := append([]float64(nil), round.served...)
-	round.mu.Unlock()
+	r := lg.runRound(&lg.rejoinRound, expected, url, timeout)
 	reply := map[string]any{
 		"event":    "rejoin",
-		"served":   summarize(served),
-		"expected": expected,
-		"acked":    len(latencies),
-		"timedOut": timedOut,
-		"httpMs":   httpMs,
-		"latency":  summarize(latencies),
+		"served":   summarize(r.served),
+		"expected": r.expected,
+		"acked":    len(r.latencies),
+		"timedOut": r.timedOut,
+		"httpMs":   r.httpMs,
+		"latency":  summarize(r.latencies),
 		"backoffs": lg.redials.Load() - redials,
 		"errors":   lg.errs.snapshot(),
 	}
-	if !timedOut && httpErr == nil && len(latencies) > 0 {
-		reply["allAckedMs"] = slices.Max(latencies)
+	if !r.timedOut && r.httpErr == nil && len(r.latencies) > 0 {
+		reply["allAckedMs"] = slices.Max(r.latencies)
 	}
-	if httpErr != nil {
-		reply["error"] = httpErr.Error()
+	if r.httpErr != nil {
+		reply["error"] = r.httpErr.Error()
 	}
 	return reply
 }

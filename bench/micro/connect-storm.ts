@@ -17,16 +17,15 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { envoyRoot } from '../../src/xds/protos.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { spawnWithRaisedFdLimit } from '../../test/support/fixtures/fd-limit.js';
-import { sidecarNode } from '../../test/support/fixtures/nodes.js';
+import { encodedStormRequest } from '../../test/support/harness/storm.js';
 import type {
   StormWorkerOptions,
   StormWorkerResult,
 } from '../../test/support/harness/storm-worker.js';
 import { buildBenchPrograms } from '../lib/build.js';
 import { listenOverflows, round } from '../lib/proc.js';
+import { percentile } from '../lib/stats.js';
 import { writeBenchResources } from '../lib/resource-set.js';
 import { ServerProcess, type ServerKind } from '../lib/server-process.js';
 
@@ -56,21 +55,9 @@ if (servers.some((s) => s !== 'mock' && s !== 'peer')) {
   process.exit(2);
 }
 
-function encodedRequest(): string {
-  const type = envoyRoot().lookupType('envoy.service.discovery.v3.DiscoveryRequest');
-  const node = sidecarNode('storm-0');
-  const message = type.create({
-    type_url: CLUSTER_TYPE,
-    node: { id: node.id, cluster: node.cluster },
-  });
-  return Buffer.from(type.encode(message).finish()).toString('base64');
-}
-
-function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[
-    Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
-  ]!;
+/** Nearest-rank percentile of the answered times, or null when none was answered. */
+function percentileOrNull(values: readonly number[], p: number): number | null {
+  return values.length === 0 ? null : percentile(values, p);
 }
 
 export interface ConnectStormResult {
@@ -92,7 +79,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
   const workers: ChildProcess[] = [];
   try {
     const per = Math.ceil(attempts / workerCount);
-    const request = encodedRequest();
+    const request = encodedStormRequest();
     const lines = [];
     for (let i = 0; i < workerCount; i++) {
       const args: StormWorkerOptions = {
@@ -131,8 +118,8 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
       wallMs,
       counts,
       answered: answeredMs.length,
-      firstResponseP50Ms: percentile(answeredMs, 50),
-      firstResponseP99Ms: percentile(answeredMs, 99),
+      firstResponseP50Ms: percentileOrNull(answeredMs, 50),
+      firstResponseP99Ms: percentileOrNull(answeredMs, 99),
       serverCpu,
       listenOverflows: overflows,
     };

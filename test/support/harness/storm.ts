@@ -81,7 +81,7 @@ async function run(
   const before = await probes(server.xdsAddress, 5);
   const cdsBefore = await cdsPushes(server);
   const per = Math.ceil(options.attempts / options.workers);
-  const request = encodedRequest();
+  const request = encodedStormRequest();
   const lines = [];
   for (let i = 0; i < options.workers; i++) {
     const attempts = Math.min(per, options.attempts - i * per);
@@ -151,7 +151,8 @@ async function timedStop(server: ServedProcess) {
   return { exitCode, stopMs: Date.now() - started };
 }
 
-function encodedRequest(): string {
+/** The one request every storm connection sends: CDS for one sidecar node, base64-encoded. */
+export function encodedStormRequest(): string {
   const type = envoyRoot().lookupType('envoy.service.discovery.v3.DiscoveryRequest');
   const node = sidecarNode('storm-0');
   const message = type.create({

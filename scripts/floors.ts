@@ -37,7 +37,7 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
   { folder: 'server', floor: 4, may: ['protocol', 'snapshot', 'core', 'xds', 'util'] },
   { folder: 'generate', floor: 5, may: ['import', 'envoy', 'snapshot', 'core', 'xds', 'util'] },
   { folder: 'faults', floor: 5, may: ['resources', 'snapshot', 'protocol', 'core', 'xds', 'util'] },
-  { folder: 'inject', floor: 5, may: ['envoy', 'util'] },
+  { folder: 'inject', floor: 5, may: ['explain', 'envoy', 'util'] },
   { folder: 'live', floor: 6, may: ['faults', 'debug', 'envoy', 'journal', 'core', 'util'] },
   { folder: 'api', floor: 6, may: ['faults', 'resources', 'journal', 'core', 'util'] },
   {

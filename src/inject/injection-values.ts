@@ -6,6 +6,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import { isObject, objectOr, objectsIn } from '../util/guards.js';
+import { SEED_INJECTION_VALUES as SEED } from '../explain/injection-values.js';
 
 export interface InjectionValue {
   /** A stable key for scripts (`outboundCapturePort`, …). */
@@ -152,21 +153,41 @@ export function readInjectionValues(pod: Pod, appContainer?: string): InjectionV
       `${app},istio-proxy (init istio-init)`,
       containerNames(pod),
     ],
-    ['outboundCapturePort', 'istio-init -p (outbound capture port)', '15001', initArg(pod, '-p')],
-    ['inboundCapturePort', 'istio-init -z (inbound capture port)', '15006', initArg(pod, '-z')],
-    ['excludedUid', 'istio-init -u (UID excluded from capture)', '1337', initArg(pod, '-u')],
-    ['mode', 'istio-init -m (mode)', 'REDIRECT', initArg(pod, '-m')],
+    [
+      'outboundCapturePort',
+      'istio-init -p (outbound capture port)',
+      String(SEED.outboundCapturePort),
+      initArg(pod, '-p'),
+    ],
+    [
+      'inboundCapturePort',
+      'istio-init -z (inbound capture port)',
+      String(SEED.inboundCapturePort),
+      initArg(pod, '-z'),
+    ],
+    [
+      'excludedUid',
+      'istio-init -u (UID excluded from capture)',
+      String(SEED.proxyUid),
+      initArg(pod, '-u'),
+    ],
+    ['mode', 'istio-init -m (mode)', SEED.mode, initArg(pod, '-m')],
     [
       'excludedInboundPorts',
       'istio-init -d (inbound ports excluded)',
-      '15090,15021,15020',
+      SEED.excludedInboundPorts.join(','),
       initArg(pod, '-d'),
     ],
-    ['readinessProbe', 'readiness probe port and path', '15021 /healthz/ready', readiness(pod)],
+    [
+      'readinessProbe',
+      'readiness probe port and path',
+      `${SEED.readinessPort} /healthz/ready`,
+      readiness(pod),
+    ],
     [
       'prometheusPort',
       'merged metrics port (prometheus.io/port)',
-      '15020',
+      String(SEED.mergedMetricsPort),
       annotation(pod, 'prometheus.io/port'),
     ],
     [
@@ -176,11 +197,16 @@ export function readInjectionValues(pod: Pod, appContainer?: string): InjectionV
       annotation(pod, 'prometheus.io/path'),
     ],
     ['prometheusScrape', 'prometheus.io/scrape', 'true', annotation(pod, 'prometheus.io/scrape')],
-    ['envoyPromPort', 'http-envoy-prom port', '15090', namedPort(pod, 'http-envoy-prom')],
+    [
+      'envoyPromPort',
+      'http-envoy-prom port',
+      String(SEED.envoyPromPort),
+      namedPort(pod, 'http-envoy-prom'),
+    ],
     [
       'proxyRunAsUser',
       'istio-proxy runAsUser',
-      '1337',
+      String(SEED.proxyUid),
       field(pod, 'containers', P, 'securityContext.runAsUser'),
     ],
     [

@@ -101,11 +101,51 @@ export const DEFAULT_MESH = {
   trustDomain: 'cluster.local',
 };
 
+/**
+ * Where the injected containers' images come from, over the chart's defaults: the sidecar's
+ * image is `<hub>/proxyv2:<tag>` (the chart's `global.hub`, `global.proxy.image`,
+ * `global.tag`), pulled by `global.imagePullPolicy`. A cluster with its own registry, or with
+ * images imported and no registry at all (`--hub localhost/mock-istiod --image istio-proxy
+ * --image-pull-policy Never`), sets them here, as Helm's `--set global.hub=…` does.
+ */
+export interface InjectionImages {
+  hub?: string;
+  /** The proxy image's name under the hub (the chart's `global.proxy.image`, `proxyv2`). */
+  image?: string;
+  tag?: string;
+  pullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+}
+
+/** The chart's `global` with the images set. */
+function withImages(
+  values: Record<string, unknown>,
+  images: InjectionImages,
+): Record<string, unknown> {
+  const global = isObject(values['global']) ? { ...values['global'] } : {};
+  if (images.hub !== undefined) global['hub'] = images.hub;
+  if (images.tag !== undefined) global['tag'] = images.tag;
+  if (images.pullPolicy !== undefined) global['imagePullPolicy'] = images.pullPolicy;
+  if (images.image !== undefined) {
+    const proxy = isObject(global['proxy']) ? global['proxy'] : {};
+    global['proxy'] = { ...proxy, image: images.image };
+    const init = isObject(global['proxy_init']) ? global['proxy_init'] : {};
+    global['proxy_init'] = { ...init, image: images.image };
+  }
+  return { ...values, global };
+}
+
 /** The three files' contents, from the chart at the pinned version. */
-export function loadInjectionFiles(binDir: string, env: NodeJS.ProcessEnv): InjectionFiles {
+export function loadInjectionFiles(
+  binDir: string,
+  env: NodeJS.ProcessEnv,
+  images: InjectionImages = {},
+): InjectionFiles {
   const chart = findChartFiles(binDir, env);
   const template = readFileSync(chart.template, 'utf8');
-  const values = injectorValues(parse(readFileSync(chart.values, 'utf8')) as unknown);
+  const values = withImages(
+    injectorValues(parse(readFileSync(chart.values, 'utf8')) as unknown),
+    images,
+  );
   return {
     source: chart.template,
     injectConfig: stringify({

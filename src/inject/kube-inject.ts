@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findIstio } from '../envoy/find-istio.js';
-import { loadInjectionFiles } from './injection-files.js';
+import { loadInjectionFiles, type InjectionImages } from './injection-files.js';
 
 export const KUBE_INJECT_TIMEOUT_MS = 60_000;
 
@@ -23,13 +23,15 @@ export interface KubeInjectOptions {
   input: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** The sidecar's image, over the chart's (`docker.io/istio/proxyv2:<Istio's tag>`). */
+  images?: InjectionImages;
 }
 
 /** Throws `ISTIO_NOT_FOUND` when istioctl or the chart files are missing. */
 export async function kubeInject(options: KubeInjectOptions): Promise<KubeInjectResult> {
   const env = options.env ?? process.env;
   const istio = findIstio(env);
-  const files = loadInjectionFiles(istio.dir, env);
+  const files = loadInjectionFiles(istio.dir, env, options.images);
   const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-inject-'));
   try {
     const path = (name: string, text: string): string => {

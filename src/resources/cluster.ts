@@ -42,3 +42,38 @@ export function makeStaticCluster(options: StaticClusterOptions) {
     },
   };
 }
+
+export interface DnsClusterOptions {
+  name: string;
+  /** A name resolved by Envoy (a Service's `<name>.<ns>.svc.cluster.local` in a pod). */
+  host: string;
+  port: number;
+  connectTimeout?: string;
+  /** The cluster's `transport_socket` (Istio's outbound mutual TLS); none: plaintext. */
+  transportSocket?: object;
+}
+
+/** A `STRICT_DNS` cluster of one host name (Istio's `outbound|<port>||<host>` for a Service). */
+export function makeDnsCluster(options: DnsClusterOptions) {
+  return {
+    '@type': CLUSTER_TYPE,
+    name: options.name,
+    type: 'STRICT_DNS',
+    connect_timeout: options.connectTimeout ?? '10s',
+    load_assignment: {
+      cluster_name: options.name,
+      endpoints: [
+        {
+          lb_endpoints: [
+            {
+              endpoint: {
+                address: makeSocketAddress({ address: options.host, port: options.port }),
+              },
+            },
+          ],
+        },
+      ],
+    },
+    ...(options.transportSocket && { transport_socket: options.transportSocket }),
+  };
+}

@@ -7,6 +7,8 @@
  */
 const DOWNSTREAM_TLS_CONTEXT =
   'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
+const UPSTREAM_TLS_CONTEXT =
+  'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
 
 /** The cluster Istio's bootstrap defines for pilot-agent's SDS server. */
 export const SDS_CLUSTER = 'sds-grpc';
@@ -50,6 +52,40 @@ export function makeIstioInboundTls() {
             sds_config: makeSdsConfig(),
           },
         },
+      },
+    },
+  };
+}
+
+/** The root a peer's certificate is checked against, and optionally its SPIFFE identity. */
+function validationFromRoot(peerIdentities: readonly string[]) {
+  return {
+    default_validation_context:
+      peerIdentities.length === 0
+        ? {}
+        : { match_subject_alt_names: peerIdentities.map((exact) => ({ exact })) },
+    validation_context_sds_secret_config: { name: ROOT_CA_SECRET, sds_config: makeSdsConfig() },
+  };
+}
+
+/**
+ * The transport socket of an outbound cluster in Istio's mutual TLS (`ISTIO_MUTUAL`): Envoy
+ * presents the workload certificate, offers Istio's ALPN (`istio-peer-exchange`, `istio`),
+ * and accepts the server only with a certificate from the mesh's root, naming one of
+ * `peerIdentities` (`spiffe://<trust domain>/ns/<ns>/sa/<sa>`) when any are given.
+ */
+export function makeIstioOutboundTls(sni: string, peerIdentities: readonly string[] = []) {
+  return {
+    name: 'envoy.transport_sockets.tls',
+    typed_config: {
+      '@type': UPSTREAM_TLS_CONTEXT,
+      sni,
+      common_tls_context: {
+        alpn_protocols: ['istio-peer-exchange', 'istio'],
+        tls_certificate_sds_secret_configs: [
+          { name: WORKLOAD_CERT_SECRET, sds_config: makeSdsConfig() },
+        ],
+        combined_validation_context: validationFromRoot(peerIdentities),
       },
     },
   };

@@ -9,12 +9,16 @@
  *
  * Named variants (`LAB_VARIANTS`, `serve --lab <name>`): `eds-rds` (endpoints over EDS, routes
  * over RDS) and `mtls` (virtualInbound terminates Istio's mutual TLS with SDS secrets).
+ *
+ * With `outbound` set, virtualOutbound sends every path to that service instead of the black
+ * hole, through Istio's cluster `outbound|<port>||<host>` (Envoy resolves the host); with `mtls`
+ * too, in Istio's mutual TLS, as two sidecars of one mesh talk.
  */
-import { makeStaticCluster } from './cluster.js';
+import { makeDnsCluster, makeStaticCluster } from './cluster.js';
 import type { EnvoyResource } from './types.js';
 import { makeClusterLoadAssignment, makeEdsCluster } from './endpoint.js';
 import { makeHttpListener, makeRouteConfiguration } from './listener.js';
-import { makeIstioInboundTls } from './istio-mtls.js';
+import { makeIstioInboundTls, makeIstioOutboundTls } from './istio-mtls.js';
 
 export interface LabOptions {
   /** Address the two listeners bind (default 127.0.0.1). */
@@ -34,6 +38,12 @@ export interface LabOptions {
    * pilot-agent's); a client must present a certificate from the same CA.
    */
   mtls: boolean;
+  /**
+   * A service virtualOutbound sends to (default: none, the black hole): its DNS name and
+   * port, and with `mtls` the SPIFFE identities its certificate may name (any from the mesh's
+   * root when empty).
+   */
+  outbound?: { host: string; port: number; identities?: readonly string[] };
 }
 
 export const LAB_DEFAULTS: Readonly<LabOptions> = Object.freeze({
@@ -61,6 +71,11 @@ export function inboundClusterName(port: number): string {
   return `inbound|${port}||`;
 }
 
+/** Istio's name for a service's outbound cluster: `outbound|<port>||<host>`. */
+export function outboundClusterName(host: string, port: number): string {
+  return `outbound|${port}||${host}`;
+}
+
 export const BLACK_HOLE_CLUSTER = 'BlackHoleCluster';
 
 export function makeLabResources(overrides: Partial<LabOptions> = {}): EnvoyResource[] {
@@ -68,17 +83,34 @@ export function makeLabResources(overrides: Partial<LabOptions> = {}): EnvoyReso
   const inboundCluster = inboundClusterName(options.appPort);
   const app = [{ address: options.appAddress, port: options.appPort }];
   const rds = options.discovery === 'eds-rds';
+  const outbound = options.outbound;
+  const outboundCluster =
+    outbound === undefined ? BLACK_HOLE_CLUSTER : outboundClusterName(outbound.host, outbound.port);
+  const outboundResources =
+    outbound === undefined
+      ? []
+      : [
+          makeDnsCluster({
+            name: outboundCluster,
+            host: outbound.host,
+            port: outbound.port,
+            ...(options.mtls && {
+              transportSocket: makeIstioOutboundTls(outboundCluster, outbound.identities),
+            }),
+          }),
+        ];
   const inboundResources = rds
     ? [
         makeEdsCluster({ name: inboundCluster }),
         makeClusterLoadAssignment({ clusterName: inboundCluster, endpoints: app }),
         makeRouteConfiguration('virtualInbound', inboundCluster),
-        makeRouteConfiguration('virtualOutbound', BLACK_HOLE_CLUSTER),
+        makeRouteConfiguration('virtualOutbound', outboundCluster),
       ]
     : [makeStaticCluster({ name: inboundCluster, endpoints: app })];
   return [
     makeStaticCluster({ name: BLACK_HOLE_CLUSTER, endpoints: [] }),
     ...inboundResources,
+    ...outboundResources,
     makeHttpListener({
       name: 'virtualInbound',
       address: options.listenerAddress,
@@ -94,7 +126,7 @@ export function makeLabResources(overrides: Partial<LabOptions> = {}): EnvoyReso
       address: options.listenerAddress,
       port: options.outboundPort,
       direction: 'OUTBOUND',
-      cluster: BLACK_HOLE_CLUSTER,
+      cluster: outboundCluster,
       statPrefix: `outbound_0.0.0.0_${options.outboundPort}`,
       rds,
     }),

@@ -26,15 +26,28 @@ then the interception numbers of the sidecar lab read back from it: each value, 
 default install writes (SEED), and where it was found (container and field).
 
   -f, --filename <file>   the Deployment or Pod to inject (default: the lab's orders-v1 on 8101)
+  --hub <registry>        the sidecar image's registry (the chart's global.hub, docker.io/istio)
+  --image <name>          its name under the hub (global.proxy.image, proxyv2)
+  --tag <tag>             its tag (global.tag)
+  --image-pull-policy <p> Always, IfNotPresent or Never (global.imagePullPolicy)
+  --yaml-only             print only the injected YAML (to pipe into kubectl apply -f -)
   --json                  print {"command", "injected", "values"} instead
   -h, --help              show this help
 `;
 
 const OPTIONS = {
   filename: { type: 'string', short: 'f' },
+  hub: { type: 'string' },
+  image: { type: 'string' },
+  tag: { type: 'string' },
+  'image-pull-policy': { type: 'string' },
+  'yaml-only': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
+
+const PULL_POLICIES: readonly string[] = ['Always', 'IfNotPresent', 'Never'];
+type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
 export async function inject(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const values = parseFlags(argv, OPTIONS, INJECT_USAGE);
@@ -47,9 +60,22 @@ export async function inject(argv: string[], env: NodeJS.ProcessEnv): Promise<nu
       return fail(`-f ${values.filename}: cannot read it (${(err as Error).message})`, 2);
     }
   }
+  const pullPolicy = values['image-pull-policy'];
+  if (pullPolicy !== undefined && !PULL_POLICIES.includes(pullPolicy)) {
+    return fail(
+      `--image-pull-policy ${pullPolicy}: expected one of ${PULL_POLICIES.join(', ')}`,
+      2,
+    );
+  }
+  const images = {
+    ...(values.hub !== undefined && { hub: values.hub }),
+    ...(values.image !== undefined && { image: values.image }),
+    ...(values.tag !== undefined && { tag: values.tag }),
+    ...(pullPolicy !== undefined && { pullPolicy: pullPolicy as PullPolicy }),
+  };
   let result;
   try {
-    result = await kubeInject({ input, env });
+    result = await kubeInject({ input, env, images });
   } catch (err) {
     if (isMockIstiodError(err, 'ISTIO_NOT_FOUND')) return fail(err.message, 1);
     throw err;
@@ -65,7 +91,9 @@ export async function inject(argv: string[], env: NodeJS.ProcessEnv): Promise<nu
   const pod = findPod(result.yaml);
   if (!pod) return fail('istioctl kube-inject printed no Deployment, Pod or other pod template', 1);
   const rows = readInjectionValues(pod);
-  if (values.json) {
+  if (values['yaml-only']) {
+    process.stdout.write(`${result.yaml.replace(/\n?---\s*$/, '')}\n`);
+  } else if (values.json) {
     const body = { command: result.args.join(' '), injected: result.yaml, values: rows };
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
   } else {

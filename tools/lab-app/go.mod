@@ -1,0 +1,3 @@
+module mock-istiod.local/lab-app
+
+go 1.21

@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Five projects: unit (pure code), integration (the server driven in-process over real gRPC),
+// Six projects: unit (pure code), integration (the server driven in-process over real gRPC),
 // e2e (real Envoy processes), conformance (the same ADS exchanges against istiod's own xDS
-// server and the mock) and docs (every snippet of the docs, run). e2e files run one at a
+// server and the mock), cluster (the mock in a real single-node Kubernetes) and docs (every
+// snippet of the docs, run). e2e files run one at a
 // time: each starts Envoy, and this project's machines have two cores.
 export default defineConfig({
   // The examples import the package by name, as users do; here that name is the source.
@@ -59,6 +60,19 @@ export default defineConfig({
           include: ['test/conformance/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        // The mock in a real single-node Kubernetes (scripts/cluster.sh, docs/kubernetes.md):
+        // one cluster for the project, started by its global setup; files one at a time.
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+          globalSetup: ['test/cluster/global-setup.ts'],
         },
       },
       {

@@ -360,7 +360,8 @@ start() {
   say "kube-proxy"
   launch kube-proxy "$bin_dir/kube-proxy" --kubeconfig "$dir/kubeconfig" \
     --hostname-override "$NODE_NAME" --proxy-mode iptables --cluster-cidr "$POD_CIDR" \
-    --bind-address "$ip" --healthz-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 \
+    --bind-address "$ip" --healthz-bind-address "127.0.0.1:$(free_port)" \
+    --metrics-bind-address "127.0.0.1:$(free_port)" \
     --conntrack-max-per-core 0
 
   say "coredns on $ip:53"
@@ -374,6 +375,10 @@ start() {
     kubectl_ wait --for=condition=Ready "node/$NODE_NAME" --timeout=5s
   wait_for "the default service account" 60 kubectl_ -n default get serviceaccount default
   wait_for "coredns" 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$dns_ready"
+  local part
+  for part in "${PARTS[@]}"; do
+    pid_of "$part" >/dev/null || fail "$part exited (its log: $dir/logs/$part.log: $(tail -1 "$dir/logs/$part.log"))"
+  done
   say "ready in $((SECONDS - begin)) s; export KUBECONFIG=$dir/kubeconfig"
   echo "$dir/kubeconfig"
 }

@@ -1,0 +1,392 @@
+/**
+ * The mock as the cluster's istiod, with real sidecars: `deploy/as-istiod` applied to the real
+ * single-node cluster (scripts/cluster.sh), the lab's app injected by the real
+ * `istioctl kube-inject`, run by the real kubelet with the real pilot-agent and Envoy
+ * (the istio-proxy image). Seen the way a user sees it, through `kubectl get pods`, the pod's
+ * events, pilot-agent's stats and HTTP to the pods:
+ *
+ * - withheld: the pod is Running at 1/2, its sidecar's probe on 15021 failing;
+ * - released: 2/2, and the app answers through the sidecar;
+ * - down: the pod stays Running and serving, with `control_plane.connected_state` 0;
+ * - the pods' own tokens (projected, audience `istio-ca`) get their CSRs signed by the mock,
+ *   which reviews them with this API server, and two injected pods talk in mutual TLS.
+ */
+import { X509Certificate, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { kubeInject } from '../../src/inject/kube-inject.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { connectMockIstiod } from '../../src/testing/remote.js';
+import type { MockIstiodControl } from '../../src/testing/control.js';
+import { waitFor } from '../../src/util/wait.js';
+import {
+  REPO,
+  eventMessages,
+  kubectl,
+  onePod,
+  podField,
+  run,
+  sidecarStats,
+  type PodLine,
+} from './support/kube.js';
+
+const APP_PORT = 8080;
+const images = inject('clusterImages');
+/** An image as containerd names what `podman save` wrote: `localhost/<name>` when bare. */
+const imported = (name: string) => (name.includes('/') ? name : `localhost/${name}`);
+
+let work = '';
+let control: MockIstiodControl;
+
+async function mockCli(args: string[]): Promise<string> {
+  const result = await run(process.execPath, [join(REPO, 'bin/mock-istiod.js'), ...args], {
+    timeoutMs: 60_000,
+  });
+  if (result.code !== 0) throw new Error(`mock-istiod ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+interface Container {
+  image?: string;
+  imagePullPolicy?: string;
+  args?: string[];
+}
+interface KubeObject {
+  kind?: string;
+  metadata?: { labels?: Record<string, string> } & Record<string, unknown>;
+  spec?: { template?: { spec?: { containers?: Container[] } } };
+}
+
+/** Every object of a multi-document YAML. */
+function objects(yaml: string): KubeObject[] {
+  return parseAllDocuments(yaml)
+    .map((d) => d.toJS() as KubeObject | null)
+    .filter((d): d is KubeObject => d !== null);
+}
+
+/** deploy/as-istiod as kustomize renders it, with the imported image and no timeline. */
+async function mockManifests(): Promise<string> {
+  const docs = objects(await kubectl(['kustomize', join(REPO, 'deploy/as-istiod')]));
+  for (const doc of docs) {
+    if (doc.kind !== 'Deployment') continue;
+    for (const container of doc.spec?.template?.spec?.containers ?? []) {
+      container.image = imported(images.mock);
+      container.imagePullPolicy = 'Never';
+      // The tests drive the faults themselves; the classroom's timeline would interleave.
+      container.args = (container.args ?? []).filter((a) => !a.startsWith('--scenario'));
+    }
+  }
+  return docs.map((d) => JSON.stringify(d)).join('\n---\n');
+}
+
+/** A Deployment and Service of the lab's app (the seed's upstream, `ok` mode) on 8080. */
+function appManifests(name: string, serviceAccount: string): string {
+  return `apiVersion: v1
+kind: ServiceAccount
+metadata: { name: ${serviceAccount}, namespace: default }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: ${name}, namespace: default }
+spec:
+  selector: { app: ${name} }
+  ports: [{ name: http, port: ${APP_PORT}, targetPort: ${APP_PORT} }]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: ${name}, namespace: default, labels: { app: ${name} } }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: ${name} } }
+  template:
+    metadata:
+      labels: { app: ${name} }
+      annotations:
+        # Istio's bootstrap drops control_plane.* stats unless asked for (RECIPES.md).
+        proxy.istio.io/config: '{"proxyStatsMatcher":{"inclusionPrefixes":["control_plane","http.inbound_0.0.0.0_15006","listener.0.0.0.0_15006"]}}'
+    spec:
+      serviceAccountName: ${serviceAccount}
+      terminationGracePeriodSeconds: 2
+      containers:
+        - name: app
+          image: ${imported(images.labApp)}
+          imagePullPolicy: Never
+          args: [serve, --mode, ok, --port, '${APP_PORT}']
+          ports: [{ name: http, containerPort: ${APP_PORT} }]
+`;
+}
+
+/** The real istioctl kube-inject, offline, with the sidecar image imported here. */
+async function injected(yaml: string): Promise<string> {
+  const proxy = imported(images.istioProxy);
+  const at = proxy.lastIndexOf(':');
+  const path = proxy.slice(0, at);
+  const result = await kubeInject({
+    input: yaml,
+    images: {
+      hub: path.slice(0, path.lastIndexOf('/')),
+      image: path.slice(path.lastIndexOf('/') + 1),
+      tag: proxy.slice(at + 1),
+      pullPolicy: 'Never',
+    },
+  });
+  if (!result.ok) throw new Error(`${result.message}: ${result.stderr}`);
+  return result.yaml;
+}
+
+function httpGet(
+  url: string,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { timeout: 5_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function readyPod(app: string, ready: string): Promise<PodLine> {
+  return waitFor(
+    async () => {
+      const pod = await onePod('default', `app=${app}`);
+      return pod?.status === 'Running' && pod.ready === ready ? pod : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 500, description: `the ${app} pod Running at ${ready}` },
+  );
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'mock-istiod-cluster-'));
+  const certs = join(work, 'istiod-certs');
+  await mockCli(['certs', '--tls-dir', certs, '--tls-host', 'mock-istiod.istio-system.svc']);
+  const token = randomBytes(24).toString('hex');
+  await kubectl(['create', 'namespace', 'istio-system']);
+  await kubectl([
+    '-n',
+    'istio-system',
+    'create',
+    'secret',
+    'generic',
+    'mock-istiod-tls',
+    `--from-file=${certs}`,
+  ]);
+  await kubectl([
+    '-n',
+    'istio-system',
+    'create',
+    'secret',
+    'generic',
+    'mock-istiod-control',
+    `--from-literal=token=${token}`,
+  ]);
+  await kubectl(['apply', '-f', '-'], { input: await mockManifests() });
+  await kubectl(
+    ['-n', 'istio-system', 'rollout', 'status', 'deploy/mock-istiod', '--timeout=180s'],
+    {
+      timeoutMs: 200_000,
+    },
+  );
+  await kubectl([
+    '-n',
+    'default',
+    'create',
+    'configmap',
+    'istio-ca-root-cert',
+    `--from-file=root-cert.pem=${join(certs, 'root-cert.pem')}`,
+  ]);
+  const mockPod = await onePod('istio-system', 'app.kubernetes.io/name=mock-istiod');
+  if (mockPod === undefined) throw new Error('no mock-istiod pod after the rollout');
+  const ip = await podField('istio-system', mockPod.name, '{.status.podIP}');
+  control = await connectMockIstiod(`http://${ip}:15014`, { token });
+}, 300_000);
+
+afterAll(async () => {
+  for (const args of [
+    [
+      '-n',
+      'default',
+      'delete',
+      'deployment,service,serviceaccount',
+      '-l',
+      'mock-istiod-test=cluster',
+    ],
+    ['delete', 'namespace', 'istio-system', '--wait=false'],
+  ]) {
+    await kubectl(args, { timeoutMs: 60_000 }).catch(() => undefined);
+  }
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+}, 120_000);
+
+describe('a sidecar of the real cluster, served by the mock', () => {
+  let orders: PodLine;
+
+  it('withheld: the pod is Running at 1/2 and its sidecar probe on 15021 fails', async () => {
+    await control.withhold({});
+    await kubectl(['apply', '-f', '-'], {
+      input: labelled(await injected(appManifests('orders', 'orders'))),
+    });
+    orders = await readyPod('orders', '1/2');
+    const probe = await waitFor(
+      async () =>
+        (await eventMessages('default', orders.name)).find(
+          (m) => /probe failed/i.test(m) && m.includes(':15021/healthz/ready'),
+        ),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 1_000,
+        description: 'a failed probe on 15021 in the events',
+      },
+    );
+    expect(probe).toMatch(/^Unhealthy: (Startup|Readiness) probe failed: .*15021\/healthz\/ready/);
+    // Still 1/2 after the failure was seen: the app is ready, the sidecar is not.
+    const again = await onePod('default', 'app=orders');
+    expect(again?.ready).toBe('1/2');
+    expect(again?.status).toBe('Running');
+  });
+
+  it('released: 2/2, and the app answers through the sidecar', async () => {
+    await control.release({});
+    orders = await readyPod('orders', '2/2');
+    const ip = await podField('default', orders.name, '{.status.podIP}');
+    const answer = await httpGet(`http://${ip}:${APP_PORT}/orders`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe(`ok:${APP_PORT} /orders`);
+    // Envoy's router answered it: the request went through virtualInbound.
+    expect(answer.headers['x-envoy-upstream-service-time']).toBeDefined();
+    const stats = await sidecarStats('default', orders.name);
+    expect(Number(stats.get('http.inbound_0.0.0.0_15006.downstream_rq_2xx') ?? 0)).toBeGreaterThan(
+      0,
+    );
+  });
+
+  it('down: the pod stays Running and serving, with connected_state 0', async () => {
+    await control.down({});
+    try {
+      await waitFor(
+        async () =>
+          (await sidecarStats('default', orders.name)).get('control_plane.connected_state') === '0',
+        { timeoutMs: 60_000, intervalMs: 1_000, description: 'control_plane.connected_state 0' },
+      );
+      const pod = await onePod('default', 'app=orders');
+      expect(pod).toMatchObject({
+        name: orders.name,
+        ready: '2/2',
+        status: 'Running',
+        restarts: '0',
+      });
+      const ip = await podField('default', orders.name, '{.status.podIP}');
+      expect((await httpGet(`http://${ip}:${APP_PORT}/during-outage`)).body).toBe(
+        `ok:${APP_PORT} /during-outage`,
+      );
+    } finally {
+      await control.up({});
+    }
+    await waitFor(
+      async () =>
+        (await sidecarStats('default', orders.name)).get('control_plane.connected_state') === '1',
+      {
+        timeoutMs: 90_000,
+        intervalMs: 1_000,
+        description: 'control_plane.connected_state back to 1',
+      },
+    );
+  });
+
+  it("two injected pods talk in mutual TLS, their certificates signed for the cluster's own tokens", async () => {
+    await kubectl(['apply', '-f', '-'], {
+      input: labelled(await injected(appManifests('client', 'client'))),
+    });
+    const client = await readyPod('client', '2/2');
+    const ordersHost = `orders.default.svc.cluster.local`;
+    await control.setResources({
+      resources: makeLabResources({
+        listenerAddress: '0.0.0.0',
+        outboundPort: 15001,
+        appPort: APP_PORT,
+        mtls: true,
+        outbound: {
+          host: ordersHost,
+          port: APP_PORT,
+          identities: ['spiffe://cluster.local/ns/default/sa/orders'],
+        },
+      }),
+    });
+    const fetched = await waitFor(
+      async () => {
+        const out = await kubectl([
+          '-n',
+          'default',
+          'exec',
+          client.name,
+          '-c',
+          'app',
+          '--',
+          'lab-app',
+          'fetch',
+          `http://${ordersHost}:${APP_PORT}/mtls`,
+        ]);
+        return out.includes(`ok:${APP_PORT} /mtls`) ? out : undefined;
+      },
+      {
+        timeoutMs: 60_000,
+        intervalMs: 1_000,
+        description: 'the client reaching orders through both sidecars',
+      },
+    );
+    expect(fetched).toContain('200');
+    // Both sides' workload certificates: issued by the mock's root for each pod's identity.
+    const rootSerial = new X509Certificate(
+      readFileSync(join(work, 'istiod-certs', 'root-cert.pem')),
+    ).serialNumber.toLowerCase();
+    for (const [pod, sa] of [
+      [orders.name, 'orders'],
+      [client.name, 'client'],
+    ] as const) {
+      const certs = await kubectl([
+        '-n',
+        'default',
+        'exec',
+        pod,
+        '-c',
+        'istio-proxy',
+        '--',
+        'pilot-agent',
+        'request',
+        'GET',
+        'certs',
+      ]);
+      expect(certs).toContain(`spiffe://cluster.local/ns/default/sa/${sa}`);
+      // Envoy's /certs names the CA the workload trusts by serial: the mock's root.
+      expect(certs.toLowerCase().replace(/[^0-9a-z"]/g, '')).toContain(
+        rootSerial.replace(/^0+/, ''),
+      );
+    }
+    const serverStats = await sidecarStats('default', orders.name);
+    expect(Number(serverStats.get('listener.0.0.0.0_15006.ssl.handshake') ?? 0)).toBeGreaterThan(0);
+    // STRICT: plaintext from outside the mesh is refused by the same listener.
+    const ip = await podField('default', orders.name, '{.status.podIP}');
+    await expect(httpGet(`http://${ip}:${APP_PORT}/plain`)).rejects.toThrow();
+  });
+});
+
+/** Marks every object so that afterAll deletes exactly what the tests made. */
+function labelled(yaml: string): string {
+  return objects(yaml)
+    .map((d) => {
+      d.metadata = {
+        ...d.metadata,
+        labels: { ...d.metadata?.labels, 'mock-istiod-test': 'cluster' },
+      };
+      return JSON.stringify(d);
+    })
+    .join('\n---\n');
+}

@@ -26,6 +26,7 @@ import {
 } from './ca-proto.js';
 import { reviewToken, type ServiceAccountIdentity } from './service-account-token.js';
 import { bearerToken } from './bearer-token.js';
+import type { TokenReviewer } from './kube-token-review.js';
 import type { AuthRefusal, CsrOutcome } from '../core/stream-auth.js';
 
 /** istiod's status message for every authentication failure. */
@@ -62,6 +63,8 @@ export interface CaServiceDeps {
   onRefused?: (refusal: AuthRefusal) => void;
   /** Told what became of every call the service took (istiod's `citadel_server_*` counters). */
   onCsr?: (outcome: CsrOutcome) => void;
+  /** Reviews tokens with a Kubernetes API server (`ca.tokenReview`); none: the mock's own key. */
+  review?: TokenReviewer;
 }
 
 export interface GrpcServiceEntry {
@@ -118,19 +121,27 @@ function toServiceError(
 }
 
 /** The caller's identity from its bearer token, or a `CA_REFUSED` error after istiod's log line. */
-function authenticate(call: UnaryCall, deps: CaServiceDeps, now: Date): ServiceAccountIdentity {
+async function authenticate(
+  call: UnaryCall,
+  deps: CaServiceDeps,
+  now: Date,
+): Promise<ServiceAccountIdentity> {
   const token = bearerToken(call.metadata.get('authorization'));
   const review =
-    typeof token === 'string'
-      ? reviewToken(token, deps.jwtKey, deps.options.audiences, now)
-      : { ok: false as const, ...token };
+    typeof token !== 'string'
+      ? { ok: false as const, ...token }
+      : deps.review
+        ? await deps.review(token)
+        : reviewToken(token, deps.jwtKey, deps.options.audiences, now);
   if (review.ok) return review.identity;
-  // istiod's KubeJWTAuthenticator wraps what the API server's TokenReview said, which for any
-  // bad token is just "the token is not authenticated"; the precise reason is the mock's own.
+  // istiod's KubeJWTAuthenticator wraps what the API server's TokenReview said. Reviewed by
+  // the mock's own key, any bad token is just "the token is not authenticated" (what a
+  // TokenReview says of it), and the precise reason is the mock's own.
   const cluster = String(call.metadata.get('clusterid')[0] ?? 'Kubernetes');
+  const said = deps.review ? review.reason : 'the token is not authenticated';
   const detail =
     typeof token === 'string'
-      ? `failed to validate the JWT from cluster "${cluster}": the token is not authenticated`
+      ? `failed to validate the JWT from cluster "${cluster}": ${said}`
       : `target JWT extraction error: ${token.reason}`;
   deps.onRefused?.({
     service: 'ca',
@@ -217,8 +228,8 @@ export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
       return;
     }
     Promise.resolve()
-      .then(() => {
-        const identity = authenticate(call, deps, now());
+      .then(async () => {
+        const identity = await authenticate(call, deps, now());
         refuseImpersonation(call, deps);
         return sign(call.request, identity, deps, now());
       })

@@ -5,6 +5,7 @@
  */
 import type { Problem, Result } from '../util/problems.js';
 import { DEFAULT_TOKEN_AUDIENCE } from './service-account-token.js';
+import type { TokenReviewSource } from './kube-token-review.js';
 import { isObject } from '../util/guards.js';
 
 /** The name Istio's proxies use for istiod: their SNI, and the serving certificate's SAN. */
@@ -37,6 +38,12 @@ export interface CaOptions {
    * so by default a plaintext mock refuses them as istiod's 15010 does.
    */
   plaintext: boolean;
+  /**
+   * Review pods' tokens with a Kubernetes API server (a TokenReview, as istiod does), instead
+   * of checking them against the mock's own key: `in-cluster` (the mock's pod's service
+   * account) or `{ kubeconfig }`. False (the default): the mock's key, no cluster needed.
+   */
+  tokenReview: TokenReviewSource | false;
 }
 
 export const DEFAULT_CA_OPTIONS: Readonly<CaOptions> = Object.freeze({
@@ -45,6 +52,7 @@ export const DEFAULT_CA_OPTIONS: Readonly<CaOptions> = Object.freeze({
   defaultCertTtlSeconds: 24 * 3600,
   maxCertTtlSeconds: 90 * 24 * 3600,
   plaintext: false,
+  tokenReview: false,
 });
 
 /** Every name on a serving certificate the mock makes. */
@@ -106,6 +114,17 @@ function resolveCa(input: unknown, problems: Problem[]): CaOptions {
   }
   if (typeof ca.plaintext !== 'boolean') {
     problems.push({ path: 'ca.plaintext', message: 'expected true or false' });
+  }
+  const review = ca.tokenReview as unknown;
+  if (
+    review !== false &&
+    review !== 'in-cluster' &&
+    !(isObject(review) && typeof review['kubeconfig'] === 'string' && review['kubeconfig'] !== '')
+  ) {
+    problems.push({
+      path: 'ca.tokenReview',
+      message: "expected false, 'in-cluster' or { kubeconfig: <path> }",
+    });
   }
   if (ca.defaultCertTtlSeconds > ca.maxCertTtlSeconds) {
     problems.push({

@@ -27,6 +27,7 @@ import {
 import { TLS_FILES } from '../tls/tls-files.js';
 import type { AuthRefusal, CsrOutcome, StreamAuthenticator } from '../core/stream-auth.js';
 import { createXdsAuthenticator } from './xds-auth.js';
+import { createKubeTokenReviewer, kubeApiAccess, type TokenReviewer } from './kube-token-review.js';
 import { createCertificateIssuer, type CertificateIssuer } from './issue-certificate.js';
 
 /** What a started mock tells about its TLS and CA, and the token minting it offers. */
@@ -100,6 +101,15 @@ export async function prepareSecurity(
   }
   const { rootCertPem, jwtKey } = material;
   const { audiences, trustDomain } = caOptions;
+  let review: TokenReviewer | undefined;
+  try {
+    review = caOptions.tokenReview
+      ? createKubeTokenReviewer(kubeApiAccess(caOptions.tokenReview), audiences)
+      : undefined;
+  } catch (err) {
+    dispose();
+    throw err;
+  }
   const xdsAuth = tls !== false && options.xdsAuth;
   return {
     tls: tls !== false,
@@ -118,6 +128,7 @@ export async function prepareSecurity(
       refusePlaintext: tls === false && !caOptions.plaintext,
       onRefused: hooks.onRefused,
       onCsr: hooks.onCsr,
+      ...(review && { review }),
     }),
     xdsAuth,
     authenticate: xdsAuth

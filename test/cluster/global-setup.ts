@@ -5,7 +5,7 @@
  * scripts/build-cluster-images.sh) and imports them into the cluster's containerd. Stops the
  * cluster at the end if it started it. A missing part fails the run, naming how to install it.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { CLUSTER_DIR, REPO, missingPrerequisite, run } from './support/kube.js';
@@ -32,6 +32,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await run('bash', [CLUSTER_SH, 'stop'], { timeoutMs: 120_000 });
     await must('scripts/cluster.sh start', 'bash', [CLUSTER_SH, 'start'], 300_000);
   }
+  try {
+    project.provide('clusterImages', await buildAndImportImages());
+  } catch (err) {
+    if (startedHere) await run('bash', [CLUSTER_SH, 'stop'], { timeoutMs: 180_000 });
+    throw err;
+  }
+  return async () => {
+    if (startedHere) await run('bash', [CLUSTER_SH, 'stop'], { timeoutMs: 180_000 });
+  };
+}
+
+/** The mock's image and the cluster images, built (cached) and imported into containerd. */
+async function buildAndImportImages(): Promise<{
+  mock: string;
+  labApp: string;
+  istioProxy: string;
+}> {
   const images = join(CLUSTER_DIR, 'images');
   mkdirSync(images, { recursive: true });
   const mockImage = (
@@ -48,6 +65,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (mockImage === undefined || mockImage === '')
     throw new Error('cluster tests: scripts/build-image.sh printed no image name');
   const mockArchive = join(images, 'mock-istiod.tar');
+  rmSync(mockArchive, { force: true }); // podman save does not overwrite an archive
   await must(
     'podman save of the mock image',
     'podman',
@@ -68,10 +86,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     [CLUSTER_SH, 'import', clusterArchive],
     300_000,
   );
-  project.provide('clusterImages', { mock: mockImage, ...parseTags(tags) });
-  return async () => {
-    if (startedHere) await run('bash', [CLUSTER_SH, 'stop'], { timeoutMs: 180_000 });
-  };
+  return { mock: mockImage, ...parseTags(tags) };
 }
 
 /** `pause=… lab-app=… istio-proxy=…` from the image script's last line. */

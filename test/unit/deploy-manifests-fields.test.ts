@@ -22,6 +22,14 @@ const TYPES: Record<string, [module: string, type: string]> = {
   'v1/ConfigMap': ['kubernetes-models/v1', 'IConfigMap'],
   'v1/Service': ['kubernetes-models/v1', 'IService'],
   'apps/v1/Deployment': ['kubernetes-models/apps/v1', 'IDeployment'],
+  'rbac.authorization.k8s.io/v1/ClusterRole': [
+    'kubernetes-models/rbac.authorization.k8s.io/v1',
+    'IClusterRole',
+  ],
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': [
+    'kubernetes-models/rbac.authorization.k8s.io/v1',
+    'IClusterRoleBinding',
+  ],
 };
 
 /** The compiler's errors for `objects`, each as `<label>: <message>`. */

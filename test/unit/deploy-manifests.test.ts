@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Namespace, Service, ServiceAccount, type IService } from 'kubernetes-models/v1';
+import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { parseTimeline } from '../../src/app/timeline.js';
 import { packageRoot } from '../../src/util/package-root.js';
@@ -28,6 +29,8 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Service': Service,
   'apps/v1/Deployment': Deployment,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
 };
 
 /** The schema's complaint about one object, or undefined when it is valid. */
@@ -63,7 +66,15 @@ describe('deploy/ against the Kubernetes API schemas', () => {
     '%s is valid',
     (_name, m) => {
       expect(schemaErrors(m)).toBeUndefined();
-      const namespace = m.kind === 'Namespace' ? m.metadata.name : m.metadata.namespace;
+      // Everything lives in istio-system; cluster-wide kinds name it where they point into it.
+      const namespace =
+        m.kind === 'Namespace'
+          ? m.metadata.name
+          : m.kind === 'ClusterRoleBinding'
+            ? (m as { subjects?: { namespace?: string }[] }).subjects?.[0]?.namespace
+            : m.kind === 'ClusterRole' && m.metadata.namespace === undefined
+              ? 'istio-system' // cluster-wide: it has none, and must not
+              : m.metadata.namespace;
       expect(namespace).toBe('istio-system');
     },
   );

@@ -22,6 +22,7 @@ export const TLS_FLAGS = {
   'debug-auth': { type: 'string' },
   ambient: { type: 'boolean', default: false },
   'plaintext-ca': { type: 'boolean', default: false },
+  'token-review': { type: 'string' },
 } as const;
 
 export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over TLS, as istiod's 15012; writes
@@ -41,6 +42,10 @@ export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over
                            (default on; off answers them on any stream, plaintext too)
   --ambient                serve ztunnel nodes (istiod's PILOT_ENABLE_AMBIENT=true)
   --plaintext-ca           sign CSRs on a plaintext port too (istiod refuses them on 15010)
+  --token-review <where>   review pods' tokens with a Kubernetes API server, as istiod does:
+                           in-cluster (the pod's service account; needs RBAC to create
+                           tokenreviews), or a kubeconfig file's path; off: check them against
+                           the mock's jwt-key.pem [MOCK_ISTIOD_TOKEN_REVIEW] (default off)
 `;
 
 interface TlsFlagValues {
@@ -53,6 +58,7 @@ interface TlsFlagValues {
   'debug-auth'?: string;
   ambient?: boolean;
   'plaintext-ca'?: boolean;
+  'token-review'?: string;
 }
 
 /** The `tls` and `ca` options the flags and environment ask for. */
@@ -86,9 +92,18 @@ export function parseTlsFlags(
   if (debugAuth !== 'on' && debugAuth !== 'off') {
     throw new MockIstiodError('USAGE', `--debug-auth: expected on or off, got "${debugAuth}"`);
   }
+  const review = values['token-review'] ?? (env.MOCK_ISTIOD_TOKEN_REVIEW || 'off');
+  if (review === '')
+    throw new MockIstiodError(
+      'USAGE',
+      '--token-review: expected off, in-cluster or a kubeconfig path',
+    );
+  const tokenReview =
+    review === 'off' ? undefined : review === 'in-cluster' ? review : { kubeconfig: review };
   return {
     tls: on ? { dir: dir ?? DEFAULT_CLI_TLS_DIR, hosts: values['tls-host'] ?? [] } : false,
     ca: {
+      ...(tokenReview ? { tokenReview } : {}),
       ...(audiences && audiences.length > 0 ? { audiences } : {}),
       ...(trustDomain ? { trustDomain } : {}),
       ...(values['plaintext-ca'] === true ? { plaintext: true } : {}),

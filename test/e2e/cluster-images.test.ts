@@ -5,19 +5,25 @@
  * proxy image runs pilot-agent, the pinned Envoy and both iptables variants, knows uid 1337 as
  * istio-proxy, holds Istio's bootstrap template, and its `pilot-agent istio-iptables` (the
  * injected istio-init) writes its rules into a pod-like namespace shared with pause (on
- * podman's local bridge, as a pod has an address on the node's bridge). A second
+ * podman's local bridge, as a pod has an address on the node's bridge); and its sidecar, run
+ * as the template runs it (uid 1337, read-only root, the template's volumes), starts the
+ * image's Envoy against a mock on loopback to ready without an error. A second
  * run with nothing changed rebuilds nothing, and the archive holds every image. Without
  * podman, mmdebstrap, runc, Go, pause, pilot-agent or Envoy the test fails naming the install
  * command.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PINNED_ENVOY_VERSION } from '../../src/envoy/find-envoy.js';
 import { findIstio } from '../../src/envoy/find-istio.js';
+import { makeProxyConfig, pilotAgentEnv } from '../../src/envoy/pilot-agent-tree.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { startMockIstiod } from '../../src/testing/start.js';
+import { freePort, freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
 import {
   buildClusterImages,
@@ -26,6 +32,8 @@ import {
 } from '../support/harness/cluster-images.js';
 import { goBinary } from '../support/harness/go-build.js';
 import { requireImageTools, usePodman } from '../support/harness/image.js';
+import { freeLabPorts } from '../support/harness/lab.js';
+import { POD_ENV } from '../support/harness/real-agent.js';
 
 const run = promisify(execFile);
 const NAME = `mock-istiod-cluster-e2e-${process.pid}`;
@@ -226,6 +234,102 @@ describe('istio-proxy', () => {
     expect(rules).toMatch(/ISTIO_OUTPUT .*--uid-owner 1337 -j RETURN/);
     await podman.podman(['stop', '--time', '10', sandbox]);
   });
+
+  test("the sidecar runs as in a pod: pilot-agent as 1337 on a read-only root starts the image's Envoy against the mock", async () => {
+    const istiod = await startMockIstiod({
+      tls: true,
+      resources: makeLabResources(await freeLabPorts(await freePort())),
+    });
+    const name = named('sidecar');
+    try {
+      // The template's volumes: the root certificate and the token (read-only), and emptyDirs.
+      const secrets = join(work, 'secrets');
+      mkdirSync(join(secrets, 'istio'), { recursive: true });
+      mkdirSync(join(secrets, 'tokens'), { recursive: true });
+      writeFileSync(join(secrets, 'istio', 'root-cert.pem'), istiod.security.rootCert);
+      const { token } = istiod.security.createToken({
+        namespace: POD_ENV.POD_NAMESPACE,
+        serviceAccount: POD_ENV.SERVICE_ACCOUNT,
+      });
+      writeFileSync(join(secrets, 'tokens', 'istio-token'), `${token}\n`, { mode: 0o644 });
+      // emptyDirs as the kubelet makes them: host directories anyone may write to.
+      const emptyDirs = [
+        '/etc/istio/proxy',
+        '/var/lib/istio/data',
+        '/var/run/secrets/workload-spiffe-uds',
+        '/var/run/secrets/credential-uds',
+        '/var/run/secrets/workload-spiffe-credentials',
+      ];
+      for (const dir of emptyDirs) {
+        mkdirSync(join(work, 'empty', dir), { recursive: true });
+        chmodSync(join(work, 'empty', dir), 0o777);
+      }
+      const [admin, status, readiness, prometheus] = (await freePorts(4)) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      const ports = { admin, status, readiness, prometheus };
+      const proxyConfig = makeProxyConfig({
+        discoveryAddress: istiod.xdsAddress,
+        envoyBin: '/usr/local/bin/envoy',
+        ports,
+        concurrency: 1,
+        overrides: {},
+      });
+      const env = { ...POD_ENV, ...pilotAgentEnv(proxyConfig, ports, 'delta') };
+      // Loopback: the mock listens on 127.0.0.1 of the host, so the container shares it.
+      await podman.podman([
+        'run',
+        '--detach',
+        '--name',
+        name,
+        '--network=host',
+        '--read-only',
+        '--user',
+        '1337:1337',
+        ...['-v', `${join(secrets, 'istio')}:/var/run/secrets/istio:ro`],
+        ...['-v', `${join(secrets, 'tokens')}:/var/run/secrets/tokens:ro`],
+        ...emptyDirs.flatMap((dir) => ['-v', `${join(work, 'empty', dir)}:${dir}`]),
+        ...Object.entries(env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+        image(),
+        ...['proxy', 'sidecar', '--domain', 'default.svc.cluster.local'],
+        '--proxyLogLevel=warning',
+        '--log_output_level=default:info',
+      ]);
+      const ready = await waitFor(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${readiness}/healthz/ready`);
+          return res.status === 200 ? res.status : undefined;
+        },
+        {
+          timeoutMs: 30_000,
+          description: "the sidecar's Envoy to be ready (15021's /healthz/ready answering 200)",
+        },
+      ).catch(async (err: Error) => {
+        const logs = await podman.podman(['logs', name]).catch(() => '(no logs)');
+        throw new Error(`${err.message}\nthe container's log ends:\n${logs.slice(-4000)}`);
+      });
+      expect(ready).toBe(200);
+      const info = (await (await fetch(`http://127.0.0.1:${admin}/server_info`)).json()) as {
+        version: string;
+        state: string;
+      };
+      expect(info).toMatchObject({ state: 'LIVE' });
+      expect(info.version).toContain(`/${PINNED_ENVOY_VERSION}/`);
+      expect((await fetch(`http://127.0.0.1:${status}/healthz/ready`)).status).toBe(200);
+      const logs = await podman.podman(['logs', name]);
+      // Nothing in the layout is missing: pilot-agent logs no error.
+      expect(logs.split('\n').filter((line) => line.includes('\terror\t'))).toEqual([]);
+      expect(logs).toContain('Envoy proxy is ready');
+      await podman.podman(['stop', '--time', '10', name]);
+      expect(await state(name)).toMatchObject({ Running: false, ExitCode: 0 });
+    } finally {
+      await podman.podman(['rm', '--force', '--ignore', name]).catch(() => undefined);
+      await istiod.close();
+    }
+  }, 90_000);
 });
 
 test('a second run rebuilds nothing, takes seconds and keeps the archive, which holds every image', async () => {

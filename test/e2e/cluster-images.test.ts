@@ -1,6 +1,7 @@
 /**
  * The cluster's images (scripts/build-cluster-images.sh, docs/cluster-images.md), built by the
- * script and run with podman, each in a network namespace of its own (loopback only): pause
+ * script and run with podman, each in a network namespace of its own or on the host's loopback
+ * (nothing leaves the machine): pause
  * stays up and exits 0 on SIGTERM; the lab app answers `ok:8080 /x` to its own `fetch`; the
  * proxy image runs pilot-agent, the pinned Envoy and both iptables variants, knows uid 1337 as
  * istio-proxy, holds Istio's bootstrap template, and its `pilot-agent istio-iptables` (the
@@ -13,14 +14,13 @@
  * command.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PINNED_ENVOY_VERSION } from '../../src/envoy/find-envoy.js';
 import { findIstio } from '../../src/envoy/find-istio.js';
-import { makeProxyConfig, pilotAgentEnv } from '../../src/envoy/pilot-agent-tree.js';
 import { makeLabResources } from '../../src/resources/lab.js';
 import { startMockIstiod } from '../../src/testing/start.js';
 import { freePort, freePorts } from '../../src/util/ports.js';
@@ -28,6 +28,7 @@ import { waitFor } from '../../src/util/wait.js';
 import {
   buildClusterImages,
   requireClusterImageInputs,
+  sidecarContainerArgs,
   type BuildRun,
 } from '../support/harness/cluster-images.js';
 import { goBinary } from '../support/harness/go-build.js';
@@ -242,61 +243,26 @@ describe('istio-proxy', () => {
     });
     const name = named('sidecar');
     try {
-      // The template's volumes: the root certificate and the token (read-only), and emptyDirs.
-      const secrets = join(work, 'secrets');
-      mkdirSync(join(secrets, 'istio'), { recursive: true });
-      mkdirSync(join(secrets, 'tokens'), { recursive: true });
-      writeFileSync(join(secrets, 'istio', 'root-cert.pem'), istiod.security.rootCert);
-      const { token } = istiod.security.createToken({
-        namespace: POD_ENV.POD_NAMESPACE,
-        serviceAccount: POD_ENV.SERVICE_ACCOUNT,
-      });
-      writeFileSync(join(secrets, 'tokens', 'istio-token'), `${token}\n`, { mode: 0o644 });
-      // emptyDirs as the kubelet makes them: host directories anyone may write to.
-      const emptyDirs = [
-        '/etc/istio/proxy',
-        '/var/lib/istio/data',
-        '/var/run/secrets/workload-spiffe-uds',
-        '/var/run/secrets/credential-uds',
-        '/var/run/secrets/workload-spiffe-credentials',
-      ];
-      for (const dir of emptyDirs) {
-        mkdirSync(join(work, 'empty', dir), { recursive: true });
-        chmodSync(join(work, 'empty', dir), 0o777);
-      }
       const [admin, status, readiness, prometheus] = (await freePorts(4)) as [
         number,
         number,
         number,
         number,
       ];
-      const ports = { admin, status, readiness, prometheus };
-      const proxyConfig = makeProxyConfig({
+      const sidecar = sidecarContainerArgs({
+        dir: work,
         discoveryAddress: istiod.xdsAddress,
-        envoyBin: '/usr/local/bin/envoy',
-        ports,
-        concurrency: 1,
-        overrides: {},
+        rootCert: istiod.security.rootCert,
+        token: istiod.security.createToken({
+          namespace: POD_ENV.POD_NAMESPACE,
+          serviceAccount: POD_ENV.SERVICE_ACCOUNT,
+        }).token,
+        ports: { admin, status, readiness, prometheus },
       });
-      const env = { ...POD_ENV, ...pilotAgentEnv(proxyConfig, ports, 'delta') };
-      // Loopback: the mock listens on 127.0.0.1 of the host, so the container shares it.
       await podman.podman([
-        'run',
-        '--detach',
-        '--name',
-        name,
-        '--network=host',
-        '--read-only',
-        '--user',
-        '1337:1337',
-        ...['-v', `${join(secrets, 'istio')}:/var/run/secrets/istio:ro`],
-        ...['-v', `${join(secrets, 'tokens')}:/var/run/secrets/tokens:ro`],
-        ...emptyDirs.flatMap((dir) => ['-v', `${join(work, 'empty', dir)}:${dir}`]),
-        ...Object.entries(env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+        ...['run', '--detach', '--name', name, ...sidecar.options],
         image(),
-        ...['proxy', 'sidecar', '--domain', 'default.svc.cluster.local'],
-        '--proxyLogLevel=warning',
-        '--log_output_level=default:info',
+        ...sidecar.command,
       ]);
       const ready = await waitFor(
         async () => {

@@ -16,7 +16,7 @@ on stdin) and writes a new tar holding:
   target}) made here, e.g. /etc/passwd and the directories a program writes to.
 
 Usage: cut-rootfs.py <debian-rootfs.tar> <out.tar> < spec.json
-Prints the packages it took, one line, on stderr.
+Prints the packages it took (when it took any), one line, on stderr.
 """
 import fnmatch
 import io
@@ -141,7 +141,8 @@ def main():
                     dst.addfile(info, src.extractfile(info))
                 else:
                     dst.addfile(info)
-    print(f"cut-rootfs: took {len(names)} packages: {' '.join(names)}", file=sys.stderr)
+    if names:
+        print(f"cut-rootfs: took {len(names)} packages: {' '.join(names)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

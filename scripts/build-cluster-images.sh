@@ -109,8 +109,8 @@ lab_bin="$cache/lab-app-$lab_key"
 if [[ ! -x "$lab_bin" ]]; then
   say "building tools/lab-app (static, CGO_ENABLED=0)"
   (cd "$repo_root/tools/lab-app" && CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod \
-    go build -trimpath -ldflags '-s -w' -o "$lab_bin.tmp" .) >&2 || fail "go build of tools/lab-app failed"
-  mv -f "$lab_bin.tmp" "$lab_bin"
+    go build -trimpath -ldflags '-s -w' -o "$lab_bin.$$.tmp" .) >&2 || fail "go build of tools/lab-app failed"
+  mv -f "$lab_bin.$$.tmp" "$lab_bin"
 fi
 
 # Debian with iptables, keyed by the suite, the packages and the apt sources it came from.
@@ -122,8 +122,8 @@ rootfs="$cache/rootfs-$DEBIAN_SUITE-iptables-$rootfs_key.tar"
 if [[ ! -f "$rootfs" ]]; then
   say "making the $DEBIAN_SUITE root filesystem with $ROOTFS_PACKAGES (mmdebstrap, about a minute, once)"
   mmdebstrap --quiet --variant=minbase --include="$ROOTFS_PACKAGES" --format=tar \
-    "$DEBIAN_SUITE" "$rootfs.partial" "$sources" >&2 || fail "mmdebstrap failed"
-  mv -f "$rootfs.partial" "$rootfs"
+    "$DEBIAN_SUITE" "$rootfs.$$.partial" "$sources" >&2 || fail "mmdebstrap failed"
+  mv -f "$rootfs.$$.partial" "$rootfs"
 fi
 
 # What the proxy image keeps of it (scripts/lib/cut-rootfs.py): the packages' files without
@@ -170,10 +170,10 @@ cut_key="$({
 proxy_rootfs="$cache/istio-proxy-rootfs-$cut_key.tar"
 if [[ ! -f "$proxy_rootfs" ]]; then
   say "cutting the proxy image's root filesystem out of $(basename "$rootfs")"
-  proxy_rootfs_spec | python3 "$repo_root/scripts/lib/cut-rootfs.py" "$rootfs" "$proxy_rootfs.tmp" 2>&1 |
+  proxy_rootfs_spec | python3 "$repo_root/scripts/lib/cut-rootfs.py" "$rootfs" "$proxy_rootfs.$$.tmp" 2>&1 |
     { if [[ "$quiet" == false ]]; then cat >&2; else cat >/dev/null; fi; }
   [[ "${PIPESTATUS[1]}" == 0 ]] || fail "could not cut the proxy image's root filesystem"
-  mv -f "$proxy_rootfs.tmp" "$proxy_rootfs"
+  mv -f "$proxy_rootfs.$$.tmp" "$proxy_rootfs"
 fi
 
 # Build contexts: a Containerfile and the files it copies, hard-linked from where they are
@@ -250,10 +250,10 @@ if [[ -n "$save" ]]; then
   else
     say "saving the images into $save (docker-archive)"
     mkdir -p "$(dirname "$save")"
-    rm -f "$save.partial"
-    podman save --quiet --format docker-archive --multi-image-archive -o "$save.partial" "${names[@]}" ||
+    rm -f "$save.$$.partial"
+    podman save --quiet --format docker-archive --multi-image-archive -o "$save.$$.partial" "${names[@]}" ||
       fail "podman save into $save failed"
-    mv -f "$save.partial" "$save"
+    mv -f "$save.$$.partial" "$save"
     describe >"$stamp"
   fi
 fi

@@ -130,11 +130,13 @@ fi
 # their docs and locales; the update-alternatives links (iptables -> iptables-nft, as in Istio's
 # own base image); the users; writable directories for what the injection template mounts
 # volumes over (so the image also runs without them, e.g. under podman); /run for the legacy
-# variant's lock file, and /tmp.
+# variant's lock file, and /tmp. Every time stamp is 0, so that the same Debian packages give
+# the same tar (and the same tag) from any mmdebstrap run.
 proxy_rootfs_spec() {
   local owned='"uid": 1337, "gid": 1337'
   cat <<EOF
 {
+  "mtime": 0,
   "packages": ["iptables", "libstdc++6"],
   "exclude": ["usr/share/*", "usr/lib/*/gconv/*", "usr/sbin/ip*tables-apply", "etc/ld.so.conf*"],
   "patterns": ["usr/sbin/ip*tables", "usr/sbin/ip*tables-save", "usr/sbin/ip*tables-restore",
@@ -240,11 +242,16 @@ build lab-app "$lab_name"
 build istio-proxy "$proxy_name" "$proxy_alias"
 
 # One docker-archive with every image, kept when it already holds these names and is unchanged
-# since it was written (a stamp in the cache records the names, the size and the time).
+# since it was written (a stamp in the cache records its path, the names, its size and time;
+# the stamps of archives that are gone are dropped).
 if [[ -n "$save" ]]; then
   names=("$pause_name" "$lab_name" "$proxy_name" "$proxy_alias")
-  stamp="$cache/saved-$(realpath -m "$save" | short_hash)"
-  describe() { echo "${names[*]} $(stat -c '%s %Y' "$save" 2>/dev/null)"; }
+  save="$(realpath -m "$save")"
+  stamp="$cache/saved-$(echo "$save" | short_hash)"
+  for old in "$cache"/saved-*; do
+    [[ -f "$old" && -f "$(head -n1 "$old")" ]] || rm -f "$old"
+  done
+  describe() { printf '%s\n%s %s\n' "$save" "${names[*]}" "$(stat -c '%s %Y' "$save" 2>/dev/null)"; }
   if [[ -f "$save" && -f "$stamp" && "$(<"$stamp")" == "$(describe)" ]]; then
     say "$save holds these images already: not rewritten"
   else

@@ -109,8 +109,8 @@ lab_bin="$cache/lab-app-$lab_key"
 if [[ ! -x "$lab_bin" ]]; then
   say "building tools/lab-app (static, CGO_ENABLED=0)"
   (cd "$repo_root/tools/lab-app" && CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod \
-    go build -trimpath -ldflags '-s -w' -o "$lab_bin.tmp" .) >&2 || fail "go build of tools/lab-app failed"
-  mv -f "$lab_bin.tmp" "$lab_bin"
+    go build -trimpath -ldflags '-s -w' -o "$lab_bin.$$.tmp" .) >&2 || fail "go build of tools/lab-app failed"
+  mv -f "$lab_bin.$$.tmp" "$lab_bin"
 fi
 
 # Debian with iptables, keyed by the suite, the packages and the apt sources it came from.
@@ -122,19 +122,21 @@ rootfs="$cache/rootfs-$DEBIAN_SUITE-iptables-$rootfs_key.tar"
 if [[ ! -f "$rootfs" ]]; then
   say "making the $DEBIAN_SUITE root filesystem with $ROOTFS_PACKAGES (mmdebstrap, about a minute, once)"
   mmdebstrap --quiet --variant=minbase --include="$ROOTFS_PACKAGES" --format=tar \
-    "$DEBIAN_SUITE" "$rootfs.partial" "$sources" >&2 || fail "mmdebstrap failed"
-  mv -f "$rootfs.partial" "$rootfs"
+    "$DEBIAN_SUITE" "$rootfs.$$.partial" "$sources" >&2 || fail "mmdebstrap failed"
+  mv -f "$rootfs.$$.partial" "$rootfs"
 fi
 
 # What the proxy image keeps of it (scripts/lib/cut-rootfs.py): the packages' files without
 # their docs and locales; the update-alternatives links (iptables -> iptables-nft, as in Istio's
 # own base image); the users; writable directories for what the injection template mounts
 # volumes over (so the image also runs without them, e.g. under podman); /run for the legacy
-# variant's lock file, and /tmp.
+# variant's lock file, and /tmp. Every time stamp is 0, so that the same Debian packages give
+# the same tar (and the same tag) from any mmdebstrap run.
 proxy_rootfs_spec() {
   local owned='"uid": 1337, "gid": 1337'
   cat <<EOF
 {
+  "mtime": 0,
   "packages": ["iptables", "libstdc++6"],
   "exclude": ["usr/share/*", "usr/lib/*/gconv/*", "usr/sbin/ip*tables-apply", "etc/ld.so.conf*"],
   "patterns": ["usr/sbin/ip*tables", "usr/sbin/ip*tables-save", "usr/sbin/ip*tables-restore",
@@ -170,10 +172,10 @@ cut_key="$({
 proxy_rootfs="$cache/istio-proxy-rootfs-$cut_key.tar"
 if [[ ! -f "$proxy_rootfs" ]]; then
   say "cutting the proxy image's root filesystem out of $(basename "$rootfs")"
-  proxy_rootfs_spec | python3 "$repo_root/scripts/lib/cut-rootfs.py" "$rootfs" "$proxy_rootfs.tmp" 2>&1 |
+  proxy_rootfs_spec | python3 "$repo_root/scripts/lib/cut-rootfs.py" "$rootfs" "$proxy_rootfs.$$.tmp" 2>&1 |
     { if [[ "$quiet" == false ]]; then cat >&2; else cat >/dev/null; fi; }
   [[ "${PIPESTATUS[1]}" == 0 ]] || fail "could not cut the proxy image's root filesystem"
-  mv -f "$proxy_rootfs.tmp" "$proxy_rootfs"
+  mv -f "$proxy_rootfs.$$.tmp" "$proxy_rootfs"
 fi
 
 # Build contexts: a Containerfile and the files it copies, hard-linked from where they are
@@ -240,20 +242,25 @@ build lab-app "$lab_name"
 build istio-proxy "$proxy_name" "$proxy_alias"
 
 # One docker-archive with every image, kept when it already holds these names and is unchanged
-# since it was written (a stamp in the cache records the names, the size and the time).
+# since it was written (a stamp in the cache records its path, the names, its size and time;
+# the stamps of archives that are gone are dropped).
 if [[ -n "$save" ]]; then
   names=("$pause_name" "$lab_name" "$proxy_name" "$proxy_alias")
-  stamp="$cache/saved-$(realpath -m "$save" | short_hash)"
-  describe() { echo "${names[*]} $(stat -c '%s %Y' "$save" 2>/dev/null)"; }
+  save="$(realpath -m "$save")"
+  stamp="$cache/saved-$(echo "$save" | short_hash)"
+  for old in "$cache"/saved-*; do
+    [[ -f "$old" && -f "$(head -n1 "$old")" ]] || rm -f "$old"
+  done
+  describe() { printf '%s\n%s %s\n' "$save" "${names[*]}" "$(stat -c '%s %Y' "$save" 2>/dev/null)"; }
   if [[ -f "$save" && -f "$stamp" && "$(<"$stamp")" == "$(describe)" ]]; then
     say "$save holds these images already: not rewritten"
   else
     say "saving the images into $save (docker-archive)"
     mkdir -p "$(dirname "$save")"
-    rm -f "$save.partial"
-    podman save --quiet --format docker-archive --multi-image-archive -o "$save.partial" "${names[@]}" ||
+    rm -f "$save.$$.partial"
+    podman save --quiet --format docker-archive --multi-image-archive -o "$save.$$.partial" "${names[@]}" ||
       fail "podman save into $save failed"
-    mv -f "$save.partial" "$save"
+    mv -f "$save.$$.partial" "$save"
     describe >"$stamp"
   fi
 fi

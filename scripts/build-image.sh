@@ -166,7 +166,8 @@ if [[ -z "$context_only" ]]; then
     {
       for file in "$context/$tarball" "$repo_root/package-lock.json" "$node_bin" \
         "$envoy_zst" "$rootfs" "${BASH_SOURCE[0]}" \
-        "$repo_root/image/Containerfile" "$repo_root/image/healthcheck.mjs"; do
+        "$repo_root/image/Containerfile" "$repo_root/image/healthcheck.mjs" \
+        "$repo_root/scripts/lib/cut-rootfs.py"; do
         sha256sum <"$file"
       done
       (cd "$repo_root" && find examples -type f -print0 | sort -z | xargs -0 sha256sum)
@@ -192,12 +193,11 @@ find "$app/node_modules" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.
   -o -name '*.d.mts' -o -name '*.ts' -o -iname 'changelog*' \) -delete
 cp -r "$repo_root/examples" "$app/examples"
 # The image's root filesystem: only what Node and Envoy load, taken from the cached bookworm
-# one, with a passwd entry for the image's user, its home and /tmp.
-"$python" - "$rootfs" "$context/rootfs.tar" <<'PY' || fail "could not make the image's root filesystem"
-import fnmatch, io, posixpath, sys, tarfile
-
-source, out = sys.argv[1:]
-WANTED = [
+# one (scripts/lib/cut-rootfs.py, shared with build-cluster-images.sh), with a passwd entry for
+# the image's user, its home and /tmp.
+python3 "$repo_root/scripts/lib/cut-rootfs.py" "$rootfs" "$context/rootfs.tar" <<'EOF' ||
+{
+  "patterns": [
     "usr/bin/env",
     "usr/lib/*-linux-gnu/ld-linux-*.so.*",
     "usr/lib64/ld-linux-*.so.*",
@@ -207,60 +207,24 @@ WANTED = [
     "usr/lib/*-linux-gnu/libpthread.so.0",
     "usr/lib/*-linux-gnu/librt.so.1",
     "usr/lib/*-linux-gnu/libgcc_s.so.1",
-    "usr/lib/*-linux-gnu/libstdc++.so.6*",
-]
-TOP_LINKS = {"bin", "lib", "lib64", "sbin"}
-
-with tarfile.open(source) as src:
-    members = {m.name.removeprefix("./").rstrip("/"): m for m in src.getmembers()}
-    keep = {name for name in members if name in TOP_LINKS}
-    for name in members:
-        if any(fnmatch.fnmatch(name, pattern) for pattern in WANTED):
-            keep.add(name)
-    for pattern in WANTED:
-        if not any(fnmatch.fnmatch(name, pattern) for name in keep):
-            sys.exit(f"build-image: no {pattern} in {source}")
-    dirs = set()
-    for name in keep:
-        parent = posixpath.dirname(name)
-        while parent:
-            dirs.add(parent)
-            parent = posixpath.dirname(parent)
-    with tarfile.open(out, "w", format=tarfile.GNU_FORMAT) as dst:
-
-        def add_dir(name, mode=0o755, uid=0):
-            info = tarfile.TarInfo(name)
-            info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, mode, uid, uid
-            dst.addfile(info)
-
-        def add_file(name, text, mode=0o644):
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size, info.mode = len(data), mode
-            dst.addfile(info, io.BytesIO(data))
-
-        for name in sorted(dirs - TOP_LINKS):
-            add_dir(name)
-        for name in sorted(keep):
-            member = members[name]
-            member.name = name
-            if member.isfile():
-                dst.addfile(member, src.extractfile(member))
-            else:
-                dst.addfile(member)
-        for name in ["etc", "usr/local", "usr/local/bin", "usr/local/lib", "opt", "home"]:
-            if name not in dirs:
-                add_dir(name)
-        add_dir("tmp", 0o1777)
-        add_dir("home/mock-istiod", 0o755, 10001)
-        add_file("etc/passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                 "mock-istiod:x:10001:10001::/home/mock-istiod:/usr/sbin/nologin\n")
-        add_file("etc/group", "root:x:0:\nmock-istiod:x:10001:\n")
-        link = tarfile.TarInfo("usr/local/bin/mock-istiod")
-        link.type = tarfile.SYMTYPE
-        link.linkname = "/opt/mock-istiod/node_modules/mock-istiod/bin/mock-istiod.js"
-        dst.addfile(link)
-PY
+    "usr/lib/*-linux-gnu/libstdc++.so.6*"
+  ],
+  "dirs": [
+    {"path": "etc"}, {"path": "usr/local/bin"}, {"path": "usr/local/lib"}, {"path": "opt"},
+    {"path": "home"}, {"path": "tmp", "mode": "1777"},
+    {"path": "home/mock-istiod", "uid": 10001, "gid": 10001}
+  ],
+  "files": [
+    {"path": "etc/passwd", "text": "root:x:0:0:root:/root:/usr/sbin/nologin\nmock-istiod:x:10001:10001::/home/mock-istiod:/usr/sbin/nologin\n"},
+    {"path": "etc/group", "text": "root:x:0:\nmock-istiod:x:10001:\n"}
+  ],
+  "symlinks": [
+    {"path": "usr/local/bin/mock-istiod",
+     "target": "/opt/mock-istiod/node_modules/mock-istiod/bin/mock-istiod.js"}
+  ]
+}
+EOF
+  fail "could not make the image's root filesystem"
 # Hard links: no second copy of the cached binaries (a copy where the cache is elsewhere).
 ln -f "$node_bin" "$context/node" 2>/dev/null || cp "$node_bin" "$context/node"
 ln -f "$envoy_zst" "$context/envoy.zst" 2>/dev/null || cp "$envoy_zst" "$context/envoy.zst"

@@ -15,8 +15,11 @@ on stdin) and writes a new tar holding:
 - "dirs" ({path, mode, uid, gid}), "files" ({path, text, mode}) and "symlinks" ({path,
   target}) made here, e.g. /etc/passwd and the directories a program writes to.
 
+With "mtime" (seconds), every entry gets that time: the same packages then give the same tar,
+byte for byte, whenever and wherever the Debian one was made (a stable inputs hash).
+
 Usage: cut-rootfs.py <debian-rootfs.tar> <out.tar> < spec.json
-Prints the packages it took, one line, on stderr.
+Prints the packages it took (when it took any), one line, on stderr.
 """
 import fnmatch
 import io
@@ -135,13 +138,16 @@ def main():
             for path in sorted(entries):
                 info, data = entries[path]
                 info.name = path
+                if "mtime" in spec:
+                    info.mtime = spec["mtime"]
                 if data is not None:
                     dst.addfile(info, io.BytesIO(data))
                 elif info.isfile():
                     dst.addfile(info, src.extractfile(info))
                 else:
                     dst.addfile(info)
-    print(f"cut-rootfs: took {len(names)} packages: {' '.join(names)}", file=sys.stderr)
+    if names:
+        print(f"cut-rootfs: took {len(names)} packages: {' '.join(names)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
 /**
  * The cluster's images (scripts/build-cluster-images.sh, docs/cluster-images.md), built by the
- * script and run with podman, each in a network namespace of its own (loopback only): pause
+ * script and run with podman, each in a network namespace of its own or on the host's loopback
+ * (nothing leaves the machine): pause
  * stays up and exits 0 on SIGTERM; the lab app answers `ok:8080 /x` to its own `fetch`; the
  * proxy image runs pilot-agent, the pinned Envoy and both iptables variants, knows uid 1337 as
  * istio-proxy, holds Istio's bootstrap template, and its `pilot-agent istio-iptables` (the
  * injected istio-init) writes its rules into a pod-like namespace shared with pause (on
- * podman's local bridge, as a pod has an address on the node's bridge). A second
+ * podman's local bridge, as a pod has an address on the node's bridge); and its sidecar, run
+ * as the template runs it (uid 1337, read-only root, the template's volumes), starts the
+ * image's Envoy against a mock on loopback to ready without an error. A second
  * run with nothing changed rebuilds nothing, and the archive holds every image. Without
  * podman, mmdebstrap, runc, Go, pause, pilot-agent or Envoy the test fails naming the install
  * command.
@@ -18,14 +21,20 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PINNED_ENVOY_VERSION } from '../../src/envoy/find-envoy.js';
 import { findIstio } from '../../src/envoy/find-istio.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { startMockIstiod } from '../../src/testing/start.js';
+import { freePort, freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
 import {
   buildClusterImages,
   requireClusterImageInputs,
+  sidecarContainerArgs,
   type BuildRun,
 } from '../support/harness/cluster-images.js';
 import { goBinary } from '../support/harness/go-build.js';
 import { requireImageTools, usePodman } from '../support/harness/image.js';
+import { freeLabPorts } from '../support/harness/lab.js';
+import { POD_ENV } from '../support/harness/real-agent.js';
 
 const run = promisify(execFile);
 const NAME = `mock-istiod-cluster-e2e-${process.pid}`;
@@ -226,6 +235,67 @@ describe('istio-proxy', () => {
     expect(rules).toMatch(/ISTIO_OUTPUT .*--uid-owner 1337 -j RETURN/);
     await podman.podman(['stop', '--time', '10', sandbox]);
   });
+
+  test("the sidecar runs as in a pod: pilot-agent as 1337 on a read-only root starts the image's Envoy against the mock", async () => {
+    const istiod = await startMockIstiod({
+      tls: true,
+      resources: makeLabResources(await freeLabPorts(await freePort())),
+    });
+    const name = named('sidecar');
+    try {
+      const [admin, status, readiness, prometheus] = (await freePorts(4)) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      const sidecar = sidecarContainerArgs({
+        dir: work,
+        discoveryAddress: istiod.xdsAddress,
+        rootCert: istiod.security.rootCert,
+        token: istiod.security.createToken({
+          namespace: POD_ENV.POD_NAMESPACE,
+          serviceAccount: POD_ENV.SERVICE_ACCOUNT,
+        }).token,
+        ports: { admin, status, readiness, prometheus },
+      });
+      await podman.podman([
+        ...['run', '--detach', '--name', name, ...sidecar.options],
+        image(),
+        ...sidecar.command,
+      ]);
+      const ready = await waitFor(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${readiness}/healthz/ready`);
+          return res.status === 200 ? res.status : undefined;
+        },
+        {
+          timeoutMs: 30_000,
+          description: "the sidecar's Envoy to be ready (15021's /healthz/ready answering 200)",
+        },
+      ).catch(async (err: Error) => {
+        const logs = await podman.podman(['logs', name]).catch(() => '(no logs)');
+        throw new Error(`${err.message}\nthe container's log ends:\n${logs.slice(-4000)}`);
+      });
+      expect(ready).toBe(200);
+      const info = (await (await fetch(`http://127.0.0.1:${admin}/server_info`)).json()) as {
+        version: string;
+        state: string;
+      };
+      expect(info).toMatchObject({ state: 'LIVE' });
+      expect(info.version).toContain(`/${PINNED_ENVOY_VERSION}/`);
+      expect((await fetch(`http://127.0.0.1:${status}/healthz/ready`)).status).toBe(200);
+      const logs = await podman.podman(['logs', name]);
+      // Nothing in the layout is missing: pilot-agent logs no error.
+      expect(logs.split('\n').filter((line) => line.includes('\terror\t'))).toEqual([]);
+      expect(logs).toContain('Envoy proxy is ready');
+      await podman.podman(['stop', '--time', '10', name]);
+      expect(await state(name)).toMatchObject({ Running: false, ExitCode: 0 });
+    } finally {
+      await podman.podman(['rm', '--force', '--ignore', name]).catch(() => undefined);
+      await istiod.close();
+    }
+  }, 90_000);
 });
 
 test('a second run rebuilds nothing, takes seconds and keeps the archive, which holds every image', async () => {

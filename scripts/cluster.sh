@@ -383,16 +383,20 @@ start() {
   echo "$dir/kubeconfig"
 }
 
-# The pod sandbox's image: built here (no registry), FROM scratch with the static pause binary.
+# The pod sandbox's image: built here (no registry) from image/cluster/pause.Containerfile
+# (the one scripts/build-cluster-images.sh builds too), under the fixed name containerd's
+# sandbox_image gives, so that start needs no other image.
 import_pause_image() {
   ctr_ images check "name==$PAUSE_IMAGE" 2>/dev/null | grep -q "$PAUSE_IMAGE" && return 0
   local context="$dir/run/pause-image"
   mkdir -p "$context"
   cp "$bin_dir/pause" "$context/pause"
-  printf 'FROM scratch\nCOPY pause /pause\nENTRYPOINT ["/pause"]\n' >"$context/Containerfile"
-  podman build --runtime runc -q -t "${PAUSE_IMAGE#localhost/}" "$context" >/dev/null 2>&1 ||
+  podman build --runtime runc -q -f "$repo_root/image/cluster/pause.Containerfile" \
+    -t "${PAUSE_IMAGE#localhost/}" "$context" >/dev/null 2>&1 ||
     fail "could not build the pause image with podman (install podman: apt-get install podman)"
-  podman save -q --format docker-archive -o "$context/pause.tar" "${PAUSE_IMAGE#localhost/}" >/dev/null 2>&1
+  rm -f "$context/pause.tar" # podman save does not overwrite an archive
+  podman save -q --format docker-archive -o "$context/pause.tar" "${PAUSE_IMAGE#localhost/}" >/dev/null 2>&1 ||
+    fail "podman save of the pause image failed"
   import_archive "$context/pause.tar"
 }
 

@@ -237,15 +237,19 @@ build() {
   for alias in "$@"; do podman tag "$name" "$alias" || fail "podman tag $name $alias failed"; done
 }
 
-build pause "$pause_name"
-build lab-app "$lab_name"
-build istio-proxy "$proxy_name" "$proxy_alias"
+# Each also as :latest, the name a hand-written manifest can use (docs/kubernetes.md); the
+# hash-tagged name is the one the tests use.
+latest() { echo "${1%:*}:latest"; }
+build pause "$pause_name" "$(latest "$pause_name")"
+build lab-app "$lab_name" "$(latest "$lab_name")"
+build istio-proxy "$proxy_name" "$proxy_alias" "$(latest "$proxy_name")" "$(latest "$proxy_alias")"
 
 # One docker-archive with every image, kept when it already holds these names and is unchanged
 # since it was written (a stamp in the cache records its path, the names, its size and time;
 # the stamps of archives that are gone are dropped).
 if [[ -n "$save" ]]; then
   names=("$pause_name" "$lab_name" "$proxy_name" "$proxy_alias")
+  for name in "$pause_name" "$lab_name" "$proxy_name" "$proxy_alias"; do names+=("$(latest "$name")"); done
   save="$(realpath -m "$save")"
   stamp="$cache/saved-$(echo "$save" | short_hash)"
   for old in "$cache"/saved-*; do

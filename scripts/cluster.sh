@@ -307,6 +307,11 @@ start() {
     fi
     fail "partly running ($(echo "$running" | tr '\n' ' ')): run 'scripts/cluster.sh stop' first"
   fi
+  # One cluster per machine: the bridge, DNS on the node's port 53 and the iptables chains
+  # are the machine's own.
+  if ip link show "$BRIDGE" >/dev/null 2>&1 || pgrep -x coredns >/dev/null 2>&1; then
+    fail "another cluster runs on this machine (bridge $BRIDGE or a coredns exists): stop it with its own scripts/cluster.sh stop"
+  fi
   local begin=$SECONDS ip etcd_port etcd_peer api_port kubelet_port kubelet_healthz
   ip="$(node_ip)"
   mkdir -p "$dir/logs" "$dir/run" "$dir/coredns"

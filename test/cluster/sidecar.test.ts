@@ -83,41 +83,9 @@ async function mockManifests(): Promise<string> {
   return docs.map((d) => JSON.stringify(d)).join('\n---\n');
 }
 
-/** A Deployment and Service of the lab's app (the seed's upstream, `ok` mode) on 8080. */
-function appManifests(name: string, serviceAccount: string): string {
-  return `apiVersion: v1
-kind: ServiceAccount
-metadata: { name: ${serviceAccount}, namespace: default }
----
-apiVersion: v1
-kind: Service
-metadata: { name: ${name}, namespace: default }
-spec:
-  selector: { app: ${name} }
-  ports: [{ name: http, port: ${APP_PORT}, targetPort: ${APP_PORT} }]
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: ${name}, namespace: default, labels: { app: ${name} } }
-spec:
-  replicas: 1
-  selector: { matchLabels: { app: ${name} } }
-  template:
-    metadata:
-      labels: { app: ${name} }
-      annotations:
-        # Istio's bootstrap drops control_plane.* stats unless asked for (RECIPES.md).
-        proxy.istio.io/config: '{"proxyStatsMatcher":{"inclusionPrefixes":["control_plane","http.inbound_0.0.0.0_15006","listener.0.0.0.0_15006"]}}'
-    spec:
-      serviceAccountName: ${serviceAccount}
-      terminationGracePeriodSeconds: 2
-      containers:
-        - name: app
-          image: ${imported(images.labApp)}
-          imagePullPolicy: Never
-          args: [serve, --mode, ok, --port, '${APP_PORT}']
-          ports: [{ name: http, containerPort: ${APP_PORT} }]
-`;
+/** The lab's app as examples/cluster/<name>.yaml has it (docs/kubernetes.md applies the same). */
+function appManifests(name: 'orders' | 'client'): string {
+  return readFileSync(join(REPO, 'examples/cluster', `${name}.yaml`), 'utf8');
 }
 
 /** The real istioctl kube-inject, offline, with the sidecar image imported here. */
@@ -232,7 +200,7 @@ describe('a sidecar of the real cluster, served by the mock', () => {
   it('withheld: the pod is Running at 1/2 and its sidecar probe on 15021 fails', async () => {
     await control.withhold({});
     await kubectl(['apply', '-f', '-'], {
-      input: labelled(await injected(appManifests('orders', 'orders'))),
+      input: labelled(await injected(appManifests('orders'))),
     });
     orders = await readyPod('orders', '1/2');
     const probe = await waitFor(
@@ -303,7 +271,7 @@ describe('a sidecar of the real cluster, served by the mock', () => {
 
   it("two injected pods talk in mutual TLS, their certificates signed for the cluster's own tokens", async () => {
     await kubectl(['apply', '-f', '-'], {
-      input: labelled(await injected(appManifests('client', 'client'))),
+      input: labelled(await injected(appManifests('client'))),
     });
     const client = await readyPod('client', '2/2');
     const ordersHost = `orders.default.svc.cluster.local`;

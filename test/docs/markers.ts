@@ -7,8 +7,9 @@
  *   it runs declares (its `parseArgs` options).
  * - ```sh cluster: commands against a Kubernetes cluster. `kubectl apply -k <dir>` must render
  *   offline (`kubectl kustomize <dir>`), a file given with `-f` or `--from-file` must exist
- *   (or be written by an earlier command of the page), a `-p` patch must be JSON, and
- *   `mock-istiod <command>` must be one of the CLI's commands.
+ *   (or be written by an earlier command of the page), a `-p` patch must be JSON,
+ *   `mock-istiod <command>` must be one of the CLI's commands, `npm run <name>` one of
+ *   package.json's scripts, and `bash scripts/<file>.sh <verb>` a file with that verb.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -122,9 +123,55 @@ function longProblems(repo: string, segment: string): string[] {
   ];
 }
 
-const KUBECTL_VERBS = ['apply', 'create', 'get', 'patch', 'rollout', 'logs', 'port-forward'];
-/** What a `cluster` block runs besides kubectl and the CLI. */
-const CLUSTER_OTHERS = ['mkdir', 'base64', 'export', 'curl'];
+const KUBECTL_VERBS = [
+  'apply',
+  'create',
+  'get',
+  'patch',
+  'rollout',
+  'logs',
+  'port-forward',
+  'kustomize',
+  'describe',
+  'exec',
+];
+/** What a `cluster` block runs besides kubectl, the CLI, npm scripts and scripts/*.sh. */
+const CLUSTER_OTHERS = [
+  'mkdir',
+  'base64',
+  'export',
+  'curl',
+  'sed',
+  'grep',
+  'tail',
+  'podman',
+  'eval',
+];
+
+/** `bash scripts/<file>.sh <verb>`: the file exists, and a verb it has (its `case` arms). */
+function scriptProblems(repo: string, w: string[]): string[] {
+  const file = w[1] ?? '';
+  if (!existsSync(join(repo, file))) return [`\`${file}\` does not exist`];
+  const verb = w[2];
+  if (verb === undefined || verb.startsWith('-')) return [];
+  const arms = readFileSync(join(repo, file), 'utf8').match(/^\s+([a-z|-]+)\)/gm) ?? [];
+  const verbs = arms.flatMap((a) =>
+    a
+      .trim()
+      .slice(0, -1)
+      .split('|')
+      .map((v) => v.trim()),
+  );
+  return verbs.length === 0 || verbs.includes(verb) ? [] : [`\`${file}\` has no verb \`${verb}\``];
+}
+
+/** A package.json script's name, for `npm run <name>`. */
+function isNpmScript(repo: string, name: string): boolean {
+  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  return name !== 'cli' && Object.hasOwn(pkg.scripts ?? {}, name);
+}
 
 /** Why a command of a `cluster` block would not run as written, or []. */
 function clusterProblems(repo: string, segment: string, earlier: string): string[] {
@@ -132,15 +179,17 @@ function clusterProblems(repo: string, segment: string, earlier: string): string
   const cli =
     w[0] === 'mock-istiod'
       ? w[1]
-      : w[0] === 'npm' && w[1] === 'run'
+      : w[0] === 'npm' && w[1] === 'run' && !isNpmScript(repo, w[2] ?? '')
         ? w.slice(2).filter((x) => x !== '--silent' && x !== 'cli' && x !== '--')[0]
         : undefined;
+  if (w[0] === 'npm' && w[1] === 'run' && isNpmScript(repo, w[2] ?? '')) return [];
   if (cli !== undefined) {
     return Object.hasOwn(COMMANDS, cli)
       ? []
       : [`\`mock-istiod ${cli}\` is not a command of the CLI`];
   }
   if (CLUSTER_OTHERS.includes(w[0] ?? '')) return [];
+  if (w[0] === 'bash' && /^scripts\/[\w-]+\.sh$/.test(w[1] ?? '')) return scriptProblems(repo, w);
   if (w[0] !== 'kubectl') {
     return [`a \`cluster\` block runs kubectl and mock-istiod; found \`${w[0]}\``];
   }

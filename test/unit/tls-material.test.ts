@@ -168,6 +168,7 @@ describe('security options', () => {
           defaultCertTtlSeconds: 86400,
           maxCertTtlSeconds: 7776000,
           plaintext: false,
+          tokenReview: false,
         },
         xdsAuth: true,
       },
@@ -177,6 +178,15 @@ describe('security options', () => {
       problems: [
         { path: 'xdsAuth', message: 'expected true or false' },
         { path: 'ca.plaintext', message: 'expected true or false' },
+      ],
+    });
+    expect(resolveSecurityOptions(true, { tokenReview: 'kubernetes' as never })).toMatchObject({
+      ok: false,
+      problems: [
+        {
+          path: 'ca.tokenReview',
+          message: "expected false, 'in-cluster' or { kubeconfig: <path> }",
+        },
       ],
     });
   });

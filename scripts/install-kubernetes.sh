@@ -101,6 +101,9 @@ copy_from_cache() {
 }
 
 save_to_cache() {
+  # One build per machine: an older recipe's binaries (about 560 MB) go.
+  find "$(dirname "$cache_dir")" -mindepth 1 -maxdepth 1 -type d ! -name "$(basename "$cache_dir")" \
+    -exec rm -rf {} + 2>/dev/null
   mkdir -p "$cache_dir" 2>/dev/null || return 0
   local name
   for name in "${BINARIES[@]}"; do cp -f "$bin_dir/$name" "$cache_dir/$name" 2>/dev/null || return 0; done

@@ -30,6 +30,7 @@ import {
   onePod,
   podField,
   run,
+  sidecarAdmin,
   sidecarStats,
   type PodLine,
 } from './support/kube.js';
@@ -122,6 +123,14 @@ function httpGet(
   });
 }
 
+/** Waits for a sidecar's `control_plane.connected_state` to read `value`. */
+function connectedState(pod: string, value: '0' | '1', timeoutMs: number): Promise<true> {
+  return waitFor(
+    async () => (await sidecarStats('default', pod)).get('control_plane.connected_state') === value,
+    { timeoutMs, intervalMs: 1_000, description: `control_plane.connected_state ${value}` },
+  );
+}
+
 async function readyPod(app: string, ready: string): Promise<PodLine> {
   return waitFor(
     async () => {
@@ -138,24 +147,10 @@ beforeAll(async () => {
   await mockCli(['certs', '--tls-dir', certs, '--tls-host', 'mock-istiod.istio-system.svc']);
   const token = randomBytes(24).toString('hex');
   await kubectl(['create', 'namespace', 'istio-system']);
-  await kubectl([
-    '-n',
-    'istio-system',
-    'create',
-    'secret',
-    'generic',
-    'mock-istiod-tls',
-    `--from-file=${certs}`,
-  ]);
-  await kubectl([
-    '-n',
-    'istio-system',
-    'create',
-    'secret',
-    'generic',
-    'mock-istiod-control',
-    `--from-literal=token=${token}`,
-  ]);
+  const secret = (name: string, from: string) =>
+    kubectl(['-n', 'istio-system', 'create', 'secret', 'generic', name, from]);
+  await secret('mock-istiod-tls', `--from-file=${certs}`);
+  await secret('mock-istiod-control', `--from-literal=token=${token}`);
   await kubectl(['apply', '-f', '-'], { input: await mockManifests() });
   await kubectl(
     ['-n', 'istio-system', 'rollout', 'status', 'deploy/mock-istiod', '--timeout=180s'],
@@ -239,11 +234,7 @@ describe('a sidecar of the real cluster, served by the mock', () => {
   it('down: the pod stays Running and serving, with connected_state 0', async () => {
     await control.down({});
     try {
-      await waitFor(
-        async () =>
-          (await sidecarStats('default', orders.name)).get('control_plane.connected_state') === '0',
-        { timeoutMs: 60_000, intervalMs: 1_000, description: 'control_plane.connected_state 0' },
-      );
+      await connectedState(orders.name, '0', 60_000);
       const pod = await onePod('default', 'app=orders');
       expect(pod).toMatchObject({
         name: orders.name,
@@ -258,15 +249,7 @@ describe('a sidecar of the real cluster, served by the mock', () => {
     } finally {
       await control.up({});
     }
-    await waitFor(
-      async () =>
-        (await sidecarStats('default', orders.name)).get('control_plane.connected_state') === '1',
-      {
-        timeoutMs: 90_000,
-        intervalMs: 1_000,
-        description: 'control_plane.connected_state back to 1',
-      },
-    );
+    await connectedState(orders.name, '1', 90_000);
   });
 
   it("two injected pods talk in mutual TLS, their certificates signed for the cluster's own tokens", async () => {
@@ -319,19 +302,7 @@ describe('a sidecar of the real cluster, served by the mock', () => {
       [orders.name, 'orders'],
       [client.name, 'client'],
     ] as const) {
-      const certs = await kubectl([
-        '-n',
-        'default',
-        'exec',
-        pod,
-        '-c',
-        'istio-proxy',
-        '--',
-        'pilot-agent',
-        'request',
-        'GET',
-        'certs',
-      ]);
+      const certs = await sidecarAdmin('default', pod, 'certs');
       expect(certs).toContain(`spiffe://cluster.local/ns/default/sa/${sa}`);
       // Envoy's /certs names the CA the workload trusts by serial: the mock's root.
       expect(certs.toLowerCase().replace(/[^0-9a-z"]/g, '')).toContain(

@@ -111,21 +111,15 @@ export async function eventMessages(namespace: string, name: string): Promise<st
   return out.split('\n').filter((l) => l.trim() !== '');
 }
 
-/** The sidecar's Envoy stats through pilot-agent (`pilot-agent request GET stats`). */
+/** Envoy's admin API of a pod's sidecar, through pilot-agent (`pilot-agent request GET <path>`). */
+export function sidecarAdmin(namespace: string, pod: string, path: string): Promise<string> {
+  const exec = ['-n', namespace, 'exec', pod, '-c', 'istio-proxy', '--'];
+  return kubectl([...exec, 'pilot-agent', 'request', 'GET', path]);
+}
+
+/** The sidecar's Envoy stats, by name. */
 export async function sidecarStats(namespace: string, pod: string): Promise<Map<string, string>> {
-  const out = await kubectl([
-    '-n',
-    namespace,
-    'exec',
-    pod,
-    '-c',
-    'istio-proxy',
-    '--',
-    'pilot-agent',
-    'request',
-    'GET',
-    'stats',
-  ]);
+  const out = await sidecarAdmin(namespace, pod, 'stats');
   const stats = new Map<string, string>();
   for (const line of out.split('\n')) {
     const at = line.indexOf(': ');

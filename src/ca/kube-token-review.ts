@@ -77,6 +77,12 @@ function inCluster(env: NodeJS.ProcessEnv, dir: string): KubeApiAccess {
 type Named = { name?: unknown } & Record<string, unknown>;
 
 function entry(list: unknown, name: unknown, field: string, path: string): Record<string, unknown> {
+  if (typeof name !== 'string' || name === '') {
+    throw new MockIstiodError(
+      'USAGE',
+      `--token-review ${path}: the current context names no ${field}`,
+    );
+  }
   const found = Array.isArray(list)
     ? (list as Named[]).find((item) => isObject(item) && item.name === name)
     : undefined;
@@ -122,6 +128,8 @@ function fromKubeconfig(path: string): KubeApiAccess {
     );
   }
   const tokenFile = typeof user['tokenFile'] === 'string' ? resolve(base, user['tokenFile']) : '';
+  // Read now, so that a missing file fails at start (and again for every review: it may rotate).
+  if (typeof user['token'] !== 'string' && tokenFile !== '') readFile(path, tokenFile);
   const token =
     typeof user['token'] === 'string'
       ? () => user['token'] as string
@@ -190,46 +198,71 @@ export function createKubeTokenReviewer(
   audiences: readonly string[],
   timeoutMs = TOKEN_REVIEW_TIMEOUT_MS,
 ): TokenReviewer {
-  const url = new URL(TOKEN_REVIEW_PATH, access.server);
-  return (token) =>
-    new Promise((done) => {
-      const body = JSON.stringify({
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenReview',
-        spec: { token, audiences },
-      });
-      let credential: string | undefined;
-      try {
-        credential = access.token?.();
-      } catch (err) {
-        done({ ok: false, reason: `cannot read the mock's own token: ${(err as Error).message}` });
-        return;
-      }
-      const options: RequestOptions = {
-        method: 'POST',
-        timeout: timeoutMs,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'content-length': Buffer.byteLength(body),
-          ...(credential && { authorization: `Bearer ${credential}` }),
-        },
-        ...(access.ca && { ca: access.ca }),
-        ...(access.cert && { cert: access.cert }),
-        ...(access.key && { key: access.key }),
-      };
-      const req = request(url, options, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => done(readAnswer(res.statusCode ?? 0, text)));
-      });
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on('error', (err) =>
-        done({ ok: false, reason: `the TokenReview at ${access.server} failed: ${err.message}` }),
-      );
-      req.end(body);
+  const url = reviewUrl(access.server);
+  return async (token) => {
+    let credential: string | undefined;
+    try {
+      credential = access.token?.();
+    } catch (err) {
+      return { ok: false, reason: `cannot read the mock's own token: ${(err as Error).message}` };
+    }
+    const body = JSON.stringify({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token, audiences },
     });
+    const options: RequestOptions = {
+      method: 'POST',
+      timeout: timeoutMs,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'content-length': Buffer.byteLength(body),
+        ...(credential && { authorization: `Bearer ${credential}` }),
+      },
+      ...(access.ca && { ca: access.ca }),
+      ...(access.cert && { cert: access.cert }),
+      ...(access.key && { key: access.key }),
+    };
+    const answer = await post(url, options, body, timeoutMs);
+    return answer instanceof Error
+      ? { ok: false, reason: `the TokenReview at ${access.server} failed: ${answer.message}` }
+      : readAnswer(answer.status, answer.text);
+  };
+}
+
+/** One HTTPS POST: the status and body, or the error that ended it (never rejects). */
+function post(
+  url: URL,
+  options: RequestOptions,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string } | Error> {
+  return new Promise((resolve) => {
+    const req = request(url, options, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      // Without these, a response cut short (the connection lost, or the timeout in the middle
+      // of the body) would end neither here nor in the request's 'error': the call would hang.
+      res.on('error', resolve);
+      res.on('close', () => resolve(new Error('the connection closed before the answer ended')));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', resolve);
+    req.end(body);
+  });
+}
+
+/**
+ * Where TokenReviews are posted: the API path after the server's own path, as client-go
+ * appends it (a server such as `https://proxy/k8s/clusters/c-1` keeps its prefix).
+ */
+export function reviewUrl(server: string): URL {
+  const url = new URL(server);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${TOKEN_REVIEW_PATH}`;
+  return url;
 }
 
 function readAnswer(status: number, text: string): TokenReview {

@@ -8,6 +8,8 @@ export default tseslint.config(
       'node_modules/**',
       '.venv/**',
       '.node/**',
+      '.kube/**',
+      '.istio/**',
       'bin/**',
       'image/**',
       'bench/.bin/**',

@@ -342,9 +342,7 @@ export function renderReport(report: BenchReport): string {
     ...rows.map((r) => `| ${r.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`),
     ...floors,
     '',
-    ...checkTargets(report).map(
-      (t) => `- ${t.met === undefined ? '➖' : t.met ? '✅' : '❌'} ${t.target}: ${t.detail}`,
-    ),
+    ...targetsTable(report),
     ...(results.start && !isError(results.start) ? ['', ...startUpLines(results.start)] : []),
     ...(errors.length > 0 ? ['', ...errors] : []),
   ];
@@ -369,4 +367,20 @@ export async function refreshBenchmarksDoc(path: string, report: BenchReport): P
       ? doc.slice(0, from) + block + doc.slice(to + end.length)
       : `${doc.trimEnd()}\n\n${block}\n`;
   await writeFormatted(path, doc);
+}
+
+/** The targets (bench/lib/targets.ts) as a table: each target, its figures, met or missed. */
+function targetsTable(report: BenchReport): string[] {
+  const checks = checkTargets(report);
+  if (checks.length === 0) return [];
+  const met = (m: boolean | undefined) =>
+    m === undefined ? '➖ not measured' : m ? '✅ met' : '❌ missed';
+  return [
+    '| target | figures (ours vs theirs, same run) | met |',
+    '| --- | --- | --- |',
+    ...checks.map(
+      (t) =>
+        `| ${[t.target, t.detail, met(t.met)].map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`,
+    ),
+  ];
 }

@@ -101,9 +101,10 @@ copy_from_cache() {
 }
 
 save_to_cache() {
-  # One build per machine: an older recipe's binaries (about 560 MB) go.
+  # One build per machine: an older recipe's binaries (about 560 MB) go. On a new machine
+  # there is no cache yet, and find's failure there must not end the script (set -e).
   find "$(dirname "$cache_dir")" -mindepth 1 -maxdepth 1 -type d ! -name "$(basename "$cache_dir")" \
-    -exec rm -rf {} + 2>/dev/null
+    -exec rm -rf {} + 2>/dev/null || true
   mkdir -p "$cache_dir" 2>/dev/null || return 0
   local name
   for name in "${BINARIES[@]}"; do cp -f "$bin_dir/$name" "$cache_dir/$name" 2>/dev/null || return 0; done

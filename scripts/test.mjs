@@ -1,0 +1,105 @@
+// `npm test`: the whole suite. With no arguments it runs the vitest projects in two lanes at
+// once, each its own vitest process with one worker. On 2 cores a single vitest run uses one
+// worker (vitest takes the CPU count minus one), so unit and integration tests used to wait for
+// every Envoy, pilot-agent, podman and cluster test to finish, most of which is waiting for
+// those processes rather than computing. The lanes are chosen so that one holds the projects
+// that start real processes and the other the ones that mostly compute (docs/docs-tests.md,
+// "How the suite runs"). With arguments (`npm test -- --project unit`, a file name) it is
+// `vitest run` with those arguments, as before.
+//
+// Each lane's lines are printed as they come, prefixed with the lane's name; the run fails
+// when either lane fails, and both always run to the end. Plain JavaScript, like
+// build-if-stale.mjs: no tsx start-up for a launcher.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import process from 'node:process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+
+/**
+ * The lanes: vitest projects (vitest.config.ts), each lane run by one `vitest run`. Within a
+ * lane, vitest runs the parallel projects first, then the serial ones (fileParallelism off)
+ * one file at a time.
+ */
+const LANES = [
+  { name: 'real', projects: ['e2e', 'cluster'] },
+  { name: 'fast', projects: ['unit', 'integration', 'conformance', 'docs'] },
+];
+
+const args = process.argv.slice(2);
+if (args.length > 0) {
+  process.exitCode = await run(['run', ...args], undefined);
+} else {
+  process.exitCode = await runLanes();
+}
+
+/**
+ * Runs every lane at once; resolves to the exit code for the whole suite.
+ * @returns {Promise<number>}
+ */
+async function runLanes() {
+  const width = Math.max(...LANES.map((lane) => lane.name.length));
+  const started = Date.now();
+  const results = await Promise.all(
+    LANES.map(async (lane) => {
+      const projectArgs = lane.projects.flatMap((project) => ['--project', project]);
+      const code = await run(['run', ...projectArgs], lane.name.padEnd(width));
+      return { lane, code, seconds: (Date.now() - started) / 1000 };
+    }),
+  );
+  process.stdout.write('\n');
+  for (const { lane, code, seconds } of results) {
+    const outcome = code === 0 ? 'passed' : `failed (exit ${code})`;
+    process.stdout.write(
+      `npm test: lane ${lane.name} (${lane.projects.join(', ')}) ${outcome} after ${seconds.toFixed(0)} s\n`,
+    );
+  }
+  return results.every((result) => result.code === 0) ? 0 : 1;
+}
+
+/**
+ * One vitest process. With a prefix, its output is read line by line and each line printed
+ * with it, so that two lanes' lines never cut into each other; without one, it inherits the
+ * terminal. Resolves to its exit code (1 when it was ended by a signal).
+ * @param {string[]} vitestArgs
+ * @param {string | undefined} prefix
+ * @returns {Promise<number>}
+ */
+function run(vitestArgs, prefix) {
+  const child = spawn(process.execPath, [vitest, ...vitestArgs], {
+    cwd: root,
+    stdio: prefix === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    env:
+      prefix !== undefined && process.stdout.isTTY
+        ? { ...process.env, FORCE_COLOR: '1' }
+        : process.env,
+  });
+  if (prefix !== undefined) {
+    /** @type {[import('node:stream').Readable, NodeJS.WriteStream][]} */
+    const pipes = [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ];
+    for (const [stream, out] of pipes) {
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) =>
+        out.write(`[${prefix}] ${line}\n`),
+      );
+    }
+  }
+  /** @param {NodeJS.Signals} signal */
+  const forward = (signal) => child.kill(signal);
+  process.on('SIGINT', forward).on('SIGTERM', forward);
+  return new Promise((resolve) => {
+    child.on('error', (err) => {
+      process.stderr.write(`npm test: cannot start vitest (${err.message}): run npm ci first\n`);
+      resolve(1);
+    });
+    child.on('close', (code) => {
+      process.off('SIGINT', forward).off('SIGTERM', forward);
+      resolve(code ?? 1);
+    });
+  });
+}

@@ -107,11 +107,17 @@ async function injected(yaml: string): Promise<string> {
   return result.yaml;
 }
 
+/**
+ * One GET on a connection of its own (`agent: false`). Node's global agent keeps connections
+ * alive, and a request reusing one opened before a listener change is served by the old,
+ * draining filter chain (Envoy answers it with `connection: close`): the STRICT check below
+ * once got a plaintext 200 that way, on the connection of the outage test's request.
+ */
 function httpGet(
   url: string,
 ): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { timeout: 5_000 }, (res) => {
+    const req = request(url, { timeout: 5_000, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

@@ -412,17 +412,23 @@ import_archive() {
 
 # --- stop --------------------------------------------------------------------------------
 
-stop_part() {
-  local part="$1" pid deadline
-  pid="$(pid_of "$part")" || {
-    rm -f "$dir/run/$part.pid"
-    return 0
-  }
-  kill "$pid" 2>/dev/null || true
+# Stops the named parts together: SIGTERM to each, then one wait of up to 20 s for all of them
+# before SIGKILL. Each part takes about 2 s to exit on SIGTERM; one at a time, the eight parts
+# made `stop` take 19 s.
+stop_parts() {
+  local part pid pids=() deadline
+  for part in "$@"; do
+    if pid="$(pid_of "$part")"; then
+      kill "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+  done
   deadline=$((SECONDS + 20))
-  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
-  kill -9 "$pid" 2>/dev/null || true
-  rm -f "$dir/run/$part.pid"
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  for part in "$@"; do rm -f "$dir/run/$part.pid"; done
 }
 
 remove_pod_containers() {
@@ -519,12 +525,12 @@ stop() {
     say "not running (no $dir/run)"
     return 0
   }
-  stop_part kubelet
+  stop_parts kubelet
   remove_pod_containers
-  local part
-  for part in coredns kube-proxy kube-scheduler kube-controller-manager kube-apiserver containerd etcd; do
-    stop_part "$part"
-  done
+  # What talks to the API server first, then the API server, then what it and the pods ran on.
+  stop_parts coredns kube-proxy kube-scheduler kube-controller-manager
+  stop_parts kube-apiserver
+  stop_parts containerd etcd
   kill_leftover_processes
   unmount_all
   remove_network

@@ -53,7 +53,10 @@ describe('/metrics', () => {
     expect(sample(text, 'pilot_total_xds_rejects{type="cds"}')).toBeUndefined();
     expect(sample(text, 'pilot_xds_lds_reject{node="orders-v1-0.default",err="Internal"}')).toBe(1);
     expect(sample(text, 'pilot_xds_push_time_count{type="cds"}')).toBe(1);
-    expect(sample(text, 'pilot_xds_push_time_bucket{le="0.01",type="cds"}')).toBe(1);
+    // istiod's buckets; how long the push took depends on the machine's load, so the one it
+    // falls in is not asserted, only that it is counted once.
+    expect(sample(text, 'pilot_xds_push_time_bucket{le="0.01",type="cds"}')).toBeDefined();
+    expect(sample(text, 'pilot_xds_push_time_bucket{le="+Inf",type="cds"}')).toBe(1);
     expect(sample(text, `pilot_xds_config_size_bytes_count{type="${CLUSTER_TYPE}"}`)).toBe(1);
     expect(sample(text, 'mock_istiod_requests_total{type="CDS",kind="ack"}')).toBe(1);
     expect(sample(text, 'mock_istiod_requests_total{type="LDS",kind="nack"}')).toBe(1);

@@ -7,7 +7,10 @@
 # (a tools.go that blank-imports both commands, and a copy of tools/istiod-ref). The
 # binaries, and Istio's Envoy bootstrap template from the same module (pilot-agent needs it),
 # go into <repo>/.istio/bin (git-ignored). A stamp file records the version and the
-# reference server's source hash, so a second run does nothing and an edit rebuilds.
+# reference server's source hash, so a second run does nothing and an edit rebuilds. A copy
+# is kept in a cache outside the checkout (MOCK_ISTIOD_ISTIO_CACHE, default
+# ~/.cache/mock-istiod/istio/<stamp hash>), so a fresh clone on the same machine copies them
+# in about a second instead of linking them again.
 #
 # Usage: scripts/install-istio.sh [--quiet] [--keep-going]
 #   Prints the folder holding pilot-agent and istioctl (nothing with --quiet). A build takes
@@ -16,7 +19,7 @@
 #   binaries then fail and name this script).
 #   ISTIO_BIN_DIR=/path: use or build into that folder instead. A folder that already holds
 #   pilot-agent, istioctl, istiod-ref and envoy_bootstrap.json without a stamp is used as
-#   it is.
+#   it is (and never copied into the cache).
 set -euo pipefail
 
 readonly ISTIO_VERSION='v0.0.0-20260827124520-eed52ebb66ad'
@@ -48,7 +51,7 @@ for arg in "$@"; do
     --quiet | -q) quiet=true ;;
     --keep-going) keep_going=true ;;
     -h | --help)
-      sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *) fail "unknown argument '$arg' (usage: scripts/install-istio.sh [--quiet] [--keep-going])" ;;
@@ -61,6 +64,10 @@ stamp="$bin_dir/.istio-version"
 reference_source="$repo_root/tools/istiod-ref/main.go"
 [[ -f "$reference_source" ]] || fail "missing $reference_source (the reference server's source)"
 stamp_text="$ISTIO_VERSION istiod-ref:$(sha256sum "$reference_source" | cut -c1-16)"
+
+# shellcheck source-path=SCRIPTDIR source=lib/machine-cache.sh
+source "$repo_root/scripts/lib/machine-cache.sh"
+cache_dir="$(machine_cache_dir istio "${MOCK_ISTIOD_ISTIO_CACHE:-}" "$stamp_text")"
 
 has_all_files() {
   local name
@@ -75,6 +82,18 @@ already_installed() {
 # A folder given with ISTIO_BIN_DIR that holds the files but no stamp: someone else's build.
 brought_own() {
   [[ -n "${ISTIO_BIN_DIR:-}" && ! -f "$stamp" ]] && has_all_files
+}
+
+# A build of the same version and reference source made by another checkout on this machine.
+copy_from_cache() {
+  machine_cache_restore "$cache_dir" "$bin_dir" .istio-version "$stamp_text" "${BINARIES[@]}" "$TEMPLATE" &&
+    has_all_files || return 1
+  progress "copied the binaries from the cache $cache_dir"
+}
+
+# One build per machine: an older version's binaries (about 300 MB) go.
+save_to_cache() {
+  machine_cache_save "$cache_dir" "$bin_dir" .istio-version "$stamp_text" "${BINARIES[@]}" "$TEMPLATE"
 }
 
 work=''
@@ -167,8 +186,9 @@ if already_installed; then
   :
 elif brought_own; then
   progress "using the binaries in ISTIO_BIN_DIR=$bin_dir as they are (no $stamp: not built by this script)"
-else
+elif ! copy_from_cache; then
   build_pinned
+  save_to_cache
 fi
 copy_chart_files
 say "$bin_dir"

@@ -78,7 +78,9 @@ seconds_since() {
   echo $((SECONDS - $1))
 }
 
-cache_dir="${MOCK_ISTIOD_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mock-istiod/kubernetes}/$(echo "$stamp_text" | sha256sum | cut -c1-16)"
+# shellcheck source-path=SCRIPTDIR source=lib/machine-cache.sh
+source "$repo_root/scripts/lib/machine-cache.sh"
+cache_dir="$(machine_cache_dir kubernetes "${MOCK_ISTIOD_KUBE_CACHE:-}" "$stamp_text")"
 
 has_all_binaries() {
   local name
@@ -91,24 +93,13 @@ already_built() {
 
 # A build of the same recipe made by another checkout on this machine.
 copy_from_cache() {
-  [[ -f "$cache_dir/.kubernetes-version" && "$(<"$cache_dir/.kubernetes-version")" == "$stamp_text" ]] || return 1
-  has_all_binaries "$cache_dir" || return 1
-  mkdir -p "$bin_dir" || return 1
-  local name
-  for name in "${BINARIES[@]}"; do cp -f "$cache_dir/$name" "$bin_dir/$name" || return 1; done
-  echo "$stamp_text" >"$stamp"
+  machine_cache_restore "$cache_dir" "$bin_dir" .kubernetes-version "$stamp_text" "${BINARIES[@]}" || return 1
   progress "copied the binaries from the cache $cache_dir"
 }
 
+# One build per machine: an older recipe's binaries (about 560 MB) go.
 save_to_cache() {
-  # One build per machine: an older recipe's binaries (about 560 MB) go. On a new machine
-  # there is no cache yet, and find's failure there must not end the script (set -e).
-  find "$(dirname "$cache_dir")" -mindepth 1 -maxdepth 1 -type d ! -name "$(basename "$cache_dir")" \
-    -exec rm -rf {} + 2>/dev/null || true
-  mkdir -p "$cache_dir" 2>/dev/null || return 0
-  local name
-  for name in "${BINARIES[@]}"; do cp -f "$bin_dir/$name" "$cache_dir/$name" 2>/dev/null || return 0; done
-  echo "$stamp_text" >"$cache_dir/.kubernetes-version"
+  machine_cache_save "$cache_dir" "$bin_dir" .kubernetes-version "$stamp_text" "${BINARIES[@]}"
 }
 
 missing_packages() {

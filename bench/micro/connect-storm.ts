@@ -9,11 +9,15 @@
  *
  *   npx tsx bench/micro/connect-storm.ts [--attempts 20000] [--workers 4]
  *                                        [--timeout-ms 120000] [--servers mock,peer] [--out f]
+ *                                        [--profile storm.cpuprofile]
+ *
+ * `--profile` records a CPU profile of the mock over the storm through its bench API's
+ * inspector (1 ms sampling; bench/micro/profile-buckets.ts reads it).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -40,6 +44,7 @@ const { values } = parseArgs({
     'timeout-ms': { type: 'string', default: '120000' },
     servers: { type: 'string', default: 'mock,peer' },
     out: { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const attempts = Number(values.attempts);
@@ -97,6 +102,8 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
       lines.push(createInterface({ input: worker.stdout! })[Symbol.asyncIterator]());
     }
     for (const line of lines) await line.next(); // every worker is ready
+    const profile = kind === 'mock' && values.profile ? resolve(values.profile) : undefined;
+    if (profile) await server.benchPost('/bench/profile/start?intervalUs=1000');
     const [cpu0, overflows0] = [server.cpuSeconds(), listenOverflows()];
     const started = Date.now();
     for (const w of workers) w.stdin?.write('go\n');
@@ -108,6 +115,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
     const wallMs = Date.now() - started;
     const serverCpu = round(server.cpuSeconds() - cpu0);
     const overflows = listenOverflows() - overflows0;
+    if (profile) await server.benchPost(`/bench/profile/stop?file=${encodeURIComponent(profile)}`);
     const counts: Record<string, number> = {};
     for (const r of done)
       for (const [k, n] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + n;

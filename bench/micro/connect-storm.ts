@@ -76,6 +76,8 @@ export interface ConnectStormResult {
   serverCpu: number;
   /** SYNs the kernel dropped from a full accept queue meanwhile (machine-wide count). */
   listenOverflows: number;
+  /** The mock's event-loop delay over the storm, ms (null for the peer, which has none). */
+  eventLoopDelay: { p99: number; max: number } | null;
 }
 
 async function stormOne(kind: ServerKind, resourcesPath: string): Promise<ConnectStormResult> {
@@ -104,6 +106,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
     for (const line of lines) await line.next(); // every worker is ready
     const profile = kind === 'mock' && values.profile ? resolve(values.profile) : undefined;
     if (profile) await server.benchPost('/bench/profile/start?intervalUs=1000');
+    if (kind === 'mock') await server.stats({ reset: true });
     const [cpu0, overflows0] = [server.cpuSeconds(), listenOverflows()];
     const started = Date.now();
     for (const w of workers) w.stdin?.write('go\n');
@@ -116,6 +119,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
     const serverCpu = round(server.cpuSeconds() - cpu0);
     const overflows = listenOverflows() - overflows0;
     if (profile) await server.benchPost(`/bench/profile/stop?file=${encodeURIComponent(profile)}`);
+    const loop = kind === 'mock' ? (await server.stats()).eventLoop : null;
     const counts: Record<string, number> = {};
     for (const r of done)
       for (const [k, n] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + n;
@@ -130,6 +134,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
       firstResponseP99Ms: percentileOrNull(answeredMs, 99),
       serverCpu,
       listenOverflows: overflows,
+      eventLoopDelay: loop && { p99: loop.p99, max: loop.max },
     };
   } finally {
     for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
@@ -148,7 +153,11 @@ try {
     const r = await stormOne(kind, resourcesPath);
     process.stdout.write(
       `  ${r.wallMs} ms; answered ${r.answered} (first response p50 ${r.firstResponseP50Ms} ms, p99 ${r.firstResponseP99Ms} ms); ` +
-        `outcomes ${JSON.stringify(r.counts)}; server CPU ${r.serverCpu} s; SYNs dropped (accept queue full) ${r.listenOverflows}\n`,
+        `outcomes ${JSON.stringify(r.counts)}; server CPU ${r.serverCpu} s; SYNs dropped (accept queue full) ${r.listenOverflows}` +
+        (r.eventLoopDelay
+          ? `; event-loop delay p99 ${r.eventLoopDelay.p99} ms, max ${r.eventLoopDelay.max} ms`
+          : '') +
+        '\n',
     );
     results.push(r);
   }

@@ -128,6 +128,16 @@ export class ServerProcess {
     await res.body?.cancel();
   }
 
+  /** POSTs to the server's bench API (`/bench/profile/start`, …); throws unless 2xx. */
+  async benchPost(path: string): Promise<void> {
+    const res = await fetch(`${this.benchUrl}${path}`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(60_000),
+    });
+    if (!res.ok) throw new Error(`${this.kind} ${path}: HTTP ${res.status} ${await res.text()}`);
+    await res.body?.cancel();
+  }
+
   cpuSeconds(): number {
     return cpuSeconds(this.pid);
   }

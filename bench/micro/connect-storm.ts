@@ -9,11 +9,15 @@
  *
  *   npx tsx bench/micro/connect-storm.ts [--attempts 20000] [--workers 4]
  *                                        [--timeout-ms 120000] [--servers mock,peer] [--out f]
+ *                                        [--profile storm.cpuprofile]
+ *
+ * `--profile` records a CPU profile of the mock over the storm through its bench API's
+ * inspector (1 ms sampling; bench/micro/profile-buckets.ts reads it).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -40,6 +44,7 @@ const { values } = parseArgs({
     'timeout-ms': { type: 'string', default: '120000' },
     servers: { type: 'string', default: 'mock,peer' },
     out: { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const attempts = Number(values.attempts);
@@ -71,6 +76,8 @@ export interface ConnectStormResult {
   serverCpu: number;
   /** SYNs the kernel dropped from a full accept queue meanwhile (machine-wide count). */
   listenOverflows: number;
+  /** The mock's event-loop delay over the storm, ms (null for the peer, which has none). */
+  eventLoopDelay: { p99: number; max: number } | null;
 }
 
 async function stormOne(kind: ServerKind, resourcesPath: string): Promise<ConnectStormResult> {
@@ -97,6 +104,9 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
       lines.push(createInterface({ input: worker.stdout! })[Symbol.asyncIterator]());
     }
     for (const line of lines) await line.next(); // every worker is ready
+    const profile = kind === 'mock' && values.profile ? resolve(values.profile) : undefined;
+    if (profile) await server.benchPost('/bench/profile/start?intervalUs=1000');
+    if (kind === 'mock') await server.stats({ reset: true });
     const [cpu0, overflows0] = [server.cpuSeconds(), listenOverflows()];
     const started = Date.now();
     for (const w of workers) w.stdin?.write('go\n');
@@ -108,6 +118,8 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
     const wallMs = Date.now() - started;
     const serverCpu = round(server.cpuSeconds() - cpu0);
     const overflows = listenOverflows() - overflows0;
+    if (profile) await server.benchPost(`/bench/profile/stop?file=${encodeURIComponent(profile)}`);
+    const loop = kind === 'mock' ? (await server.stats()).eventLoop : null;
     const counts: Record<string, number> = {};
     for (const r of done)
       for (const [k, n] of Object.entries(r.counts)) counts[k] = (counts[k] ?? 0) + n;
@@ -122,6 +134,7 @@ async function stormOne(kind: ServerKind, resourcesPath: string): Promise<Connec
       firstResponseP99Ms: percentileOrNull(answeredMs, 99),
       serverCpu,
       listenOverflows: overflows,
+      eventLoopDelay: loop && { p99: loop.p99, max: loop.max },
     };
   } finally {
     for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
@@ -140,7 +153,11 @@ try {
     const r = await stormOne(kind, resourcesPath);
     process.stdout.write(
       `  ${r.wallMs} ms; answered ${r.answered} (first response p50 ${r.firstResponseP50Ms} ms, p99 ${r.firstResponseP99Ms} ms); ` +
-        `outcomes ${JSON.stringify(r.counts)}; server CPU ${r.serverCpu} s; SYNs dropped (accept queue full) ${r.listenOverflows}\n`,
+        `outcomes ${JSON.stringify(r.counts)}; server CPU ${r.serverCpu} s; SYNs dropped (accept queue full) ${r.listenOverflows}` +
+        (r.eventLoopDelay
+          ? `; event-loop delay p99 ${r.eventLoopDelay.p99} ms, max ${r.eventLoopDelay.max} ms`
+          : '') +
+        '\n',
     );
     results.push(r);
   }

@@ -7,12 +7,28 @@
  * Open streams are indexed by those keys as they open and close, so that a new stream is
  * checked in constant time: scanning every stream on each open made a ramp of N streams
  * cost O(N²) (seconds at 5,000 streams; see docs/BENCHMARKS.md).
+ *
+ * A warning names at most {@link NAMED_AT_MOST} of the colliding streams and counts them
+ * all: naming every one made N proxies with one node id (a connection storm's sidecars)
+ * cost O(N²) too, in the warnings alone (108 MB of log for 3,000 connections at once;
+ * docs/BENCHMARKS.md, "The extreme case"). Past that many, a key's warning is logged only
+ * when its count reaches a power of two, so that such a fleet logs a few lines, not one per
+ * proxy; the `collision` event still comes for every stream that opens.
  */
 import type { Logger } from 'pino';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 
 /** The open streams with one key: the stream itself while it is alone, else them by connection id. */
 type Holders = StreamView | Map<string, StreamView>;
+
+/** How many colliding streams a warning and a `collision` event name (the newcomer included). */
+export const NAMED_AT_MOST = 5;
+
+/** The streams open with a key besides a newcomer: the oldest few of them, and how many in all. */
+interface Others {
+  oldest: StreamView[];
+  count: number;
+}
 
 /**
  * Open streams by one key, in the order they opened. A key is nearly always held by one
@@ -25,11 +41,23 @@ class KeyIndex {
     return this.byKey.size;
   }
 
-  /** The open streams with `key`, other than `stream`. */
-  others(key: string, stream: StreamView): StreamView[] {
+  /**
+   * The open streams with `key` other than `stream`: the `atMost` oldest, and the count. Reads
+   * no more than `atMost + 1` of them, however many share the key.
+   */
+  others(key: string, stream: StreamView, atMost: number): Others {
     const held = this.byKey.get(key);
-    const all = held === undefined ? [] : held instanceof Map ? [...held.values()] : [held];
-    return all.filter((s) => s.connectionId !== stream.connectionId);
+    if (held === undefined) return { oldest: [], count: 0 };
+    if (!(held instanceof Map)) {
+      const alone = held.connectionId === stream.connectionId ? [] : [held];
+      return { oldest: alone, count: alone.length };
+    }
+    const oldest: StreamView[] = [];
+    for (const s of held.values()) {
+      if (oldest.length === atMost) break;
+      if (s.connectionId !== stream.connectionId) oldest.push(s);
+    }
+    return { oldest, count: held.size - (held.has(stream.connectionId) ? 1 : 0) };
   }
 
   add(key: string, stream: StreamView): void {
@@ -65,25 +93,33 @@ export function attachCollisionWarnings(events: ServerEventEmitter, log: Logger)
   // and the pod (`proxy.id`) within its CLUSTER_ID.
   const byNodeId = new KeyIndex();
   const byPod = new Map<string, KeyIndex>();
-  const report = (key: string, others: StreamView[], opened: StreamView) => {
-    const all = [...others, opened];
+  const report = (key: string, others: Others, opened: StreamView) => {
+    const named = [...others.oldest, opened];
+    const count = others.count + 1;
+    const everyOne = count <= NAMED_AT_MOST;
+    if (everyOne || (count & (count - 1)) === 0) logCollision(key, named, count, everyOne);
+    events.emit('collision', { key, streams: named, count });
+  };
+  const logCollision = (key: string, named: StreamView[], count: number, everyOne: boolean) => {
     log.warn(
       {
         key,
-        connections: all.map(
+        connections: named.map(
           (s) => `${s.connectionId} (${s.peer}, ${s.proxy.ipAddresses.join(',')})`,
         ),
+        ...(!everyOne && { count }),
       },
-      `proxies collide on ${key}: istiod cannot tell them apart, and they get each other's configuration`,
+      `proxies collide on ${key}: istiod cannot tell them apart, and they get each other's configuration` +
+        (everyOne ? '' : ` (${count} connections, ${named.length} named)`),
     );
-    events.emit('collision', { key, streams: all });
   };
   const warn = (opened: StreamView) => {
     const { proxy } = opened;
-    const sameNode = byNodeId.others(proxy.nodeId, opened);
-    if (sameNode.length > 0) return report(`node id "${proxy.nodeId}"`, sameNode, opened);
-    const samePod = byPod.get(proxy.clusterId)?.others(proxy.id, opened) ?? [];
-    if (samePod.length > 0)
+    const atMost = NAMED_AT_MOST - 1;
+    const sameNode = byNodeId.others(proxy.nodeId, opened, atMost);
+    if (sameNode.count > 0) return report(`node id "${proxy.nodeId}"`, sameNode, opened);
+    const samePod = byPod.get(proxy.clusterId)?.others(proxy.id, opened, atMost);
+    if (samePod && samePod.count > 0)
       report(`pod "${proxy.id}" in CLUSTER_ID "${proxy.clusterId}"`, samePod, opened);
   };
   const onOpen = (opened: StreamView) => {

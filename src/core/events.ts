@@ -71,7 +71,13 @@ export interface ServerEvents {
 export interface NodeCollision {
   /** What they share: the node id, or the pod identity within one CLUSTER_ID. */
   key: string;
+  /**
+   * The oldest of the colliding streams still open, then the one that just opened: at most
+   * five (`count` says how many there are).
+   */
   streams: StreamView[];
+  /** How many open streams share the key, the one that just opened included. */
+  count: number;
 }
 
 /**

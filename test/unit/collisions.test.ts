@@ -81,4 +81,48 @@ describe('collision warnings', () => {
     events.emit('stream-open', east2);
     expect(keys).toEqual(['pod "orders-0.default" in CLUSTER_ID "east"']);
   });
+
+  test('many streams with one node id: each warning names the oldest few and counts them all', () => {
+    const events = new ServerEventEmitter();
+    type Line = { msg: string; connections: string[]; count?: number };
+    const lines: Line[] = [];
+    const log = pino(
+      { level: 'warn' },
+      { write: (l: string) => lines.push(JSON.parse(l) as Line) },
+    );
+    attachCollisionWarnings(events, log);
+    const seen: NodeCollision[] = [];
+    events.on('collision', (c) => seen.push(c));
+    const all = Array.from({ length: 1_000 }, (_, i) => stream(`s${i}`, 'storm-0'));
+    for (const s of all) events.emit('stream-open', s);
+
+    // The second stream collides with the first: both named, as before.
+    expect(seen[0]?.streams.map((s) => s.connectionId)).toEqual(['s0', 's1']);
+    expect(seen[0]?.count).toBe(2);
+    expect(lines[0]?.count).toBeUndefined();
+    // The last event names the four oldest and itself, and counts all 1,000.
+    expect(seen).toHaveLength(999);
+    const last = seen.at(-1);
+    expect(last?.streams.map((s) => s.connectionId)).toEqual(['s0', 's1', 's2', 's3', 's999']);
+    expect(last?.count).toBe(1_000);
+    // Logged: every collision up to five streams, then at 8, 16, … 512 streams (a line each),
+    // naming five, not 500,000 names in all.
+    expect(lines.map((l) => l.count ?? l.connections.length)).toEqual([
+      2, 3, 4, 5, 8, 16, 32, 64, 128, 256, 512,
+    ]);
+    expect(lines.at(-1)?.connections).toHaveLength(5);
+    expect(lines.at(-1)?.msg).toMatch(/\(512 connections, 5 named\)$/);
+
+    // Once the oldest have gone, the next newcomer names the oldest still open.
+    for (const s of all.slice(0, 3)) events.emit('stream-close', s, 'closed');
+    events.emit('stream-open', stream('late', 'storm-0'));
+    expect(seen.at(-1)?.streams.map((s) => s.connectionId)).toEqual([
+      's3',
+      's4',
+      's5',
+      's6',
+      'late',
+    ]);
+    expect(seen.at(-1)?.count).toBe(998);
+  });
 });

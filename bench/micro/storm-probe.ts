@@ -1,0 +1,101 @@
+/**
+ * The reconnect storm's rejoin alone (bench/scenarios/storm.ts), for one fleet: a fresh
+ * server per kind, `--streams` connected and ACKed, then `--rounds` outages (`down`, every
+ * stream ended, `up`), with the sidecars' backoff given by `--backoff min-max` (ms; the
+ * scenario's is 50-500). Prints, per outage, the time until every stream ACKed again, the
+ * new-connection-to-ACK p50/p99 and the server's CPU; `--profile f.cpuprofile` records the
+ * mock's first rejoin through its bench API's inspector (200 µs sampling).
+ *
+ *   npx tsx bench/micro/storm-probe.ts [--streams 1000] [--rounds 3] [--delta]
+ *                                      [--backoff 50-500] [--servers mock,peer] [--profile f]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildBenchPrograms } from '../lib/build.js';
+import {
+  connectTimeoutMs,
+  settle,
+  withLoadgen,
+  withServer,
+  type BenchContext,
+} from '../lib/context.js';
+import { PROFILES } from '../lib/profile.js';
+import { round } from '../lib/proc.js';
+import { writeBenchResources } from '../lib/resource-set.js';
+import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
+
+const { values } = parseArgs({
+  options: {
+    streams: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+    delta: { type: 'boolean', default: false },
+    backoff: { type: 'string', default: '50-500' },
+    servers: { type: 'string', default: 'mock,peer' },
+    profile: { type: 'string' },
+  },
+});
+const kinds = values.servers.split(',').map((s) => s.trim()) as ServerKind[];
+const [min, max] = values.backoff.split('-').map(Number);
+const streams = Number(values.streams);
+const rounds = Number(values.rounds);
+if (
+  kinds.some((k) => !SERVER_KINDS.includes(k)) ||
+  ![min, max, streams, rounds].every((n) => Number.isInteger(n) && (n ?? 0) > 0)
+) {
+  process.stderr.write('storm-probe: --streams, --rounds: positive; --backoff min-max (ms)\n');
+  process.exit(2);
+}
+const mode = values.delta ? 'delta' : 'sotw';
+const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const workDir = mkdtempSync(join(tmpdir(), 'mock-istiod-storm-probe-'));
+const ctx: BenchContext = {
+  rootDir: dirname(benchDir),
+  workDir,
+  profile: PROFILES.full,
+  servers: kinds,
+  bins: buildBenchPrograms(benchDir),
+  pin: { server: '0', loadgen: '1' },
+  log: (message) => process.stdout.write(`${message}\n`),
+};
+
+async function storm(kind: ServerKind, resources: string): Promise<void> {
+  await withServer(ctx, kind, resources, async (server) => {
+    const options = { mode, reconnect: true, backoffMs: { min: min!, max: max! } } as const;
+    await withLoadgen(ctx, server, options, async (loadgen) => {
+      const bench = server.pushUrl.replace(/\/bench\/push$/, '');
+      const post = async (path: string) => {
+        const res = await fetch(`${bench}${path}`, { method: 'POST' });
+        if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+      };
+      const ramp = await loadgen.connect(streams, connectTimeoutMs(streams));
+      if (ramp.acked !== streams) throw new Error(`${kind}: ${ramp.acked}/${streams} ACKed`);
+      for (let i = 0; i < rounds; i++) {
+        await settle(server.pid);
+        const down = await loadgen.drop(server.downUrl, 30_000);
+        if (down.error || down.timedOut) throw new Error(`${kind} down: ${JSON.stringify(down)}`);
+        await settle(server.pid);
+        const profile = i === 0 && kind === 'mock' ? values.profile : undefined;
+        if (profile) await post('/bench/profile/start?intervalUs=200');
+        const cpu0 = server.cpuSeconds();
+        const rejoin = await loadgen.rejoin(server.upUrl, connectTimeoutMs(streams));
+        const cpu = server.cpuSeconds() - cpu0;
+        if (profile) await post(`/bench/profile/stop?file=${resolve(profile)}`);
+        ctx.log(
+          `${kind} ${mode} ${streams} backoff ${min}-${max}: all ACKed ${rejoin.allAckedMs} ms; ` +
+            `connection to ACK p50 ${rejoin.served.p50} p99 ${rejoin.served.p99} ms; ` +
+            `server CPU ${round(cpu)} s (${Math.round((cpu * 1e6) / streams)} µs/stream)`,
+        );
+      }
+    });
+  });
+}
+
+try {
+  const resources = writeBenchResources(workDir, { clusters: 2 });
+  for (const kind of kinds) await storm(kind, resources);
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}

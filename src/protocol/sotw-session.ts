@@ -38,6 +38,12 @@ function requestedNames(
   return byName ? [...new Set(names)].sort() : '*';
 }
 
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** istiod's `IsProxylessGrpc`: the node asked for istiod's grpc generator. */
 function isProxylessGrpc(proxy: ProxyIdentity | undefined): boolean {
   return proxy?.metadata['GENERATOR'] === 'grpc';
@@ -63,8 +69,12 @@ function rejectedVersion(state: TypeState, nonce: string): string {
 }
 
 export class SotwSession extends BaseSession<TypeState> {
-  /** The names each watched type's last request listed, to tell what the next one changes. */
-  private readonly asked = new Map<string, ReadonlySet<string>>();
+  /**
+   * The names each watched type's last request listed, as it listed them, to tell what the
+   * next one changes. Kept as the request's own array: most ACKs repeat it name for name,
+   * and then nothing needs a Set or a sort (ack()).
+   */
+  private readonly asked = new Map<string, readonly string[]>();
   /** Types whose next ACK is answered anyway (istiod's `AlwaysRespond`). */
   private readonly forced = new Set<string>();
   /** Types whose owed response carries only these names: those an ACK added. */
@@ -115,7 +125,7 @@ export class SotwSession extends BaseSession<TypeState> {
       acked: undefined,
       nack: undefined,
     });
-    this.asked.set(typeUrl, new Set(request.resource_names));
+    this.asked.set(typeUrl, request.resource_names);
     for (const dependent of warmingDependents(typeUrl)) {
       if (this.types.has(dependent)) this.forced.add(dependent);
     }
@@ -153,24 +163,27 @@ export class SotwSession extends BaseSession<TypeState> {
     const { typeUrl } = state;
     state.acked = { version: request.version_info, nonce: sent.nonce, at: this.now() };
     state.nack = undefined;
-    const before = this.asked.get(typeUrl) ?? new Set<string>();
-    const now = new Set(request.resource_names);
-    this.asked.set(typeUrl, now);
-    const proxyless = isProxylessGrpc(this.proxy);
-    state.names = requestedNames(typeUrl, request.resource_names, proxyless);
-    const added = [...now].filter((name) => !before.has(name)).sort();
-    const removed = [...before].filter((name) => !now.has(name)).sort();
+    const listed = this.asked.get(typeUrl) ?? [];
+    this.asked.set(typeUrl, request.resource_names);
     const ack: RequestOutcome = {
       kind: 'ack',
       typeUrl,
       version: request.version_info,
       nonce: sent.nonce,
     };
-    if (this.forced.delete(typeUrl)) {
-      // istiod's "FORCE RESPONSE for warming": the whole set, to let clusters finish warming.
-      this.oweWhole(typeUrl);
-      return ack;
-    }
+    // istiod's "FORCE RESPONSE for warming": the whole set, to let clusters finish warming.
+    const forced = this.forced.delete(typeUrl);
+    if (forced) this.oweWhole(typeUrl);
+    // The same names in the same order (a fleet's every first ACK): the watch is unchanged,
+    // and so are its names, which were derived from the same list.
+    if (sameList(listed, request.resource_names)) return ack;
+    const before = new Set(listed);
+    const now = new Set(request.resource_names);
+    const proxyless = isProxylessGrpc(this.proxy);
+    state.names = requestedNames(typeUrl, request.resource_names, proxyless);
+    if (forced) return ack;
+    const added = [...now].filter((name) => !before.has(name)).sort();
+    const removed = [...before].filter((name) => !now.has(name)).sort();
     if (added.length === 0 && removed.length === 0) return ack;
     // A proxyless client is sent every name it watches, not only the added ones (istiod
     // narrows the answer to the added names for Envoy alone).

@@ -367,6 +367,12 @@ export abstract class AdsStream {
     this.connectionId = this.ctx.connectionId(view.proxy.id);
     view.connectionId = this.connectionId;
     this.ctx.register(this);
+    // Once per stream: at warn no line is built only to be dropped.
+    if (this.ctx.log.isLevelEnabled('info')) this.logOpen(view);
+    this.ctx.events.emit('stream-open', view);
+  }
+
+  private logOpen(view: StreamView): void {
     this.ctx.log.info(
       {
         conId: this.connectionId,
@@ -376,7 +382,6 @@ export abstract class AdsStream {
       },
       `ADS: new ${this.protocol === 'delta' ? 'delta ' : ''}connection for node:${this.connectionId}`,
     );
-    this.ctx.events.emit('stream-open', view);
   }
 
   /** Sends whatever the session owes and the policy allows; safe to call at any time. */

@@ -31,6 +31,9 @@ export function logOutcome(
   snapshot: Snapshot | undefined,
 ): void {
   if (outcome.kind === 'rejected') return;
+  // Every request of every stream comes here: at warn (a fleet's level) only a NACK is
+  // written, so nothing else builds its fields and message only for pino to drop them.
+  if (outcome.kind !== 'nack' && !log.isLevelEnabled('info')) return;
   const type = shortTypeName(outcome.typeUrl);
   switch (outcome.kind) {
     case 'nack':

@@ -177,11 +177,11 @@ export class SotwSession extends BaseSession<TypeState> {
     // The same names in the same order (a fleet's every first ACK): the watch is unchanged,
     // and so are its names, which were derived from the same list.
     if (sameList(listed, request.resource_names)) return ack;
-    const before = new Set(listed);
-    const now = new Set(request.resource_names);
     const proxyless = isProxylessGrpc(this.proxy);
     state.names = requestedNames(typeUrl, request.resource_names, proxyless);
     if (forced) return ack;
+    const before = new Set(listed);
+    const now = new Set(request.resource_names);
     const added = [...now].filter((name) => !before.has(name)).sort();
     const removed = [...before].filter((name) => !now.has(name)).sort();
     if (added.length === 0 && removed.length === 0) return ack;

@@ -13,20 +13,11 @@
  * through its bench API's inspector (200 µs sampling): `ramp-mock.cpuprofile`,
  * `ramp-grpcjs.cpuprofile`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildBenchPrograms } from '../lib/build.js';
-import {
-  connectTimeoutMs,
-  settle,
-  withLoadgen,
-  withServer,
-  type BenchContext,
-} from '../lib/context.js';
-import { PROFILES } from '../lib/profile.js';
+import { connectTimeoutMs, settle, withLoadgen, withServer } from '../lib/context.js';
+import { probeContext } from '../lib/probe-context.js';
 import { writeBenchResources } from '../lib/resource-set.js';
 import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
 import { median } from '../lib/stats.js';
@@ -48,17 +39,8 @@ if (kinds.some((k) => !SERVER_KINDS.includes(k))) {
 const streams = Number(values.streams);
 const rounds = Number(values.rounds);
 const mode = values.delta ? 'delta' : 'sotw';
-const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
-const workDir = mkdtempSync(join(tmpdir(), 'mock-istiod-connect-probe-'));
-const ctx: BenchContext = {
-  rootDir: dirname(benchDir),
-  workDir,
-  profile: PROFILES.full,
-  servers: kinds,
-  bins: buildBenchPrograms(benchDir),
-  pin: { server: '0', loadgen: '1' },
-  log: (message) => process.stdout.write(`${message}\n`),
-};
+const ctx = probeContext('connect-probe', kinds);
+const { workDir } = ctx;
 
 interface Ramp {
   cpuUsPerConn: number;
@@ -70,12 +52,7 @@ async function ramp(kind: ServerKind, resources: string, profile?: string): Prom
   return withServer(ctx, kind, resources, async (server) => {
     await settle(server.pid);
     return withLoadgen(ctx, server, { mode }, async (loadgen) => {
-      const bench = server.pushUrl.replace(/\/bench\/push$/, '');
-      const post = async (path: string) => {
-        const res = await fetch(`${bench}${path}`, { method: 'POST' });
-        if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
-      };
-      if (profile) await post('/bench/profile/start?intervalUs=200');
+      if (profile) await server.benchPost('/bench/profile/start?intervalUs=200');
       const cpu0 = server.cpuSeconds();
       const reply = await loadgen.connect(streams, connectTimeoutMs(streams));
       if (reply.acked !== streams) {
@@ -83,7 +60,7 @@ async function ramp(kind: ServerKind, resources: string, profile?: string): Prom
       }
       await settle(server.pid);
       const cpu = server.cpuSeconds() - cpu0;
-      if (profile) await post(`/bench/profile/stop?file=${resolve(profile)}`);
+      if (profile) await server.benchPost(`/bench/profile/stop?file=${resolve(profile)}`);
       return {
         cpuUsPerConn: (cpu * 1e6) / streams,
         allAckedMs: reply.allAckedMs ?? Number.NaN,

@@ -13,14 +13,11 @@
  * `--profile` (the mock only) records a CPU profile of the timed pushes through the bench
  * API's inspector (100 µs sampling, which slows the push by about a third).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildBenchPrograms } from '../lib/build.js';
-import { settle, withLoadgen, withServer, type BenchContext } from '../lib/context.js';
-import { PROFILES } from '../lib/profile.js';
+import { settle, withLoadgen, withServer } from '../lib/context.js';
+import { probeContext } from '../lib/probe-context.js';
 import { warmupsFor } from '../lib/pushes.js';
 import { writeBenchResources } from '../lib/resource-set.js';
 import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
@@ -42,17 +39,8 @@ if (!SERVER_KINDS.includes(kind)) {
   process.exit(2);
 }
 const [streams, clusters, pushes] = [values.streams, values.clusters, values.pushes].map(Number);
-const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
-const workDir = mkdtempSync(join(tmpdir(), 'mock-istiod-probe-'));
-const ctx: BenchContext = {
-  rootDir: dirname(benchDir),
-  workDir,
-  profile: PROFILES.full,
-  servers: [kind],
-  bins: buildBenchPrograms(benchDir),
-  pin: { server: '0', loadgen: '1' },
-  log: (message) => process.stdout.write(`${message}\n`),
-};
+const ctx = probeContext('probe', [kind]);
+const { workDir } = ctx;
 
 try {
   const resources = writeBenchResources(workDir, { clusters: clusters ?? 2 });

@@ -9,20 +9,11 @@
  *   npx tsx bench/micro/storm-probe.ts [--streams 1000] [--rounds 3] [--delta]
  *                                      [--backoff 50-500] [--servers mock,peer] [--profile f]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildBenchPrograms } from '../lib/build.js';
-import {
-  connectTimeoutMs,
-  settle,
-  withLoadgen,
-  withServer,
-  type BenchContext,
-} from '../lib/context.js';
-import { PROFILES } from '../lib/profile.js';
+import { connectTimeoutMs, settle, withLoadgen, withServer } from '../lib/context.js';
+import { probeContext } from '../lib/probe-context.js';
 import { round } from '../lib/proc.js';
 import { writeBenchResources } from '../lib/resource-set.js';
 import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
@@ -49,27 +40,13 @@ if (
   process.exit(2);
 }
 const mode = values.delta ? 'delta' : 'sotw';
-const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
-const workDir = mkdtempSync(join(tmpdir(), 'mock-istiod-storm-probe-'));
-const ctx: BenchContext = {
-  rootDir: dirname(benchDir),
-  workDir,
-  profile: PROFILES.full,
-  servers: kinds,
-  bins: buildBenchPrograms(benchDir),
-  pin: { server: '0', loadgen: '1' },
-  log: (message) => process.stdout.write(`${message}\n`),
-};
+const ctx = probeContext('storm-probe', kinds);
+const { workDir } = ctx;
 
 async function storm(kind: ServerKind, resources: string): Promise<void> {
   await withServer(ctx, kind, resources, async (server) => {
     const options = { mode, reconnect: true, backoffMs: { min: min!, max: max! } } as const;
     await withLoadgen(ctx, server, options, async (loadgen) => {
-      const bench = server.pushUrl.replace(/\/bench\/push$/, '');
-      const post = async (path: string) => {
-        const res = await fetch(`${bench}${path}`, { method: 'POST' });
-        if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
-      };
       const ramp = await loadgen.connect(streams, connectTimeoutMs(streams));
       if (ramp.acked !== streams) throw new Error(`${kind}: ${ramp.acked}/${streams} ACKed`);
       for (let i = 0; i < rounds; i++) {
@@ -78,11 +55,11 @@ async function storm(kind: ServerKind, resources: string): Promise<void> {
         if (down.error || down.timedOut) throw new Error(`${kind} down: ${JSON.stringify(down)}`);
         await settle(server.pid);
         const profile = i === 0 && kind === 'mock' ? values.profile : undefined;
-        if (profile) await post('/bench/profile/start?intervalUs=200');
+        if (profile) await server.benchPost('/bench/profile/start?intervalUs=200');
         const cpu0 = server.cpuSeconds();
         const rejoin = await loadgen.rejoin(server.upUrl, connectTimeoutMs(streams));
         const cpu = server.cpuSeconds() - cpu0;
-        if (profile) await post(`/bench/profile/stop?file=${resolve(profile)}`);
+        if (profile) await server.benchPost(`/bench/profile/stop?file=${resolve(profile)}`);
         ctx.log(
           `${kind} ${mode} ${streams} backoff ${min}-${max}: all ACKed ${rejoin.allAckedMs} ms; ` +
             `connection to ACK p50 ${rejoin.served.p50} p99 ${rejoin.served.p99} ms; ` +

@@ -95,7 +95,17 @@ export interface Operation<
   readonly timeline?: boolean;
   /** A button on the live page runs it. */
   readonly button?: ButtonSpec;
-  run(target: OperationTarget, input: FieldValues<I>): O | Refusal | Promise<O | Refusal>;
+  run(
+    target: OperationTarget,
+    input: FieldValues<I>,
+    context?: RunContext,
+  ): O | Refusal | Promise<O | Refusal>;
+}
+
+/** What a run may know of its caller. */
+export interface RunContext {
+  /** Aborted when the caller went away (an HTTP client that disconnected): a wait ends. */
+  signal?: AbortSignal;
 }
 
 /** Declares an operation, its input's type inferred from its fields. */

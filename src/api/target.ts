@@ -54,11 +54,19 @@ export interface OperationTarget {
   currentVersion(stream: StreamView, typeUrl: string): string | undefined;
   /**
    * Waits until a stream ACKs (or NACKs) the type at the wanted version, for at most
-   * `timeoutMs`; a refusal when the time runs out or the mock closes.
+   * `timeoutMs`; a refusal when the time runs out, the mock closes or `signal` aborts (the
+   * client went away).
    */
-  waitForAck(query: AckQuery): Promise<AckAwaited | Refusal>;
-  /** The entries after `filter.since`; when there are none yet, waits up to `waitMs` for one. */
-  waitForJournal(filter: JournalFilter, waitMs: number): Promise<JournalEntry[]>;
+  waitForAck(query: AckQuery, signal?: AbortSignal): Promise<AckAwaited | Refusal>;
+  /**
+   * The entries after `filter.since`; when there are none yet, waits up to `waitMs` for one
+   * (`[]` when the time runs out or `signal` aborts).
+   */
+  waitForJournal(
+    filter: JournalFilter,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<JournalEntry[]>;
   /** Sends the current version again to the chosen streams; how many. */
   push(selector: { node?: string; types?: readonly string[] }): number;
   /** Ends the chosen streams with a gRPC status (default UNAVAILABLE); how many. */

@@ -21,6 +21,7 @@ import type { UiHub } from '../live/ui-hub.js';
 import type { ProxyIdentity } from '../core/identity.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { explainProxies } from './operation-explain.js';
+import { AckWaiters } from './ack-waiters.js';
 import { waitForAck, waitForJournal, type WaitParts } from './operation-waits.js';
 
 /**
@@ -116,11 +117,13 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
     const snapshot = parts.snapshotFor(stream.proxy);
     return snapshot.typeUrls().includes(typeUrl) ? snapshot.get(typeUrl).version : undefined;
   };
+  const streams = () => mock.streams();
   const waits: WaitParts = {
     ...parts.waits,
-    streams: () => mock.streams(),
+    streams,
     journal: (filter) => mock.journal(filter),
     currentVersion,
+    acks: new AckWaiters({ events: parts.waits.events, streams, currentVersion }),
   };
   return {
     get withheld() {
@@ -139,8 +142,8 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
       );
     },
     currentVersion,
-    waitForAck: (query) => waitForAck(waits, query),
-    waitForJournal: (filter, waitMs) => waitForJournal(waits, filter, waitMs),
+    waitForAck: (query, signal) => waitForAck(waits, query, signal),
+    waitForJournal: (filter, waitMs, signal) => waitForJournal(waits, filter, waitMs, signal),
     push: (selector) => mock.push(selector),
     disconnect: (selector, code, message) => mock.disconnect(selector, code, message),
     down: () => mock.down(),

@@ -1,101 +1,104 @@
 /**
  * The control operations that wait (`waitForAck`, the journal's long poll): each answers as
  * soon as what it waits for happened (at once when it already has), when its time runs out,
- * or when the mock closes, whichever comes first; nothing is left listening afterwards.
+ * when the mock closes, or when its client goes away, whichever comes first; nothing is left
+ * listening or timing afterwards. A wait is woken by the one event that may answer it: an
+ * ACK or NACK of its type (ack-waiters.ts), or a journal entry that passes its filter.
  */
-import { describeNack, type AckAwaited, type AckQuery } from '../api/answers.js';
+import type { AckAwaited, AckQuery } from '../api/answers.js';
 import { Refusal } from '../api/operation.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import { shortTypeName } from '../core/types/registry.js';
-import { matchesGlob } from '../faults/glob.js';
-import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
+import {
+  entryMatcher,
+  type Journal,
+  type JournalEntry,
+  type JournalFilter,
+} from '../journal/journal.js';
+import { ackOf, AckWaiters } from './ack-waiters.js';
 
 export interface WaitParts {
   events: ServerEventEmitter;
   streams(): StreamView[];
   journal(filter: JournalFilter): JournalEntry[];
-  journalStore: Pick<Journal, 'addSink'>;
+  journalStore: Pick<Journal, 'addSink' | 'lastSeq'>;
   /** The version of a type the stream's own set serves now. */
   currentVersion(stream: StreamView, typeUrl: string): string | undefined;
   /** Aborted when the mock closes. */
   closed: AbortSignal;
+  /** The waiting `waitForAck`s (one per mock: see `createAckWaiters`). */
+  acks: AckWaiters;
 }
 
+/** Why a wait ended without what it waited for. */
+type WaitEnd = 'timeout' | 'closed' | 'gone';
+
 /**
- * Resolves with `check()`'s first value, checked now and after each `subscribe` callback, or
- * with `onEnd(reason)` when the time runs out or the mock closes.
+ * Resolves with the first value `subscribe`'s `finish` is given, or with `onEnd(why)` when the
+ * time runs out, the mock closes or `signal` (the client gone) aborts. Every way out clears
+ * the timer and removes every listener.
  */
-function waitUntil<T>(
-  parts: WaitParts,
+function waitFor<T>(
+  closed: AbortSignal,
   timeoutMs: number,
-  check: () => T | undefined,
-  subscribe: (listener: () => void) => () => void,
-  onEnd: (why: 'timeout' | 'closed') => T,
+  signal: AbortSignal | undefined,
+  subscribe: (finish: (value: T) => void) => () => void,
+  onEnd: (why: WaitEnd) => T,
 ): Promise<T> {
-  const found = check();
-  if (found !== undefined) return Promise.resolve(found);
-  if (parts.closed.aborted) return Promise.resolve(onEnd('closed'));
+  if (closed.aborted) return Promise.resolve(onEnd('closed'));
+  if (signal?.aborted) return Promise.resolve(onEnd('gone'));
   return new Promise((resolve) => {
+    let done = false;
     const finish = (value: T) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       unsubscribe();
-      parts.closed.removeEventListener('abort', closed);
+      closed.removeEventListener('abort', onClosed);
+      signal?.removeEventListener('abort', onGone);
       resolve(value);
     };
-    const closed = () => finish(onEnd('closed'));
+    const onClosed = () => finish(onEnd('closed'));
+    const onGone = () => finish(onEnd('gone'));
     const timer = setTimeout(() => finish(onEnd('timeout')), timeoutMs);
-    const unsubscribe = subscribe(() => {
-      const value = check();
-      if (value !== undefined) finish(value);
-    });
-    parts.closed.addEventListener('abort', closed);
+    const unsubscribe = subscribe(finish);
+    closed.addEventListener('abort', onClosed);
+    signal?.addEventListener('abort', onGone);
   });
 }
 
-/** The first stream that ACKed or NACKed the wanted version, as the operation answers it. */
-function ackOf(parts: WaitParts, query: AckQuery): AckAwaited | undefined {
-  for (const stream of parts.streams()) {
-    if (!matchesGlob(query.node, stream.proxy.nodeId)) continue;
-    const state = stream.types.get(query.typeUrl);
-    if (!state) continue;
-    const version = query.version ?? parts.currentVersion(stream, query.typeUrl);
-    if (version === undefined) continue;
-    const who = { typeUrl: query.typeUrl, version, nodeId: stream.proxy.nodeId };
-    const connectionId = stream.connectionId;
-    if (state.acked?.version === version) return { result: 'ack', ...who, connectionId };
-    if (state.nack?.version === version) {
-      return { result: 'nack', ...who, connectionId, nack: describeNack(state.nack) };
-    }
-  }
-  return undefined;
-}
-
-export function waitForAck(parts: WaitParts, query: AckQuery): Promise<AckAwaited | Refusal> {
+export function waitForAck(
+  parts: WaitParts,
+  query: AckQuery,
+  signal?: AbortSignal,
+): Promise<AckAwaited | Refusal> {
+  const found = ackOf(parts, query);
+  if (found) return Promise.resolve(found);
   const what =
     `an ACK or NACK of ${shortTypeName(query.typeUrl)} version ${query.version ?? '(current)'}` +
     (query.node === undefined ? '' : ` from ${query.node}`);
-  return waitUntil<AckAwaited | Refusal>(
-    parts,
+  return waitFor<AckAwaited | Refusal>(
+    parts.closed,
     query.timeoutMs,
-    () => ackOf(parts, query),
-    (listener) => {
-      parts.events.on('request', listener);
-      // A new version makes "the current version" another one.
-      parts.events.on('snapshot', listener);
-      return () => {
-        parts.events.off('request', listener);
-        parts.events.off('snapshot', listener);
-      };
+    signal,
+    (finish) => parts.acks.add({ query, settle: finish }),
+    (why) => {
+      if (why === 'timeout') {
+        return new Refusal(408, `timed out after ${query.timeoutMs} ms waiting for ${what}`, [
+          {
+            path: 'timeout',
+            message: `nothing matched within ${query.timeoutMs} ms (streams seen: ${streamsLine(parts, query)})`,
+          },
+        ]);
+      }
+      // No one reads the answer to a client that went away.
+      return new Refusal(
+        503,
+        why === 'closed'
+          ? `mock istiod closed while waiting for ${what}`
+          : `the client went away while waiting for ${what}`,
+      );
     },
-    (why) =>
-      why === 'closed'
-        ? new Refusal(503, `mock istiod closed while waiting for ${what}`)
-        : new Refusal(408, `timed out after ${query.timeoutMs} ms waiting for ${what}`, [
-            {
-              path: 'timeout',
-              message: `nothing matched within ${query.timeoutMs} ms (streams seen: ${streamsLine(parts, query)})`,
-            },
-          ]),
   );
 }
 
@@ -110,22 +113,36 @@ function streamsLine(parts: WaitParts, query: AckQuery): string {
   return seen.length > 0 ? seen.join('; ') : 'none watching the type';
 }
 
+/**
+ * The journal's long poll: the entries that pass `filter` now, or else the first that are
+ * journaled within `waitMs`. Each new entry is checked alone against the filter, and the
+ * answer is read from the cursor (the last `seq` when the wait began) on: the ring is never
+ * copied while a poll waits.
+ */
 export function waitForJournal(
   parts: WaitParts,
   filter: JournalFilter,
   waitMs: number,
+  signal?: AbortSignal,
 ): Promise<JournalEntry[]> {
-  const check = () => {
-    const entries = parts.journal(filter);
-    return entries.length > 0 ? entries : undefined;
-  };
-  if (waitMs <= 0) return Promise.resolve(parts.journal(filter));
-  return waitUntil(
-    parts,
+  const now = parts.journal(filter);
+  if (now.length > 0 || waitMs <= 0) return Promise.resolve(now);
+  // Nothing up to here passed the filter: from here on is all there is to read.
+  const since = Math.max(filter.since ?? 0, parts.journalStore.lastSeq);
+  const matches = entryMatcher(filter);
+  return waitFor<JournalEntry[]>(
+    parts.closed,
     waitMs,
-    check,
-    // After the entry is in the ring, so that the query finds it.
-    (listener) => parts.journalStore.addSink(() => queueMicrotask(listener)),
+    signal,
+    (finish) => {
+      let due = false;
+      return parts.journalStore.addSink((entry) => {
+        if (due || !matches(entry)) return;
+        due = true;
+        // Once the entries journaled in the same turn are in too (a push to many streams).
+        queueMicrotask(() => finish(parts.journal({ ...filter, since })));
+      });
+    },
     () => [],
   );
 }

@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { Endpoint } from '../core/endpoint.js';
 import { authorized, redactedUrl } from './auth.js';
+import { clientGoneSignal } from './client-gone.js';
 import { errorResponse } from './responses.js';
 import {
   matchRoute,
@@ -99,6 +100,7 @@ export async function handle(
   routes: readonly Route[],
   req: IncomingMessage,
   queue?: ChangeQueue,
+  signal?: AbortSignal,
 ): Promise<ControlResponse & { revision?: number }> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
@@ -121,6 +123,7 @@ export async function handle(
       query: url.searchParams,
       params: match.params,
       body,
+      ...(signal ? { signal } : {}),
     };
     if (!queue) return await match.route.handle(request);
     if (method === 'GET')
@@ -183,7 +186,7 @@ export function createControlServer(
         return;
       }
       inFlight += 1;
-      handle(routes, req, queue).then(
+      handle(routes, req, queue, clientGoneSignal(res)).then(
         (response) => {
           log.debug({ method: req.method, url: logUrl, status: response.status }, 'control API');
           if (closing) res.shouldKeepAlive = false;

@@ -16,13 +16,17 @@ import type { ControlRequest, ControlResponse, Route } from './router.js';
 export async function runOperation(
   op: Operation,
   target: OperationTarget,
-  request: Pick<ControlRequest, 'params' | 'query' | 'body'>,
+  request: Pick<ControlRequest, 'params' | 'query' | 'body' | 'signal'>,
 ): Promise<ControlResponse> {
   const input = requestInput(op, request);
   if (!input.ok) {
     return refusalResponse(invalid(op.invalid ?? `invalid ${op.name}`, input.problems));
   }
-  const output = await op.run(target, input.value);
+  const output = await op.run(
+    target,
+    input.value,
+    request.signal ? { signal: request.signal } : undefined,
+  );
   if (output instanceof Refusal) return refusalResponse(output);
   const status = op.success ?? 200;
   return op.produces

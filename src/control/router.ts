@@ -18,6 +18,8 @@ export interface ControlRequest {
   params: Record<string, string>;
   /** The parsed JSON body (undefined when there was none). */
   body: unknown;
+  /** Aborted when the client goes away before its answer (a wait then ends). */
+  signal?: AbortSignal;
 }
 
 export interface ControlResponse {

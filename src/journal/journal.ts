@@ -61,17 +61,22 @@ export function filterEntries(
   entries: Iterable<JournalEntry | undefined>,
   filter: JournalFilter = {},
 ): JournalEntry[] {
-  const kinds = filter.kind === undefined ? undefined : new Set([filter.kind].flat());
+  const matches = entryMatcher(filter);
   const out: JournalEntry[] = [];
   for (const entry of entries) {
-    if (!entry) continue;
-    if (filter.since !== undefined && entry.seq <= filter.since) continue;
-    if (filter.node !== undefined && !entry.nodeId?.includes(filter.node)) continue;
-    if (filter.typeUrl !== undefined && entry.typeUrl !== filter.typeUrl) continue;
-    if (kinds && !kinds.has(entry.kind)) continue;
-    out.push(entry);
+    if (entry && matches(entry)) out.push(entry);
   }
   return filter.limit === undefined ? out : out.slice(-filter.limit);
+}
+
+/** Whether one entry passes the filter (all but `limit`, which counts entries). */
+export function entryMatcher(filter: JournalFilter): (entry: JournalEntry) => boolean {
+  const kinds = filter.kind === undefined ? undefined : new Set([filter.kind].flat());
+  return (entry) =>
+    !(filter.since !== undefined && entry.seq <= filter.since) &&
+    !(filter.node !== undefined && !entry.nodeId?.includes(filter.node)) &&
+    !(filter.typeUrl !== undefined && entry.typeUrl !== filter.typeUrl) &&
+    !(kinds && !kinds.has(entry.kind));
 }
 
 let lastMs = Number.NaN;
@@ -125,8 +130,27 @@ export class Journal {
 
   /** Entries oldest first, filtered. */
   query(filter: JournalFilter = {}): JournalEntry[] {
-    const ordered = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-    return filterEntries(ordered, filter);
+    return filterEntries(this.after(filter.since ?? 0), filter);
+  }
+
+  /** The `seq` of the last entry journaled (0 before the first): a cursor for `after`. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /**
+   * The entries after `since`, oldest first, read in place: a long poll that follows the
+   * journal reads only what came after its cursor, never a copy of the whole ring.
+   */
+  *after(since: number): Generator<JournalEntry> {
+    const held = Math.min(this.seq, this.size);
+    // Entry `seq - held + 1 + k` sits `k` places after the oldest one.
+    const skip = Math.min(held, Math.max(0, since - (this.seq - held)));
+    const oldest = (this.next - held + this.size) % this.size;
+    for (let k = skip; k < held; k += 1) {
+      const entry = this.ring[(oldest + k) % this.size];
+      if (entry) yield entry;
+    }
   }
 
   /** Adds a sink; `status`, if given, is how it reports its health (see `sinkStatus()`). */
@@ -137,6 +161,11 @@ export class Journal {
       this.sinks.delete(sink);
       this.statuses.delete(sink);
     };
+  }
+
+  /** How many sinks listen now (files, and each waiting long poll). */
+  get sinkCount(): number {
+    return this.sinks.size;
   }
 
   /** The health of every sink that reports it. */

@@ -34,10 +34,14 @@ export const journal = defineOperation({
   input: JOURNAL_INPUT,
   output: answer<JournalEntry[]>({ type: 'array', items: { type: 'object' } }),
   waits: { field: 'wait', defaultMs: 0 },
-  run: (t, input) =>
+  run: (t, input, context) =>
     input.wait === undefined || input.wait === 0
       ? t.journal(journalFilter(input))
-      : t.waitForJournal(journalFilter(input), Math.min(input.wait, MAX_JOURNAL_WAIT_MS)),
+      : t.waitForJournal(
+          journalFilter(input),
+          Math.min(input.wait, MAX_JOURNAL_WAIT_MS),
+          context?.signal,
+        ),
 });
 
 /** The journal's filter from the operation's input (also what `journal --file` filters by). */

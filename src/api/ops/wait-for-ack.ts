@@ -58,13 +58,14 @@ export const waitForAck = defineOperation({
         : `${a.nodeId} NACKed ${a.typeUrl.split('.').pop() ?? a.typeUrl} version ${a.version}: ${a.nack?.message ?? ''}`,
     fails: (a) => a.result === 'nack',
   },
-  run: (t, { type, node, version, timeout }) => {
+  run: (t, { type, node, version, timeout }, context) => {
     const timeoutMs = Math.min(timeout ?? DEFAULT_ACK_WAIT_MS, MAX_ACK_WAIT_MS);
-    return t.waitForAck({
+    const query = {
       typeUrl: type,
       ...(node !== undefined ? { node } : {}),
       ...(version !== undefined ? { version } : {}),
       timeoutMs,
-    });
+    };
+    return t.waitForAck(query, context?.signal);
   },
 });

@@ -10,6 +10,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Problem, Result } from '../util/problems.js';
+import { foreignTlsDirProblems } from './dir-owner.js';
 import { loadCa, loadJwtKey, loadServing, TLS_FILES, type TlsFileName } from './tls-files.js';
 
 import { createRootCa, issueServingCertificate, type CertificateAuthority } from './pki.js';
@@ -108,6 +109,9 @@ async function fromDirectory(
       problems: [{ path: dir, message: `cannot create the directory (${reason})` }],
     };
   }
+  // Before any key in it is read: one another user could have filled is refused.
+  const foreign = foreignTlsDirProblems(dir, Object.values(TLS_FILES));
+  if (foreign.length > 0) return { ok: false, problems: foreign };
   const ctx = dirContext(dir);
   const root = await loadOrMakeRoot(ctx, options.trustDomain, now);
   if (!root) return { ok: false, problems: ctx.problems };

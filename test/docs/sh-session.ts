@@ -68,6 +68,8 @@ export const REPO = join(import.meta.dirname, '..', '..');
 const COMMAND_TIMEOUT_MS = 30_000;
 /** docs/container.md's build context: in e2e, a directory of the session's (removed after). */
 const IMAGE_CONTEXT_DIR = '/tmp/mock-istiod-context';
+/** `serve --tls`'s default directory as the docs spell it (docs/security.md): in e2e, the session's. */
+const DOCUMENTED_TLS_DIR = '~/.cache/mock-istiod/tls';
 /** The tag a `docker build` twin builds under (never the documented one). */
 const DOCKER_TWIN_TAG = 'mock-istiod:docs-context';
 /** `curl -N …` alone on its line: a stream the user reads until Ctrl-C. */
@@ -312,6 +314,7 @@ export class ShSession {
     if (!this.e2e) return rewritten;
     return rewritten
       .replaceAll(DEFAULT_CLI_TLS_DIR, this.tlsDir)
+      .replaceAll(DOCUMENTED_TLS_DIR, this.tlsDir)
       .replaceAll(IMAGE_CONTEXT_DIR, join(this.dir, 'mock-istiod-context'));
   }
 

@@ -16,6 +16,7 @@ import {
 } from '../../ca/service-account-token.js';
 import { loadJwtKey } from '../../tls/tls-files.js';
 import { TLS_FILES } from '../../tls/tls-files.js';
+import { assertOwnTlsDir } from '../../tls/dir-owner.js';
 import type { Problem } from '../../util/problems.js';
 import { MockIstiodError } from '../../util/errors.js';
 import {
@@ -105,6 +106,8 @@ export async function token(argv: string[], env: NodeJS.ProcessEnv): Promise<num
 /** Signs with the directory's key; a missing or wrong key is one line, exit 2. */
 function mintLocally(dir: string, request: TokenRequest): Minted {
   const path = join(dir, TLS_FILES.jwtKey);
+  // A key another user could have planted signs tokens that user can forge.
+  assertOwnTlsDir(dir, [TLS_FILES.jwtKey]);
   let pem: string;
   try {
     pem = readFileSync(path, 'utf8');

@@ -19,7 +19,8 @@ import { parseDuration } from '../../util/duration.js';
 import { MockIstiodError } from '../../util/errors.js';
 import type { Problem } from '../../util/problems.js';
 import { parseFlags, type FlagValues } from '../flags.js';
-import { DEFAULT_CLI_TLS_DIR, parseTlsFlags } from './tls-flags.js';
+import { assertOwnTlsDir } from '../../tls/dir-owner.js';
+import { defaultTlsDir, DEFAULT_TLS_DIR_TEXT, parseTlsFlags } from './tls-flags.js';
 
 export const CERTS_USAGE = `Usage: mock-istiod certs --tls-dir <dir> [options]
        mock-istiod certs --for istioctl --out <dir> [options]
@@ -31,7 +32,8 @@ With --for istioctl, issues a client certificate from the CA of a TLS directory 
 (serve --tls), for istioctl's --cert-dir: <out>/cert-chain.pem, key.pem and root-cert.pem.
 
   --tls-dir <dir>          the directory [MOCK_ISTIOD_TLS_DIR] (with --for, default
-                           ${DEFAULT_CLI_TLS_DIR}, where serve --tls keeps its files)
+                           ${DEFAULT_TLS_DIR_TEXT},
+                           where serve --tls keeps its files)
   --tls-host <name>        another name or IP on the serving certificate (repeatable;
                            istiod.istio-system.svc and localhost are always on it)
   --trust-domain <domain>  the root's O=, and the SPIFFE trust domain with --for
@@ -126,7 +128,8 @@ async function forIstioctl(values: CertsValues, env: NodeJS.ProcessEnv): Promise
     );
   }
 
-  const dir = values['tls-dir'] ?? (env.MOCK_ISTIOD_TLS_DIR || DEFAULT_CLI_TLS_DIR);
+  const dir = values['tls-dir'] ?? (env.MOCK_ISTIOD_TLS_DIR || defaultTlsDir(env));
+  assertOwnTlsDir(dir, Object.values(TLS_FILES));
   const path = (name: keyof typeof TLS_FILES) => join(dir, TLS_FILES[name]);
   const read = (name: keyof typeof TLS_FILES) =>
     existsSync(path(name)) ? readFileSync(path(name), 'utf8') : undefined;

@@ -2,15 +2,32 @@
  * The TLS and CA flags of `mock-istiod serve`: serve 15012 over TLS as istiod does, where the
  * certificates live, and what the CA service accepts.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import type { MockIstiodOptions } from '../../app/options.js';
 import { DEFAULT_CA_OPTIONS } from '../../ca/security-options.js';
 import { MockIstiodError } from '../../util/errors.js';
 
-/** Where `--tls` keeps its files without `--tls-dir`: the same place every run, so that Envoy
- * bootstraps pointing at its root-cert.pem and tokens minted earlier stay valid. */
-export const DEFAULT_CLI_TLS_DIR = join(tmpdir(), 'mock-istiod-tls');
+/**
+ * Where `--tls` keeps its files without `--tls-dir`: the same place every run, so that Envoy
+ * bootstraps pointing at its root-cert.pem and tokens minted earlier stay valid, and the
+ * user's own (`$XDG_RUNTIME_DIR`, else the user's cache), never a fixed path in /tmp that
+ * another user could make first and fill with a CA of theirs.
+ */
+export function defaultTlsDir(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && isAbsolute(runtime)) return join(runtime, 'mock-istiod-tls');
+  const xdgCache = env.XDG_CACHE_HOME;
+  const cache = xdgCache && isAbsolute(xdgCache) ? xdgCache : join(env.HOME || homedir(), '.cache');
+  return join(cache, 'mock-istiod', 'tls');
+}
+
+/** The default in this process's environment. */
+export const DEFAULT_CLI_TLS_DIR = defaultTlsDir();
+
+/** The default, as the help says it (the same on every machine). */
+export const DEFAULT_TLS_DIR_TEXT =
+  '$XDG_RUNTIME_DIR/mock-istiod-tls, else ~/.cache/mock-istiod/tls';
 
 export const TLS_FLAGS = {
   tls: { type: 'boolean', default: false },
@@ -29,7 +46,9 @@ export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over
                            root-cert.pem for Envoy's validation_context (docs/security.md)
   --tls-dir <dir>          keep root-cert.pem, cert-chain.pem, key.pem, ca-key.pem and
                            jwt-key.pem here: missing ones are made, present ones used
-                           [MOCK_ISTIOD_TLS_DIR] (implies --tls; default ${DEFAULT_CLI_TLS_DIR})
+                           [MOCK_ISTIOD_TLS_DIR] (implies --tls; default
+                           ${DEFAULT_TLS_DIR_TEXT}); refused when another
+                           user owns it or others may write to it
   --tls-host <name>        another name or IP on a serving certificate the mock makes
                            (repeatable; istiod.istio-system.svc and localhost are always on it)
   --token-audience <aud>   an audience the CA accepts in tokens (repeatable) [TOKEN_AUDIENCES,
@@ -101,7 +120,7 @@ export function parseTlsFlags(
   const tokenReview =
     review === 'off' ? undefined : review === 'in-cluster' ? review : { kubeconfig: review };
   return {
-    tls: on ? { dir: dir ?? DEFAULT_CLI_TLS_DIR, hosts: values['tls-host'] ?? [] } : false,
+    tls: on ? { dir: dir ?? defaultTlsDir(env), hosts: values['tls-host'] ?? [] } : false,
     ca: {
       ...(tokenReview ? { tokenReview } : {}),
       ...(audiences && audiences.length > 0 ? { audiences } : {}),

@@ -21,7 +21,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { Endpoint } from '../core/endpoint.js';
-import { authorized, redactedUrl } from './auth.js';
+import { redactedUrl } from './auth.js';
+import { gateRequest } from './request-gate.js';
 import { errorResponse } from './responses.js';
 import {
   matchRoute,
@@ -138,6 +139,11 @@ export async function handle(
 export interface ControlServerOptions {
   /** Required as `Authorization: Bearer <token>` on every request when set. */
   token?: string;
+  /**
+   * Names a request's `Host` may carry besides loopback names, IP addresses and the address
+   * the port listens on (`--control-allowed-host`; browser-guard.ts).
+   */
+  allowedHosts?: readonly string[];
 }
 
 export function createControlServer(
@@ -146,6 +152,8 @@ export function createControlServer(
   options: ControlServerOptions = {},
 ): ControlServer {
   const queue = new ChangeQueue();
+  /** The address it listens on, a name `Host` may carry (set by `listen`). */
+  const boundHosts: string[] = [];
   let closing = false;
   /** Answers being worked out or written (not event streams, which never finish). */
   let inFlight = 0;
@@ -167,19 +175,17 @@ export function createControlServer(
       const pretty = url.searchParams.has('pretty');
       const logUrl = redactedUrl(req.url);
       const access = accessOf(routes, req.method ?? 'GET', url.pathname);
-      const queryToken = access === 'token-or-query' ? url.searchParams.get('token') : undefined;
-      if (access !== 'public' && !authorized(req, options.token, queryToken)) {
+      const refused = gateRequest(req, url, access, {
+        token: options.token,
+        allowedHosts: [...boundHosts, ...(options.allowedHosts ?? [])],
+      });
+      if (refused) {
         req.resume();
         log.warn(
           { method: req.method, url: logUrl, peer: req.socket.remoteAddress },
-          'control API: refused, no or wrong token',
+          refused.reason,
         );
-        res.setHeader('www-authenticate', 'Bearer');
-        const how =
-          access === 'token-or-query'
-            ? '"Authorization: Bearer <token>" or ?token=<token>'
-            : '"Authorization: Bearer <token>"';
-        send(res, errorResponse(401, `this control API needs ${how}`), pretty);
+        send(res, refused.response, pretty);
         return;
       }
       inFlight += 1;
@@ -202,6 +208,7 @@ export function createControlServer(
   return {
     listen: ({ host, port }) =>
       new Promise((resolve, reject) => {
+        boundHosts.splice(0, boundHosts.length, host);
         server.once('error', (err: NodeJS.ErrnoException) => {
           const hint =
             err.code === 'EADDRINUSE'

@@ -10,6 +10,7 @@ import { describe, expect } from 'vitest';
 import { createMockIstiod } from '../../src/app/mock-istiod.js';
 import type { TestMockIstiod } from '../../src/testing/start.js';
 import { it, test } from '../support/fixtures/test.js';
+import { startServedProcess } from '../support/harness/served-process.js';
 
 interface Answer {
   status: number;
@@ -18,13 +19,13 @@ interface Answer {
 
 /** One request to the mock's control port with exactly these headers. */
 function send(
-  mock: TestMockIstiod,
+  mock: TestMockIstiod | number,
   method: string,
   path: string,
   headers: Record<string, string>,
   body?: string,
 ): Promise<Answer> {
-  const port = mock.addresses.control?.port ?? 0;
+  const port = typeof mock === 'number' ? mock : (mock.addresses.control?.port ?? 0);
   return new Promise((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port, method, path, headers, setHost: false },
@@ -119,6 +120,21 @@ describe('control API: Host (DNS rebinding)', () => {
       expect(await status('evilcorp.example')).toBe(403);
       expect(await status('mock.example.attacker.example')).toBe(403);
     });
+  });
+
+  it('takes the names from serve --control-allowed-host', async () => {
+    const served = await startServedProcess(['--control-allowed-host', 'mock.example']);
+    try {
+      const port = Number(new URL(served.controlUrl).port);
+      expect((await send(port, 'GET', '/control/state', { host: 'mock.example' })).status).toBe(
+        200,
+      );
+      expect((await send(port, 'GET', '/control/state', { host: 'other.example' })).status).toBe(
+        403,
+      );
+    } finally {
+      await served.stop();
+    }
   });
 
   it('refuses an allowed name that is not a host name, naming the option', () => {

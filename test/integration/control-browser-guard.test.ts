@@ -163,6 +163,27 @@ describe('control API: Host (DNS rebinding)', () => {
       const noToken = await send(mock, 'GET', '/control/state', { host: '10.244.0.7:15014' });
       expect(noToken.status).toBe(401);
     });
+
+    it("answers the probes and the page's files without the token, nothing else", async ({
+      mock,
+    }) => {
+      const status = async (path: string) =>
+        (await send(mock, 'GET', path, { host: own(mock) })).status;
+      expect(await status('/healthz')).toBe(200);
+      expect(await status('/ready')).toBe(200);
+      expect(await status('/ui')).toBe(302);
+      // The built page (200), or the line saying to build it (503): never a 401.
+      expect([200, 503]).toContain(await status('/ui/'));
+      for (const path of [
+        '/ui/events',
+        '/ui/clients',
+        '/ui/admins',
+        '/metrics',
+        '/control/state',
+      ]) {
+        expect({ path, status: await status(path) }).toEqual({ path, status: 401 });
+      }
+    });
   });
 });
 

@@ -53,10 +53,11 @@ function attackScript(target: string): string {
   return `
     window.results = (async () => {
       const out = {};
-      const post = (path) => fetch('${target}' + path, { method: 'POST', mode: 'no-cors',
-        headers: { 'content-type': 'text/plain' }, body: '{}' });
+      const post = (path, body = '{}') => fetch('${target}' + path, { method: 'POST',
+        mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body });
       await post('/control/withhold');
-      await post('/control/faults').catch(() => undefined);
+      await post('/control/faults');
+      await post('/ui/admins', '{"address":"127.0.0.1:9"}');
       try {
         const res = await fetch('${target}/control/state');
         out.read = await res.text();
@@ -121,6 +122,7 @@ async function api(mock: TestMockIstiod, path: string): Promise<unknown> {
 async function expectUnchanged(mock: TestMockIstiod): Promise<void> {
   expect(await api(mock, '/control/state')).toMatchObject({ withheld: false, serving: true });
   expect(await api(mock, '/control/faults')).toMatchObject({ faults: [] });
+  expect(await api(mock, '/ui/admins')).toMatchObject({ admins: [] });
 }
 
 describe('the control port in a real browser', () => {
@@ -140,6 +142,7 @@ describe('the control port in a real browser', () => {
       expect(refused.map((line) => line.url)).toEqual([
         '/control/withhold',
         '/control/faults',
+        '/ui/admins',
         '/control/state',
         '/control/down',
         '/control/wait-for-ack',

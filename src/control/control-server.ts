@@ -3,6 +3,9 @@
  * paths answer 404 with the list of endpoints; a known path with the wrong method answers
  * 405 naming the allowed ones; a bad body answers 400 saying what is wrong.
  *
+ * Before any route runs, a request passes the browser checks (a page on another origin, a
+ * DNS-rebinding `Host`: 403) and the token (401): request-gate.ts.
+ *
  * Requests that change something (every method but GET) run one at a time, in the order
  * their bodies arrived, so that one never interleaves with another (a reset half done when a
  * fault is added). Each answer carries `x-mock-istiod-revision`: for a change, its place in
@@ -182,7 +185,13 @@ export function createControlServer(
       if (refused) {
         req.resume();
         log.warn(
-          { method: req.method, url: logUrl, peer: req.socket.remoteAddress },
+          {
+            method: req.method,
+            url: logUrl,
+            peer: req.socket.remoteAddress,
+            host: req.headers.host,
+            origin: req.headers.origin,
+          },
           refused.reason,
         );
         send(res, refused.response, pretty);

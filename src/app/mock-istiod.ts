@@ -232,6 +232,7 @@ class MockIstiodImpl implements MockIstiod {
         });
         this.control = createControlServer(routes, this.options.logger, {
           token: this.options.controlToken,
+          allowedHosts: this.options.controlAllowedHosts,
         });
         control = {
           host: this.options.control.host,

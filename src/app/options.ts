@@ -10,6 +10,7 @@ import { VERSIONINGS, type Clock, type Versioning } from '../snapshot/version.js
 import type { Endpoint } from '../core/endpoint.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
+import { allowedHostProblem } from '../control/browser-guard.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
 import { DEFAULT_LANG, isLang, LANGS, type Lang } from '../util/lang.js';
@@ -28,6 +29,13 @@ export interface MockIstiodOptions {
   control: Endpoint | false;
   /** Bearer token the control API requires (needed when it is not bound to loopback). */
   controlToken: string | undefined;
+  /**
+   * Host names the control API answers besides loopback names, IP addresses and the address
+   * it listens on (`mock.example`, or `.example.com` for it and every name under it); any
+   * other `Host` is refused with 403 unless the request carries the control token
+   * (docs/security.md#web-pages-and-the-control-api). Default none.
+   */
+  controlAllowedHosts: readonly string[];
   /** The resource set served, Envoy resources in canonical JSON with `@type`; or resource
    * sets (`{ name, match, resources }`) to serve different proxies differently. */
   resources: readonly unknown[] | readonly ResourceSetSpec[];
@@ -139,6 +147,7 @@ export function defaultOptions(): MockIstiodOptions {
     xds: { host: DEFAULT_HOST, port: 0 },
     control: { host: DEFAULT_HOST, port: 0 },
     controlToken: undefined,
+    controlAllowedHosts: [],
     resources: makeLabResources(),
     resourcesPath: undefined,
     watchResources: true,
@@ -174,6 +183,17 @@ function checkEndpoint(path: string, endpoint: Endpoint, problems: Problem[]): v
   }
 }
 
+function checkAllowedHosts(hosts: readonly string[], problems: Problem[]): void {
+  if (!Array.isArray(hosts)) {
+    problems.push({ path: 'controlAllowedHosts', message: 'expected a list of host names' });
+    return;
+  }
+  hosts.forEach((host: unknown, i) => {
+    const problem = typeof host === 'string' ? allowedHostProblem(host) : 'expected a host name';
+    if (problem) problems.push({ path: `controlAllowedHosts[${i}]`, message: problem });
+  });
+}
+
 /**
  * The `resources` option holds Envoy resources (each with `@type`: the default set) or sets
  * (`{ name, match, resources }`); which of the two is decided here, once.
@@ -193,6 +213,7 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     checkEndpoint('control', options.control, problems);
     const bind = controlBindProblem(options.control.host, options.controlToken);
     if (bind) problems.push({ path: 'controlToken', message: bind });
+    checkAllowedHosts(options.controlAllowedHosts, problems);
   }
   if (!Number.isInteger(options.journalSize) || options.journalSize < 1) {
     problems.push({

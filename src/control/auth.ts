@@ -2,7 +2,8 @@
  * Who may use the control API. On loopback (the default) anyone on the machine may, as with
  * istiod's debug port; bound anywhere else it needs a bearer token, because the API can
  * change what every connected proxy is served. A token, when set, is required on loopback
- * too.
+ * too. Web pages in the user's browser are kept out by other checks (browser-guard.ts), not
+ * by the token.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';

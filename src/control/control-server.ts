@@ -3,6 +3,9 @@
  * paths answer 404 with the list of endpoints; a known path with the wrong method answers
  * 405 naming the allowed ones; a bad body answers 400 saying what is wrong.
  *
+ * Before any route runs, a request passes the browser checks (a page on another origin, a
+ * DNS-rebinding `Host`: 403) and the token (401): request-gate.ts.
+ *
  * Requests that change something (every method but GET) run one at a time, in the order
  * their bodies arrived, so that one never interleaves with another (a reset half done when a
  * fault is added). Each answer carries `x-mock-istiod-revision`: for a change, its place in
@@ -21,8 +24,9 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { Endpoint } from '../core/endpoint.js';
-import { authorized, redactedUrl } from './auth.js';
+import { redactedUrl } from './auth.js';
 import { clientGoneSignal } from './client-gone.js';
+import { gateRequest } from './request-gate.js';
 import { errorResponse } from './responses.js';
 import {
   matchRoute,
@@ -141,6 +145,11 @@ export async function handle(
 export interface ControlServerOptions {
   /** Required as `Authorization: Bearer <token>` on every request when set. */
   token?: string;
+  /**
+   * Names a request's `Host` may carry besides loopback names, IP addresses and the address
+   * the port listens on (`--control-allowed-host`; browser-guard.ts).
+   */
+  allowedHosts?: readonly string[];
 }
 
 export function createControlServer(
@@ -149,6 +158,8 @@ export function createControlServer(
   options: ControlServerOptions = {},
 ): ControlServer {
   const queue = new ChangeQueue();
+  /** The address it listens on, a name `Host` may carry (set by `listen`). */
+  const boundHosts: string[] = [];
   let closing = false;
   /** Answers being worked out or written (not event streams, which never finish). */
   let inFlight = 0;
@@ -170,19 +181,23 @@ export function createControlServer(
       const pretty = url.searchParams.has('pretty');
       const logUrl = redactedUrl(req.url);
       const access = accessOf(routes, req.method ?? 'GET', url.pathname);
-      const queryToken = access === 'token-or-query' ? url.searchParams.get('token') : undefined;
-      if (access !== 'public' && !authorized(req, options.token, queryToken)) {
+      const refused = gateRequest(req, url, access, {
+        token: options.token,
+        allowedHosts: [...boundHosts, ...(options.allowedHosts ?? [])],
+      });
+      if (refused) {
         req.resume();
         log.warn(
-          { method: req.method, url: logUrl, peer: req.socket.remoteAddress },
-          'control API: refused, no or wrong token',
+          {
+            method: req.method,
+            url: logUrl,
+            peer: req.socket.remoteAddress,
+            host: req.headers.host,
+            origin: req.headers.origin,
+          },
+          refused.reason,
         );
-        res.setHeader('www-authenticate', 'Bearer');
-        const how =
-          access === 'token-or-query'
-            ? '"Authorization: Bearer <token>" or ?token=<token>'
-            : '"Authorization: Bearer <token>"';
-        send(res, errorResponse(401, `this control API needs ${how}`), pretty);
+        send(res, refused.response, pretty);
         return;
       }
       inFlight += 1;
@@ -205,6 +220,7 @@ export function createControlServer(
   return {
     listen: ({ host, port }) =>
       new Promise((resolve, reject) => {
+        boundHosts.splice(0, boundHosts.length, host);
         server.once('error', (err: NodeJS.ErrnoException) => {
           const hint =
             err.code === 'EADDRINUSE'

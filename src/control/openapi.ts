@@ -43,6 +43,9 @@ function operation(route: Route): Record<string, unknown> {
       ...(route.access === 'public'
         ? {}
         : { '401': refusal('a token is required (Authorization: Bearer <token>)') }),
+      '403': refusal(
+        'a browser request from another origin or site, or a Host that is not a name of this port',
+      ),
       '404': refusal('unknown, or not found'),
       ...Object.fromEntries(
         Object.entries(route.refusals ?? {}).map(([status, why]) => [status, refusal(why)]),

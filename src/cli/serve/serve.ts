@@ -30,6 +30,7 @@ import { DURATION_HINT, parseDuration } from '../../util/duration.js';
 import { resolveLang } from '../../util/lang.js';
 import { SERVE_TEXT } from './serve-messages.js';
 import { formatEndpoint } from '../../core/endpoint.js';
+import { CONTROL_FLAGS, CONTROL_USAGE, parseAllowedHosts } from './control-flags.js';
 
 export const SERVE_USAGE = `Usage: mock-istiod serve [options]
 
@@ -42,7 +43,7 @@ Options (environment variable in brackets):
   --control-port <port>    control API port [MOCK_ISTIOD_CONTROL_PORT] (default 15014)
   --control-token <token>  require "Authorization: Bearer <token>" on the control API
                            [MOCK_ISTIOD_CONTROL_TOKEN] (needed when it is not on loopback)
-  --withhold-first         accept streams but send nothing until POST /control/release
+${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until POST /control/release
   --delta-resource-versions
                            delta resources carry content versions, and a reconnect is sent
                            only what its initial_resource_versions lack (istiod: neither)
@@ -83,6 +84,7 @@ const OPTIONS = {
   'control-host': { type: 'string' },
   'control-port': { type: 'string' },
   'control-token': { type: 'string' },
+  ...CONTROL_FLAGS,
   'withhold-first': { type: 'boolean', default: false },
   'delta-resource-versions': { type: 'boolean', default: false },
   versioning: { type: 'string' },
@@ -179,6 +181,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     },
     resources,
     controlToken: token,
+    controlAllowedHosts: parseAllowedHosts(values, env),
     withholdFirst: values['withhold-first'],
     deltaResourceVersions: values['delta-resource-versions'],
     ...(values.versioning !== undefined && { versioning: parseVersioning(values.versioning) }),

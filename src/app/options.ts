@@ -14,6 +14,11 @@ import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js'
 import { isObject } from '../util/guards.js';
 import { DEFAULT_LANG, isLang, LANGS, type Lang } from '../util/lang.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
+import { DEFAULT_NACK_TEXT_MAX } from '../core/stream-state.js';
+import {
+  DEFAULT_METRIC_LABEL_MAX_LENGTH,
+  DEFAULT_METRIC_SERIES_MAX,
+} from '../metrics/label-bounds.js';
 import {
   resolveSecurityOptions,
   type CaOptions,
@@ -87,6 +92,15 @@ export interface MockIstiodOptions {
   /** How many journal entries to keep in memory (a ring buffer). */
   journalSize: number;
   /**
+   * The most of a NACK's `error_detail.message` kept, in characters (default 4096): the rest
+   * is cut, with a marker that gives its whole length (docs/RELIABILITY.md, "Limits").
+   */
+  nackTextMax: number;
+  /** The most characters of a metric label value a client chose (default 256). */
+  metricLabelMaxLength: number;
+  /** The most label sets a metric shows; more are counted as `other` (default 1000). */
+  metricSeriesMax: number;
+  /**
    * Serve the xDS port over TLS, as istiod's 15012 (docs/security.md): `true` (certificates
    * in a temporary directory), or `{ dir, hosts }`; false: plaintext h2c.
    */
@@ -152,6 +166,9 @@ export function defaultOptions(): MockIstiodOptions {
     versioning: 'push',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
+    nackTextMax: DEFAULT_NACK_TEXT_MAX,
+    metricLabelMaxLength: DEFAULT_METRIC_LABEL_MAX_LENGTH,
+    metricSeriesMax: DEFAULT_METRIC_SERIES_MAX,
     tls: false,
     ca: {},
     xdsAuth: true,
@@ -194,11 +211,11 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     const bind = controlBindProblem(options.control.host, options.controlToken);
     if (bind) problems.push({ path: 'controlToken', message: bind });
   }
-  if (!Number.isInteger(options.journalSize) || options.journalSize < 1) {
-    problems.push({
-      path: 'journalSize',
-      message: `expected a positive integer, found ${String(options.journalSize)}`,
-    });
+  for (const path of ['journalSize', 'nackTextMax', 'metricLabelMaxLength', 'metricSeriesMax']) {
+    const value = options[path as 'journalSize'];
+    if (!Number.isInteger(value) || value < 1) {
+      problems.push({ path, message: `expected a positive integer, found ${String(value)}` });
+    }
   }
   if (!Number.isInteger(options.resourcesQuietMs) || options.resourcesQuietMs < 1) {
     problems.push({

@@ -114,7 +114,7 @@ class MockIstiodImpl implements MockIstiod {
       controlPlaneId: options.controlPlaneId,
     });
     this.policy = combinePolicies(withholdSwitch, this.faults, ...options.policies);
-    this.journalStore = new Journal(options.journalSize);
+    this.journalStore = new Journal(options.journalSize, options.journalMaxBytes);
     attachJournal(this.journalStore, this.events);
     const state: ServerState = {
       events: this.events,

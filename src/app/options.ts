@@ -13,7 +13,7 @@ import { controlBindProblem } from '../control/auth.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
 import { DEFAULT_LANG, isLang, LANGS, type Lang } from '../util/lang.js';
-import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
+import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import { DEFAULT_NACK_TEXT_MAX } from '../core/stream-state.js';
 import {
   DEFAULT_METRIC_LABEL_MAX_LENGTH,
@@ -92,6 +92,11 @@ export interface MockIstiodOptions {
   /** How many journal entries to keep in memory (a ring buffer). */
   journalSize: number;
   /**
+   * The most bytes the journal's entries may hold (default 32 MiB, an estimate from the
+   * length of their texts): past it the oldest entries go, whatever `journalSize` allows.
+   */
+  journalMaxBytes: number;
+  /**
    * The most of a NACK's `error_detail.message` kept, in characters (default 4096): the rest
    * is cut, with a marker that gives its whole length (docs/RELIABILITY.md, "Limits").
    */
@@ -166,6 +171,7 @@ export function defaultOptions(): MockIstiodOptions {
     versioning: 'push',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
+    journalMaxBytes: DEFAULT_JOURNAL_MAX_BYTES,
     nackTextMax: DEFAULT_NACK_TEXT_MAX,
     metricLabelMaxLength: DEFAULT_METRIC_LABEL_MAX_LENGTH,
     metricSeriesMax: DEFAULT_METRIC_SERIES_MAX,
@@ -211,7 +217,14 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     const bind = controlBindProblem(options.control.host, options.controlToken);
     if (bind) problems.push({ path: 'controlToken', message: bind });
   }
-  for (const path of ['journalSize', 'nackTextMax', 'metricLabelMaxLength', 'metricSeriesMax']) {
+  const limits = [
+    'journalSize',
+    'journalMaxBytes',
+    'nackTextMax',
+    'metricLabelMaxLength',
+    'metricSeriesMax',
+  ];
+  for (const path of limits) {
     const value = options[path as 'journalSize'];
     if (!Number.isInteger(value) || value < 1) {
       problems.push({ path, message: `expected a positive integer, found ${String(value)}` });

@@ -163,6 +163,29 @@ describe('NACK texts', () => {
   });
 });
 
+describe('the journal', () => {
+  it('holds at most journalMaxBytes: big stale nonces push the oldest entries out', async ({
+    startMock,
+    connect,
+  }) => {
+    const server = await startMock({ journalMaxBytes: 4 * MiB });
+    const stream = connect(server).sotw();
+    await requestClusters(stream);
+    for (let i = 0; i < 10; i++) {
+      stream.send({ type_url: CLUSTER_TYPE, response_nonce: `${i}${'n'.repeat(MiB)}` });
+    }
+    await waitFor(() => server.journal({ kind: 'stale' }).at(-1)?.nonce?.startsWith('9'), {
+      description: 'the last stale nonce in the journal',
+    });
+    const journal = await get(server, '/debug/journal');
+    expect(journal.length).toBeLessThan(4 * MiB + 64 * 1024);
+    const stale = (JSON.parse(journal) as { kind: string; nonce: string }[]).filter(
+      (e) => e.kind === 'stale',
+    );
+    expect(stale.map((e) => e.nonce[0])).toEqual(['7', '8', '9']);
+  });
+});
+
 describe('the live page', () => {
   it('a page gets a snapshot after NACKs bigger than its buffer limit, kept whole', async ({
     startMock,

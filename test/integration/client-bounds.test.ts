@@ -16,8 +16,11 @@ import { requestClusters } from '../support/fixtures/handshake.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
 import { SseReader } from '../support/fixtures/sse.js';
 import { it } from '../support/fixtures/test.js';
+import { FREE_SERVE_PORTS, JSON_LOGS, useCli, waitForServing } from '../support/fixtures/cli.js';
+import { AdsTestClient } from '../../src/testing/ads-client.js';
 
 const MiB = 1024 * 1024;
+const cli = useCli();
 
 const readers: SseReader[] = [];
 afterEach(() => {
@@ -205,6 +208,62 @@ describe('the live page', () => {
       expect(snapshot.journal.filter((e) => e.kind === 'nack')).toHaveLength(30);
       expect(page.bytes).toBeLessThan(UI_SNAPSHOT_MAX_BYTES);
       page.close();
+    }
+  });
+});
+
+describe('serve flags', () => {
+  it('--nack-text-max, --metric-series-max and --journal-max-bytes set the limits', async () => {
+    const run = cli.start([
+      'serve',
+      ...FREE_SERVE_PORTS,
+      ...JSON_LOGS,
+      '--nack-text-max',
+      '10',
+      '--metric-series-max',
+      '1',
+      '--journal-max-bytes',
+      '100000',
+    ]);
+    const serving = await waitForServing(run);
+    const control = `http://127.0.0.1:${serving.control?.port}`;
+    const client = new AdsTestClient(serving.xds);
+    try {
+      for (const version of ['1.0.0', '2.0.0']) {
+        const stream = client.sotw();
+        await requestClusters(stream, { node: nodeWith(`pod-${version}`, version) });
+        stream.send({
+          type_url: CLUSTER_TYPE,
+          response_nonce: 'n',
+          error_detail: { code: 13, message: 'x'.repeat(20) },
+        });
+      }
+      const nacks = async () =>
+        (await (await fetch(`${control}/debug/journal?kind=nack`)).json()) as {
+          errorDetail: { message: string };
+        }[];
+      await waitFor(async () => (await nacks()).length === 2, { description: '2 NACKs' });
+      expect((await nacks())[0]?.errorDetail.message).toBe(
+        `${'x'.repeat(10)}…[truncated, 20 bytes]`,
+      );
+      const metrics = await (await fetch(`${control}/metrics`)).text();
+      expect(series(metrics, 'pilot_xds')).toEqual([
+        'pilot_xds{version="1.0.0"} 1',
+        'pilot_xds{version="other"} 1',
+      ]);
+      // 100,000 bytes hold a few hundred small entries, not 1,000 stale ones.
+      const stream = client.sotw();
+      await requestClusters(stream);
+      for (let i = 0; i < 1000; i++)
+        stream.send({ type_url: CLUSTER_TYPE, response_nonce: `s${i}` });
+      const last = async () =>
+        (await (await fetch(`${control}/debug/journal?kind=stale`)).json()) as { nonce: string }[];
+      await waitFor(async () => (await last()).at(-1)?.nonce === 's999', {
+        description: 'the last stale request journaled',
+      });
+      expect((await last()).length).toBeLessThan(1000);
+    } finally {
+      client.close();
     }
   });
 });

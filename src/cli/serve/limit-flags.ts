@@ -15,8 +15,9 @@ export const LIMIT_FLAGS = {
 } as const;
 
 export const LIMIT_USAGE = `  --nack-text-max <n>      characters of a NACK's error_detail.message kept (journal, log,
-                           syncz, page); the rest is cut with its length (default ${DEFAULT_NACK_TEXT_MAX})
-  --metric-series-max <n>  label sets one metric shows; more count as "other" (default ${DEFAULT_METRIC_SERIES_MAX})
+                           syncz, page); the rest is cut, with its length (default ${DEFAULT_NACK_TEXT_MAX})
+  --metric-series-max <n>  label sets one metric shows; more count as "other"
+                           (default ${DEFAULT_METRIC_SERIES_MAX})
   --journal-max-bytes <n>  bytes the in-memory journal may hold; past it the oldest entries
                            go (default ${DEFAULT_JOURNAL_MAX_BYTES})
 `;

@@ -114,7 +114,7 @@ class MockIstiodImpl implements MockIstiod {
       controlPlaneId: options.controlPlaneId,
     });
     this.policy = combinePolicies(withholdSwitch, this.faults, ...options.policies);
-    this.journalStore = new Journal(options.journalSize);
+    this.journalStore = new Journal(options.journalSize, options.journalMaxBytes);
     attachJournal(this.journalStore, this.events);
     const state: ServerState = {
       events: this.events,
@@ -122,7 +122,10 @@ class MockIstiodImpl implements MockIstiod {
       withholdSwitch,
       streams: () => this.streams(),
     };
-    this.metrics = createXdsMetrics(this.events, metricsSources(state));
+    this.metrics = createXdsMetrics(this.events, metricsSources(state), {
+      labelMaxLength: options.metricLabelMaxLength,
+      seriesMax: options.metricSeriesMax,
+    });
     this.faults.events.on('applied', (fault) => this.metrics.faultApplied(fault.scenario));
     this.sentResources = new SentResources(this.events);
     this.debug = debuggable(state, this.sentResources);
@@ -143,6 +146,7 @@ class MockIstiodImpl implements MockIstiod {
         debug: createDebugAnswerer(debugXdsSource(state, this.sentResources)),
         debugAuth: options.debugAuth,
         ambient: options.ambient,
+        nackTextMax: options.nackTextMax,
         authenticate: (credentials) =>
           this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },

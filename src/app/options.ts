@@ -14,7 +14,12 @@ import { allowedHostProblem } from '../control/browser-guard.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
 import { DEFAULT_LANG, isLang, LANGS, type Lang } from '../util/lang.js';
-import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
+import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
+import { DEFAULT_NACK_TEXT_MAX } from '../core/stream-state.js';
+import {
+  DEFAULT_METRIC_LABEL_MAX_LENGTH,
+  DEFAULT_METRIC_SERIES_MAX,
+} from '../metrics/label-bounds.js';
 import {
   resolveSecurityOptions,
   type CaOptions,
@@ -95,6 +100,20 @@ export interface MockIstiodOptions {
   /** How many journal entries to keep in memory (a ring buffer). */
   journalSize: number;
   /**
+   * The most bytes the journal's entries may hold (default 32 MiB, an estimate from the
+   * length of their texts): past it the oldest entries go, whatever `journalSize` allows.
+   */
+  journalMaxBytes: number;
+  /**
+   * The most of a NACK's `error_detail.message` kept, in characters (default 4096): the rest
+   * is cut, with a marker that gives its whole length (docs/RELIABILITY.md, "Limits").
+   */
+  nackTextMax: number;
+  /** The most characters of a metric label value a client chose (default 256). */
+  metricLabelMaxLength: number;
+  /** The most label sets a metric shows; more are counted as `other` (default 1000). */
+  metricSeriesMax: number;
+  /**
    * Serve the xDS port over TLS, as istiod's 15012 (docs/security.md): `true` (certificates
    * in a temporary directory), or `{ dir, hosts }`; false: plaintext h2c.
    */
@@ -161,6 +180,10 @@ export function defaultOptions(): MockIstiodOptions {
     versioning: 'push',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
+    journalMaxBytes: DEFAULT_JOURNAL_MAX_BYTES,
+    nackTextMax: DEFAULT_NACK_TEXT_MAX,
+    metricLabelMaxLength: DEFAULT_METRIC_LABEL_MAX_LENGTH,
+    metricSeriesMax: DEFAULT_METRIC_SERIES_MAX,
     tls: false,
     ca: {},
     xdsAuth: true,
@@ -215,11 +238,18 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     if (bind) problems.push({ path: 'controlToken', message: bind });
     checkAllowedHosts(options.controlAllowedHosts, problems);
   }
-  if (!Number.isInteger(options.journalSize) || options.journalSize < 1) {
-    problems.push({
-      path: 'journalSize',
-      message: `expected a positive integer, found ${String(options.journalSize)}`,
-    });
+  const limits = [
+    'journalSize',
+    'journalMaxBytes',
+    'nackTextMax',
+    'metricLabelMaxLength',
+    'metricSeriesMax',
+  ];
+  for (const path of limits) {
+    const value = options[path as 'journalSize'];
+    if (!Number.isInteger(value) || value < 1) {
+      problems.push({ path, message: `expected a positive integer, found ${String(value)}` });
+    }
   }
   if (!Number.isInteger(options.resourcesQuietMs) || options.resourcesQuietMs < 1) {
     problems.push({

@@ -15,6 +15,13 @@ export interface Sent {
   content?: unknown;
 }
 
+/**
+ * How much of a NACK's `error_detail.message` a stream keeps, in characters (the journal, the
+ * log, syncz and the page all show what it kept): Envoy writes a few hundred; a client may send
+ * megabytes. Option `nackTextMax`, `serve --nack-text-max`.
+ */
+export const DEFAULT_NACK_TEXT_MAX = 4096;
+
 export interface Nack {
   /** The version Envoy rejected (the one we had sent). */
   version: string;
@@ -22,6 +29,7 @@ export interface Nack {
   /** The version Envoy says it still runs (`version_info` of a SotW NACK; empty in delta). */
   keptVersion: string;
   code: number;
+  /** Envoy's text, cut to the stream's `nackTextMax` (util/cut-text.ts). */
   message: string;
   at: Date;
 }

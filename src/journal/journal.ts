@@ -55,6 +55,29 @@ export interface JournalSinkStatus {
 }
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
+/**
+ * The most the journal's entries may hold, in bytes of their texts (an estimate: each entry
+ * counts {@link ENTRY_OVERHEAD} plus the length of its strings). Far above what 10,000 entries
+ * of a fleet take (about 3 MB); reached only when clients send big texts (node ids, stale
+ * nonces), and then the oldest entries go first. Option `journalMaxBytes`.
+ */
+export const DEFAULT_JOURNAL_MAX_BYTES = 32 * 1024 * 1024;
+const ENTRY_OVERHEAD = 160;
+
+/** What `entry` counts against the journal's byte bound. */
+function entryBytes(e: JournalEntry): number {
+  return (
+    ENTRY_OVERHEAD +
+    (e.connectionId?.length ?? 0) +
+    (e.nodeId?.length ?? 0) +
+    (e.peer?.length ?? 0) +
+    (e.typeUrl?.length ?? 0) +
+    (e.version?.length ?? 0) +
+    (e.nonce?.length ?? 0) +
+    (e.errorDetail?.message.length ?? 0) +
+    (e.reason?.length ?? 0)
+  );
+}
 
 /** Entries oldest first, filtered (the journal's own query, and a journal file's reader). */
 export function filterEntries(
@@ -97,15 +120,24 @@ function isoNow(): string {
 
 export class Journal {
   private readonly ring: (JournalEntry | undefined)[];
+  /** What each slot's entry counts against `maxBytes`. */
+  private readonly sizes: Uint32Array;
   private next = 0;
+  /** Entries held, the newest `count` slots before `next`. */
+  private count = 0;
+  private bytes = 0;
   private seq = 0;
   private readonly sinks = new Set<JournalSink>();
   private readonly statuses = new Map<JournalSink, () => JournalSinkStatus>();
 
-  constructor(readonly size = DEFAULT_JOURNAL_SIZE) {
+  constructor(
+    readonly size = DEFAULT_JOURNAL_SIZE,
+    readonly maxBytes = DEFAULT_JOURNAL_MAX_BYTES,
+  ) {
     if (!Number.isInteger(size) || size < 1)
       throw new RangeError('journal size must be a positive integer');
     this.ring = new Array<JournalEntry | undefined>(size);
+    this.sizes = new Uint32Array(size);
   }
 
   record(entry: Omit<JournalEntry, 'seq' | 'time'> & { time?: string }): JournalEntry {
@@ -122,10 +154,27 @@ export class Journal {
     this.seq += 1;
     entry.seq = this.seq;
     if (entry.time === '') entry.time = isoNow();
-    this.ring[this.next] = entry;
-    this.next = (this.next + 1) % this.size;
+    this.keep(entry);
     for (const sink of this.sinks) sink(entry);
     return entry;
+  }
+
+  /** Puts `entry` in the ring, then drops the oldest entries while they hold too much. */
+  private keep(entry: JournalEntry): void {
+    const slot = this.next;
+    if (this.ring[slot]) this.bytes -= this.sizes[slot] as number;
+    else this.count += 1;
+    const bytes = entryBytes(entry);
+    this.ring[slot] = entry;
+    this.sizes[slot] = bytes;
+    this.bytes += bytes;
+    this.next = (slot + 1) % this.size;
+    while (this.bytes > this.maxBytes && this.count > 1) {
+      const oldest = (this.next - this.count + this.size) % this.size;
+      this.bytes -= this.sizes[oldest] as number;
+      this.ring[oldest] = undefined;
+      this.count -= 1;
+    }
   }
 
   /** Entries oldest first, filtered. */
@@ -175,6 +224,8 @@ export class Journal {
 
   clear(): void {
     this.ring.fill(undefined);
+    this.count = 0;
+    this.bytes = 0;
   }
 }
 

@@ -20,6 +20,9 @@ export interface UiClientOptions {
   heartbeatMs?: number;
 }
 
+/** A page's default hard limit: more than this waiting in its buffer ends its stream. */
+export const UI_HARD_LIMIT_BYTES = 8 * 1024 * 1024;
+
 /** One SSE frame: the event name and its JSON data on one line. */
 export function sseFrame(type: UiEventType, data: unknown): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -57,7 +60,7 @@ export class UiClient {
     options: UiClientOptions = {},
   ) {
     this.softLimit = options.softLimitBytes ?? 256 * 1024;
-    this.hardLimit = options.hardLimitBytes ?? 8 * 1024 * 1024;
+    this.hardLimit = options.hardLimitBytes ?? UI_HARD_LIMIT_BYTES;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',

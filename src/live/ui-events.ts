@@ -17,9 +17,9 @@
 
 /**
  * The version of this contract, sent in every `snapshot`. 1: the first; 2: `lang` in the
- * snapshot.
+ * snapshot; 3: `trimmed` in the snapshot.
  */
-export const UI_EVENTS_VERSION = 2;
+export const UI_EVENTS_VERSION = 3;
 
 /** The SSE event names, one per member of {@link UiEvent}. */
 export const UI_EVENT_TYPES = [
@@ -224,6 +224,12 @@ export interface UiSnapshot {
   stats: UiStatSample[];
   admins: UiAdmin[];
   catalogue: UiCatalogue;
+  /**
+   * Rows left out, per list, to keep the snapshot under its size limit, oldest first (absent
+   * when nothing was; src/live/ui-trim.ts). Texts longer than the page shows end with
+   * `…[truncated, <n> bytes]`. (v3)
+   */
+  trimmed?: Partial<Record<'journal' | 'stats' | 'proxies' | 'admins' | 'faults', number>>;
 }
 
 export const UI_SNAPSHOT_JOURNAL = 300;

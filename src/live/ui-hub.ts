@@ -10,7 +10,14 @@ import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { FaultInfo } from '../faults/model.js';
 import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
 import { UiAdmins } from './ui-admins.js';
-import { sseFrame, UiClient, type UiClientInfo, type UiClientOptions } from './ui-client.js';
+import {
+  sseFrame,
+  UI_HARD_LIMIT_BYTES,
+  UiClient,
+  type UiClientInfo,
+  type UiClientOptions,
+} from './ui-client.js';
+import { snapshotFrame, UI_SNAPSHOT_MAX_BYTES } from './ui-trim.js';
 import {
   UI_EVENTS_VERSION,
   UI_SNAPSHOT_JOURNAL,
@@ -201,8 +208,10 @@ export class UiHub {
     return { withheld: this.target.withheld, serving: this.target.serving };
   }
 
+  /** A snapshot that fits well within a page's buffer limit (ui-trim.ts): never cut off. */
   private snapshotFrame(): string {
-    return sseFrame('snapshot', this.snapshot());
+    const hardLimit = this.options.client?.hardLimitBytes ?? UI_HARD_LIMIT_BYTES;
+    return snapshotFrame(this.snapshot(), Math.min(UI_SNAPSHOT_MAX_BYTES, hardLimit / 2));
   }
 
   private attach(): void {

@@ -22,6 +22,7 @@ import type {
   UiSyncStatus,
   UiTypeStatus,
 } from './ui-events.js';
+import { trimRow } from './ui-trim.js';
 
 /** istioctl's type columns, in its order. */
 const COLUMN_TYPES = rankedTypes((t) => t.proxyStatusColumn).map((t) => t.typeUrl);
@@ -68,10 +69,11 @@ export function podName(stream: StreamView): string {
   return dot < 0 ? stream.proxy.id : stream.proxy.id.slice(0, dot);
 }
 
+/** A proxy's row, its texts and lists cut to what the page shows (ui-trim.ts). */
 export function proxyRow(stream: StreamView, extras: ProxyExtras): UiProxy {
   const resources = (syncStatus(stream).resources ?? {}) as Record<string, ResourceStatus>;
   const others = [...stream.types.keys()].filter((url) => !COLUMN_TYPES.includes(url));
-  return {
+  return trimRow({
     connectionId: stream.connectionId,
     nodeId: stream.proxy.nodeId,
     proxy: stream.proxy.id,
@@ -84,7 +86,7 @@ export function proxyRow(stream: StreamView, extras: ProxyExtras): UiProxy {
     connectedAt: stream.connectedAt.toISOString(),
     ...extras,
     types: [...COLUMN_TYPES, ...others].map((url) => typeStatus(stream, url, resources[url])),
-  };
+  });
 }
 
 /** Request kinds that owe the proxy a response. */
@@ -133,7 +135,10 @@ export function holdingFaults(faults: readonly FaultInfo[]): FaultInfo[] {
   return faults.filter((fault) => fault.state === 'active' && fault.scenario === 'withhold');
 }
 
-/** A journal entry with its type's short name, and the names a request's stream watched. */
+/**
+ * A journal entry with its type's short name, and the names a request's stream watched; its
+ * texts and lists cut to what the page shows (ui-trim.ts).
+ */
 export function journalRow(
   entry: JournalEntry,
   stream: StreamView | undefined,
@@ -148,7 +153,7 @@ export function journalRow(
     }
   }
   if (waiting) row.waiting = true;
-  return row;
+  return trimRow(row);
 }
 
 export function faultRow(fault: FaultInfo): UiFault {

@@ -15,6 +15,7 @@ import type {
 } from '../core/events.js';
 import { ConvergenceTracker } from './convergence.js';
 import { createIstiodMetrics, type IstiodMetrics } from './istiod-metrics.js';
+import { DEFAULT_METRIC_LIMITS, type MetricLimits } from './label-bounds.js';
 import { createMockMetrics, type MetricsSources, type MockMetrics } from './mock-metrics.js';
 
 export type { MetricsSources } from './mock-metrics.js';
@@ -33,10 +34,14 @@ export interface XdsMetrics {
 }
 
 /** Creates the registry and starts counting what `events` report. */
-export function createXdsMetrics(events: ServerEventEmitter, sources: MetricsSources): XdsMetrics {
+export function createXdsMetrics(
+  events: ServerEventEmitter,
+  sources: MetricsSources,
+  limits: MetricLimits = DEFAULT_METRIC_LIMITS,
+): XdsMetrics {
   const registry = new Registry();
-  const istiod = createIstiodMetrics(registry);
-  const mock = createMockMetrics(registry, sources);
+  const istiod = createIstiodMetrics(registry, limits);
+  const mock = createMockMetrics(registry, sources, limits);
   const convergence = new ConvergenceTracker((seconds) => istiod.converged(seconds));
   const handlers = listeners(istiod, mock, convergence, sources);
   for (const [event, handler] of handlers) events.on(event, handler);
@@ -60,11 +65,14 @@ function listeners(
   sources: MetricsSources,
 ): Handlers {
   return [
-    ['stream-open', (stream: StreamView) => istiod.connected(stream.proxy.istioVersion, 1)],
+    [
+      'stream-open',
+      (stream: StreamView) => istiod.opened(stream.connectionId, stream.proxy.istioVersion),
+    ],
     [
       'stream-close',
       (stream: StreamView) => {
-        istiod.connected(stream.proxy.istioVersion, -1);
+        istiod.closed(stream.connectionId);
         convergence.onClose(stream.connectionId);
       },
     ],

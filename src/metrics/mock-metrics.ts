@@ -9,6 +9,7 @@ import { SYNC_STATES, syncState } from '../core/sync-status.js';
 import type { StreamView } from '../core/events.js';
 import { shortTypeName } from '../core/types/registry.js';
 import { PendingCounts } from './fast-metrics.js';
+import { SeriesBudget, type MetricLimits } from './label-bounds.js';
 
 /** What the scrape-time gauges read. */
 export interface MetricsSources {
@@ -29,8 +30,14 @@ export interface MockMetrics {
   faultApplied(scenario: string): void;
 }
 
-export function createMockMetrics(registry: Registry, sources: MetricsSources): MockMetrics {
+export function createMockMetrics(
+  registry: Registry,
+  sources: MetricsSources,
+  limits: MetricLimits,
+): MockMetrics {
   const registers = [registry];
+  // The type of a request is the client's to choose (any type URL): bounded.
+  const requestTypes = new SeriesBudget(limits);
   // Every request (each ACK of every push) counts: held as numbers until the registry is read.
   const pendingRequests = new PendingCounts(['type', 'kind']);
   new Counter({
@@ -127,9 +134,10 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
     registers,
     collect() {
       this.reset();
+      const types = new SeriesBudget(limits);
       for (const stream of sources.streams()) {
         for (const state of stream.types.values()) {
-          const type = shortTypeName(state.typeUrl);
+          const type = types.label(shortTypeName(state.typeUrl));
           for (const status of SYNC_STATES) this.inc({ type, status }, 0);
           this.inc({ type, status: syncState(state) });
         }
@@ -137,7 +145,8 @@ export function createMockMetrics(registry: Registry, sources: MetricsSources): 
     },
   });
   return {
-    request: (typeUrl, kind) => pendingRequests.add(`${shortTypeName(typeUrl)}\t${kind}`),
+    request: (typeUrl, kind) =>
+      pendingRequests.add(`${requestTypes.label(shortTypeName(typeUrl))}\t${kind}`),
     streamRejected: () => rejected.inc(),
     authRefused: ({ service, reason }) => {
       refusals.inc({ service, reason });

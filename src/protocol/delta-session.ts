@@ -86,8 +86,9 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
      * the proxy has, and only what differs is sent (istiod sends everything again).
      */
     private readonly resourceVersions = false,
+    nackTextMax?: number,
   ) {
-    super(now);
+    super(now, nackTextMax);
   }
 
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
@@ -193,7 +194,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       nonce: request.response_nonce,
       keptVersion: '',
       code: request.error_detail?.code ?? 0,
-      message: request.error_detail?.message ?? '',
+      message: this.nackText(request.error_detail?.message),
       at: this.now(),
     };
     state.nack = nack;

@@ -8,7 +8,12 @@ import type { DecodedNode } from '../xds/wire.js';
 import { parseNode } from './node.js';
 import { OwedTypes } from './owed-types.js';
 import { type ProxyIdentity } from '../core/identity.js';
-import type { RequestOutcome, TypeState } from '../core/stream-state.js';
+import {
+  DEFAULT_NACK_TEXT_MAX,
+  type RequestOutcome,
+  type TypeState,
+} from '../core/stream-state.js';
+import { cutText } from '../util/cut-text.js';
 
 /** The stream's lifecycle. */
 export type SessionState =
@@ -59,7 +64,16 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
   protected readonly owed = new OwedTypes();
 
   /** `now` defaults to one shared function: a closure per session costs an idle stream 56 bytes. */
-  constructor(protected readonly now: () => Date = newDate) {}
+  constructor(
+    protected readonly now: () => Date = newDate,
+    /** The most of a NACK's text kept, in characters ({@link DEFAULT_NACK_TEXT_MAX}). */
+    private readonly nackTextMax = DEFAULT_NACK_TEXT_MAX,
+  ) {}
+
+  /** A NACK's `error_detail.message`, cut to what the stream keeps of it. */
+  protected nackText(message: string | undefined): string {
+    return cutText(message ?? '', this.nackTextMax);
+  }
 
   abstract onSnapshot(snapshot: Snapshot): void;
 

@@ -213,7 +213,7 @@ export class SotwSession extends BaseSession<TypeState> {
       nonce,
       keptVersion: request.version_info,
       code: request.error_detail?.code ?? 0,
-      message: request.error_detail?.message ?? '',
+      message: this.nackText(request.error_detail?.message),
       at: this.now(),
     };
     state.nack = nack;

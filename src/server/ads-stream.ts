@@ -56,6 +56,8 @@ export interface StreamContext {
   debugAuth?: boolean;
   /** Accept ztunnel nodes (istiod's `PILOT_ENABLE_AMBIENT`, off by default). */
   ambient?: boolean;
+  /** The most of a NACK's text a stream keeps (`DEFAULT_NACK_TEXT_MAX` when absent). */
+  nackTextMax?: number;
   unregister(stream: AdsStream): void;
 }
 

@@ -61,7 +61,11 @@ function sharedBody(
 
 export class DeltaStream extends AdsStream {
   readonly protocol = 'delta';
-  readonly session = new DeltaSession(undefined, this.ctx.deltaResourceVersions === true);
+  readonly session = new DeltaSession(
+    undefined,
+    this.ctx.deltaResourceVersions === true,
+    this.ctx.nackTextMax,
+  );
 
   protected classify(bytes: Buffer): RequestOutcome {
     return this.session.onRequest(decodeDeltaRequest(bytes));

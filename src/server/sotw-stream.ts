@@ -14,7 +14,7 @@ import { AdsStream, type BuiltResponse } from './ads-stream.js';
 
 export class SotwStream extends AdsStream {
   readonly protocol = 'sotw';
-  readonly session = new SotwSession();
+  readonly session = new SotwSession(undefined, this.ctx.nackTextMax);
 
   protected classify(bytes: Buffer): RequestOutcome {
     return this.session.onRequest(decodeDiscoveryRequest(bytes));

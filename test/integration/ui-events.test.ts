@@ -62,7 +62,7 @@ describe('GET /ui/events', () => {
 
     const snapshot = await page.next<UiSnapshot>('snapshot');
     expect(snapshot).toMatchObject({
-      version: 2,
+      version: 3,
       lang: 'en',
       proxies: [],
       state: { withheld: false, serving: true },

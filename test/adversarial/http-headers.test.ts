@@ -6,7 +6,7 @@
  * working. Then the five checks of verify.ts.
  */
 import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MIB, request } from './support/attack.js';
 import { holdOpen, rawRequest, requestText } from './support/raw-http.js';
 import { useTarget, type Target } from './support/target.js';

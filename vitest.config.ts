@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Six projects: unit (pure code), integration (the server driven in-process over real gRPC),
+// Seven projects: unit (pure code), integration (the server driven in-process over real gRPC),
 // e2e (real Envoy processes), conformance (the same ADS exchanges against istiod's own xDS
-// server and the mock), cluster (the mock in a real single-node Kubernetes) and docs (every
+// server and the mock), adversarial (a running mock attacked from outside), cluster (the mock
+// in a real single-node Kubernetes) and docs (every
 // snippet of the docs, run). e2e files run one at a
 // time: each starts Envoy, and this project's machines have two cores.
 export default defineConfig({
@@ -60,6 +61,20 @@ export default defineConfig({
           include: ['test/conformance/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        // A running mock attacked from outside through its real ports, files and headers
+        // (docs/RELIABILITY.md, "Attacked from outside"): each file starts its own mock in a
+        // process of its own and checks it afterwards. One file at a time: the event-loop
+        // delay each measures should be the mock's, not the neighbour's.
+        extends: true,
+        test: {
+          name: 'adversarial',
+          include: ['test/adversarial/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+          fileParallelism: false,
         },
       },
       {

@@ -26,7 +26,7 @@ const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
  */
 const LANES = [
   { name: 'real', projects: ['e2e', 'cluster'] },
-  { name: 'fast', projects: ['unit', 'integration', 'conformance', 'docs'] },
+  { name: 'fast', projects: ['unit', 'integration', 'conformance', 'adversarial', 'docs'] },
 ];
 
 const args = process.argv.slice(2);

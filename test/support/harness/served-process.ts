@@ -21,6 +21,14 @@ export interface MemorySample {
   collected: boolean;
 }
 
+/** The served mock's event-loop delay (`monitorEventLoopDelay`, 10 ms resolution). */
+export interface LoopDelay {
+  p99Ms: number;
+  maxMs: number;
+  /** How many delays were sampled in the window. */
+  samples: number;
+}
+
 export interface ServedProcess {
   readonly pid: number;
   readonly xdsAddress: string;
@@ -30,6 +38,10 @@ export interface ServedProcess {
   /** How many log lines at warn and at error or above were seen. */
   readonly logCounts: { warn: number; error: number };
   memory(): Promise<MemorySample>;
+  /** The event-loop delay since the last `resetLoopDelay()` (or since start). */
+  loopDelay(): Promise<LoopDelay>;
+  /** Starts a new event-loop delay window. */
+  resetLoopDelay(): Promise<void>;
   /** SIGTERM, then the exit code (null when it had to be killed after `boundMs`). */
   stop(boundMs?: number): Promise<number | null>;
   /** SIGKILL without waiting for anything: for cleanup after a failure. */
@@ -123,6 +135,23 @@ function served(
   state: { errorLines: string[]; logCounts: { warn: number; error: number }; startedAt: number },
 ): ServedProcess {
   const control = line.control as { host: string; port: number };
+  /** One question to the probe (memory-probe.ts) and its answer of the same kind. */
+  const ask = async <T>(question: 'memory' | 'loop' | 'loop-reset'): Promise<T> => {
+    const kind = question;
+    const answer = new Promise<T>((resolve) => {
+      const onMessage = (message: { kind?: string }) => {
+        if (message.kind !== kind) return;
+        child.off('message', onMessage);
+        resolve(message as T);
+      };
+      child.on('message', onMessage);
+    });
+    child.send(question);
+    return Promise.race([
+      answer,
+      exited.then(() => Promise.reject(new Error('the served mock exited'))),
+    ]);
+  };
   return {
     pid: child.pid ?? 0,
     xdsAddress: line.xds as string,
@@ -130,13 +159,12 @@ function served(
     errorLines: state.errorLines,
     logCounts: state.logCounts,
     async memory() {
-      const answer = once(child, 'message');
-      child.send('memory');
-      const [m] = (await Promise.race([
-        answer,
-        exited.then(() => Promise.reject(new Error('the served mock exited'))),
-      ])) as [{ rss: number; heapUsed: number; collected: boolean }];
+      const m = await ask<{ rss: number; heapUsed: number; collected: boolean }>('memory');
       return { atMs: Date.now() - state.startedAt, ...m };
+    },
+    loopDelay: () => ask<LoopDelay>('loop'),
+    async resetLoopDelay() {
+      await ask('loop-reset');
     },
     async stop(boundMs = 15_000) {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -11,12 +11,11 @@ import { MockIstiodError } from '../../util/errors.js';
 /**
  * Where `--tls` keeps its files without `--tls-dir`: the same place every run, so that Envoy
  * bootstraps pointing at its root-cert.pem and tokens minted earlier stay valid, and the
- * user's own (`$XDG_RUNTIME_DIR`, else the user's cache), never a fixed path in /tmp that
- * another user could make first and fill with a CA of theirs.
+ * user's own (under the user's cache), never a fixed path in /tmp that another user could
+ * make first and fill with a CA of theirs. Not `$XDG_RUNTIME_DIR`: it is emptied at logout,
+ * and one path is what the docs can spell.
  */
 export function defaultTlsDir(env: NodeJS.ProcessEnv = process.env): string {
-  const runtime = env.XDG_RUNTIME_DIR;
-  if (runtime && isAbsolute(runtime)) return join(runtime, 'mock-istiod-tls');
   const xdgCache = env.XDG_CACHE_HOME;
   const cache = xdgCache && isAbsolute(xdgCache) ? xdgCache : join(env.HOME || homedir(), '.cache');
   return join(cache, 'mock-istiod', 'tls');
@@ -26,8 +25,7 @@ export function defaultTlsDir(env: NodeJS.ProcessEnv = process.env): string {
 export const DEFAULT_CLI_TLS_DIR = defaultTlsDir();
 
 /** The default, as the help says it (the same on every machine). */
-export const DEFAULT_TLS_DIR_TEXT =
-  '$XDG_RUNTIME_DIR/mock-istiod-tls, else ~/.cache/mock-istiod/tls';
+export const DEFAULT_TLS_DIR_TEXT = '~/.cache/mock-istiod/tls, or $XDG_CACHE_HOME/mock-istiod/tls';
 
 export const TLS_FLAGS = {
   tls: { type: 'boolean', default: false },

@@ -38,6 +38,9 @@ import {
   UI_COLUMNS,
 } from './ui-views.js';
 
+/** The longest a snapshot is reused for pages that connect while nothing changes. */
+const SNAPSHOT_REUSE_MS = 1_000;
+
 type FaultAction = UiFaultMarker['action'];
 type FaultListener = (fault: FaultInfo) => void;
 
@@ -120,6 +123,7 @@ export class UiHub {
   private pendingSince = Number.POSITIVE_INFINITY;
   private readonly pollMs: number;
   private readonly maxBatch: number;
+  private cachedSnapshot: { frame: string; at: number } | undefined;
 
   constructor(
     private readonly target: UiTarget,
@@ -208,10 +212,21 @@ export class UiHub {
     return { withheld: this.target.withheld, serving: this.target.serving };
   }
 
-  /** A snapshot that fits well within a page's buffer limit (ui-trim.ts): never cut off. */
+  /**
+   * A snapshot that fits well within a page's buffer limit (ui-trim.ts): never cut off. Built
+   * once for every page that connects until something changes (`schedule()` forgets it), so
+   * that hundreds of pages opening at once cost one snapshot, not hundreds: what changes
+   * after it reaches each of them in the next batch, as it reaches the pages already open.
+   */
   private snapshotFrame(): string {
+    const now = performance.now();
+    if (this.cachedSnapshot && now - this.cachedSnapshot.at < SNAPSHOT_REUSE_MS) {
+      return this.cachedSnapshot.frame;
+    }
     const hardLimit = this.options.client?.hardLimitBytes ?? UI_HARD_LIMIT_BYTES;
-    return snapshotFrame(this.snapshot(), Math.min(UI_SNAPSHOT_MAX_BYTES, hardLimit / 2));
+    const frame = snapshotFrame(this.snapshot(), Math.min(UI_SNAPSHOT_MAX_BYTES, hardLimit / 2));
+    this.cachedSnapshot = { frame, at: now };
+    return frame;
   }
 
   private attach(): void {
@@ -240,6 +255,7 @@ export class UiHub {
   }
 
   private stop(): void {
+    this.cachedSnapshot = undefined;
     this.detach?.();
     this.detach = undefined;
     clearTimeout(this.flushTimer);
@@ -291,6 +307,7 @@ export class UiHub {
   }
 
   private schedule(): void {
+    this.cachedSnapshot = undefined;
     if (this.flushTimer || this.clients.size === 0) return;
     this.pendingSince = Math.min(this.pendingSince, performance.now());
     this.flushTimer = setTimeout(() => this.flush(), this.nextDelayMs);

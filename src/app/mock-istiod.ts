@@ -143,7 +143,9 @@ class MockIstiodImpl implements MockIstiod {
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,
         register: (stream) => this.streamsById.set(stream.connectionId, stream),
         unregister: (stream) => this.streamsById.delete(stream.connectionId),
-        debug: createDebugAnswerer(debugXdsSource(state, this.sentResources)),
+        debug: createDebugAnswerer(debugXdsSource(state, this.sentResources), {
+          namespaceAuth: options.debugAuth,
+        }),
         debugAuth: options.debugAuth,
         ambient: options.ambient,
         nackTextMax: options.nackTextMax,

@@ -130,8 +130,12 @@ export interface MockIstiodOptions {
    * Refuse istiod's debug types over ADS (`istio.io/debug/*`) to a stream without a verified
    * identity, as istiod does by default (`ENABLE_DEBUG_ENDPOINT_AUTH`): UNAUTHENTICATED
    * "authentication required" (conformance case "Debug types: syncz without a verified
-   * identity ends the stream"). False answers them on any stream, plaintext included, as the
-   * mock did before: handy for `istioctl proxy-status` against a plaintext mock.
+   * identity ends the stream"), and limit a caller outside istio-system to its own namespace's
+   * proxies in `syncz` and the config dumps (conformance cases "Debug types by namespace").
+   * False answers them on any stream, plaintext included, and lifts the namespace filter:
+   * handy for `istioctl proxy-status` against a plaintext mock. Either way a verified caller
+   * outside istio-system may ask `istio.io/debug` only for `config_dump`, `ndsz` and `edsz`,
+   * as istiod's DebugGen (src/debug/debug-access.ts).
    */
   debugAuth: boolean;
   /**

@@ -4,6 +4,7 @@
  * the answerer (wired in by the assembly) says what resources to send or how to refuse.
  */
 import type { ProxyIdentity } from './identity.js';
+import type { VerifiedIdentity } from './stream-auth.js';
 
 export interface DebugRequest {
   typeUrl: string;
@@ -11,6 +12,12 @@ export interface DebugRequest {
   names: readonly string[];
   /** Who asks: the node of the debug client's stream. */
   caller: ProxyIdentity;
+  /**
+   * The identity the stream proved and that matched its node (istiod's `VerifiedIdentity`):
+   * what the caller may read, and of which namespace, follows from it. Undefined on a stream
+   * nothing authenticated.
+   */
+  identity: VerifiedIdentity | undefined;
 }
 
 /** One resource of a debug response: packed message bytes and the type URL of its `Any`. */

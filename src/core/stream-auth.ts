@@ -52,8 +52,14 @@ export interface AuthRefusal {
 export type CsrOutcome =
   'signed' | 'unauthenticated' | 'CA_NOT_READY' | 'CSR_ERROR' | 'TTL_ERROR' | 'CERT_GEN_ERROR';
 
-/** The namespace istiod takes a proxy's configuration from: `NAMESPACE`, else its DNS domain. */
-function configNamespace(proxy: ProxyIdentity): string {
+/** istiod's root namespace (`meshConfig.rootNamespace`, by default its own namespace). */
+export const ROOT_NAMESPACE = 'istio-system';
+
+/**
+ * The namespace istiod takes a proxy's configuration from (its `ConfigNamespace`): `NAMESPACE`,
+ * else its DNS domain.
+ */
+export function configNamespace(proxy: ProxyIdentity): string {
   const fromMetadata = proxy.metadata.NAMESPACE;
   if (typeof fromMetadata === 'string' && fromMetadata !== '') return fromMetadata;
   const parts = proxy.dnsDomain.split('.');
@@ -64,6 +70,8 @@ const SPIFFE_PATH = /^spiffe:\/\/[^/]+\/ns\/([^/]+)\/sa\/([^/]+)$/;
 
 /** The SPIFFE identity istiod verified for a proxy (its `VerifiedIdentity`). */
 export interface VerifiedIdentity {
+  /** The SPIFFE id as proven, as istiod prints it (`spiffe://<domain>/ns/<ns>/sa/<sa>`). */
+  id: string;
   namespace: string;
   serviceAccount: string;
 }
@@ -84,7 +92,7 @@ export function verifiedIdentity(
     const [, idNamespace = '', idAccount = ''] = match;
     if (namespace !== '' && idNamespace !== namespace) continue;
     if (serviceAccount !== '' && idAccount !== serviceAccount) continue;
-    return { namespace: idNamespace, serviceAccount: idAccount };
+    return { id, namespace: idNamespace, serviceAccount: idAccount };
   }
   return undefined;
 }

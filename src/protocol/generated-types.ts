@@ -5,12 +5,9 @@
  * root namespace may have it (pilot/pkg/networking/apigen).
  */
 import * as grpc from '@grpc/grpc-js';
-import type { VerifiedIdentity } from '../core/stream-auth.js';
+import { ROOT_NAMESPACE, type VerifiedIdentity } from '../core/stream-auth.js';
 import { RESOURCE_TYPES } from '../core/types/registry.js';
 import { TYPE_PREFIX } from '../xds/type-urls.js';
-
-/** istiod's root namespace (`meshConfig.rootNamespace`, by default its own namespace). */
-export const ROOT_NAMESPACE = 'istio-system';
 
 /** Generated types the mock has no resources of its own for: NDS, PCDS and ambient's. */
 const OTHER_GENERATED_TYPES: readonly string[] = [

@@ -346,7 +346,7 @@ export abstract class AdsStream {
       return;
     }
     const answering = this.ctx.debug
-      ? this.ctx.debug({ typeUrl, names, caller })
+      ? this.ctx.debug({ typeUrl, names, caller, identity: this.verified })
       : Promise.resolve<DebugAnswer>({ ok: true, resources: [] });
     answering.then(
       (answer) => {

@@ -36,7 +36,10 @@ import (
 
 	istiogrpc "istio.io/istio/pilot/pkg/grpc"
 	"istio.io/istio/pilot/pkg/model"
+	istioxds "istio.io/istio/pilot/pkg/xds"
+	v3 "istio.io/istio/pilot/pkg/xds/v3"
 	"istio.io/istio/pilot/test/xds"
+	"istio.io/istio/pkg/config/constants"
 	"istio.io/istio/pkg/config/mesh"
 	"istio.io/istio/pkg/keepalive"
 	istiolog "istio.io/istio/pkg/log"
@@ -127,6 +130,10 @@ func run(t test.Failer, o options) {
 	discovery := fake.Discovery
 	// As istiod: the client certificate authenticates the TLS port; plaintext is not asked.
 	discovery.Authenticators = []security.Authenticator{&authenticate.ClientCertAuthenticator{}}
+	// istiod's DebugGen (istio.io/debug) runs its internal debug mux; the fake hands it none,
+	// and the first request it passes would dereference nil. Given the fake's own, as istiod.
+	discovery.Generators[v3.DebugType] = istioxds.NewDebugGen(
+		discovery, constants.IstioSystemNamespace, fake.DiscoveryDebug)
 
 	serverOptions := istiogrpc.ServerOptions(keepalive.DefaultOption(), xdspkg.RecordRecvSize)
 	var out addresses

@@ -55,8 +55,9 @@ export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over
   --xds-auth <on|off>      with TLS, refuse xDS streams without the pod's token (or a client
                            certificate from the mock's CA) as istiod does (default on)
   --debug-auth <on|off>    refuse istiod's debug types over ADS (istioctl proxy-status) to
-                           streams without a verified client identity, as istiod does
-                           (default on; off answers them on any stream, plaintext too)
+                           streams without a verified client identity, and show a caller
+                           outside istio-system only its namespace, as istiod does (default
+                           on; off answers them on any stream, plaintext too, unfiltered)
   --ambient                serve ztunnel nodes (istiod's PILOT_ENABLE_AMBIENT=true)
   --plaintext-ca           sign CSRs on a plaintext port too (istiod refuses them on 15010)
   --token-review <where>   review pods' tokens with a Kubernetes API server, as istiod does:

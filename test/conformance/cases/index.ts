@@ -14,6 +14,7 @@ import sotwNames from './sotw-names.js';
 import sotwWarming from './sotw-warming.js';
 import identityTls from './identity-tls.js';
 import streamDebug from './stream-debug.js';
+import debugNamespace from './debug-namespace.js';
 import streamLog from './stream-log.js';
 import streamNode from './stream-node.js';
 import streamTypes from './stream-types.js';
@@ -35,5 +36,6 @@ export const CASES: readonly ConformanceCase[] = [
   ...streamTypes,
   ...streamDebug,
   ...identityTls,
+  ...debugNamespace,
   ...streamLog,
 ];

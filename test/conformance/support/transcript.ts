@@ -84,13 +84,28 @@ export class Transcript {
    * (`mine`, ids starting with the case's pod), and whether any other one was listed.
    */
   debug(response: ClientResponse, mine: string): void {
+    if (response.type_url === ENDPOINT_DEBUG_TYPE) return this.debugEndpoint(response);
     const names = response.resources.map((r) => debugResourceName(r)).sort();
-    const own = names.filter((name) => name.startsWith(mine));
+    // Proxy ids are `<pod>.<namespace>`: the dot keeps pod c5 from claiming c50's proxies.
+    const own = names.filter((name) => name.startsWith(`${mine}.`));
     const others = names.length > own.length ? ' + others' : '';
     this.add(
       `← ${shortType(response.type_url)} version ${this.version(response.version_info)} ` +
         `nonce ${this.nonce(response.nonce, response.version_info)} ` +
         `resources [${own.join(', ')}]${others}`,
+    );
+  }
+
+  /**
+   * An `istio.io/debug` answer: the body of a `/debug/…` endpoint, written as its JSON shape
+   * (an array, or an object's keys) or, for text such as istiod's "not connected", the text.
+   */
+  private debugEndpoint(response: ClientResponse): void {
+    const bodies = response.resources.map((r) => describeBody(r.value));
+    this.add(
+      `← ${response.type_url} version ${this.version(response.version_info)} ` +
+        `nonce ${this.nonce(response.nonce, response.version_info)} ` +
+        `bodies [${bodies.join(', ')}]`,
     );
   }
 
@@ -124,6 +139,22 @@ export class Transcript {
 }
 
 const CLIENT_CONFIG = 'type.googleapis.com/envoy.service.status.v3.ClientConfig';
+const ENDPOINT_DEBUG_TYPE = 'istio.io/debug';
+
+/** A debug endpoint's body by its shape: `json [array]`, `json {keys}`, or the text itself. */
+function describeBody(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return JSON.stringify(text);
+  }
+  if (Array.isArray(value)) return 'json [array]';
+  if (value !== null && typeof value === 'object')
+    return `json {${Object.keys(value).sort().join(', ')}}`;
+  return `json ${typeof value}`;
+}
 
 /** A ClientConfig (syncz) is named by its node's id: field 1 of field 1. */
 function debugResourceName(any: { type_url: string; value: Buffer }): string {

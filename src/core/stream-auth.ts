@@ -27,8 +27,12 @@ export type StreamAuthentication =
 /**
  * Authenticates a stream's caller; called once per stream, before any request is read. A port
  * that does not authenticate (plaintext, as istiod's 15010, or auth turned off) has none.
+ * An answer that needs a call elsewhere (a Kubernetes TokenReview) comes as a promise, which
+ * never rejects; the stream reads nothing until it settles.
  */
-export type StreamAuthenticator = (credentials: StreamCredentials) => StreamAuthentication;
+export type StreamAuthenticator = (
+  credentials: StreamCredentials,
+) => StreamAuthentication | Promise<StreamAuthentication>;
 
 /** A refusal by the mock's security side, reported for metrics and the journal. */
 export interface AuthRefusal {

@@ -13,10 +13,11 @@
  */
 import { X509Certificate, type KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import type {
-  StreamAuthentication,
-  StreamAuthenticator,
-  StreamCredentials,
+import {
+  AUTHENTICATION_FAILURE,
+  type StreamAuthentication,
+  type StreamAuthenticator,
+  type StreamCredentials,
 } from '../core/stream-auth.js';
 import { bearerToken } from './bearer-token.js';
 import { reviewToken, type TokenReview } from './service-account-token.js';
@@ -24,7 +25,7 @@ import type { TokenReviewer } from './kube-token-review.js';
 import { spiffeId } from './ca-service.js';
 
 /** istiod's status message when no authenticator accepts a stream. */
-export const XDS_AUTHENTICATION_FAILURE = 'authentication failure';
+export const XDS_AUTHENTICATION_FAILURE = AUTHENTICATION_FAILURE;
 
 export interface XdsAuthDeps {
   jwtKey: KeyObject;

@@ -18,6 +18,9 @@ export interface StreamCredentials {
   peerCertificate: Buffer | undefined;
 }
 
+/** istiod's status message when no authenticator accepts a stream. */
+export const AUTHENTICATION_FAILURE = 'authentication failure';
+
 export type StreamAuthentication =
   /** `identities`: the SPIFFE ids proven; empty when the port does not authenticate. */
   | { ok: true; identities: readonly string[] }

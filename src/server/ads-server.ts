@@ -10,7 +10,11 @@ import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
-import type { StreamAuthentication, StreamCredentials } from '../core/stream-auth.js';
+import {
+  AUTHENTICATION_FAILURE,
+  type StreamAuthentication,
+  type StreamCredentials,
+} from '../core/stream-auth.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 const KEEPALIVE_TIME_MS = 30_000;
@@ -113,7 +117,14 @@ function authenticate(
     return;
   }
   waiting.add(call);
-  void auth.then((answer) => {
+  // Authenticators answer refusals rather than reject; should one reject all the same, that
+  // stream is refused, and the rejection never reaches the process.
+  const refused = (err: unknown): StreamAuthentication => ({
+    ok: false,
+    message: AUTHENTICATION_FAILURE,
+    reason: `the authenticator failed: ${(err as Error).message}`,
+  });
+  void auth.then(undefined, refused).then((answer) => {
     if (!waiting.delete(call) || call.cancelled) return;
     const identities = settle(call, ctx, answer);
     if (identities) admit(call, identities);

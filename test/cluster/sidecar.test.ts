@@ -358,7 +358,9 @@ function withToken(yaml: string, token: string): string {
     metadata: { name: 'forged-istio-token', namespace: 'default' },
     stringData: { 'istio-token': token },
   };
-  return [secret, deployment].map((d) => JSON.stringify(d)).join('\n---\n');
+  // Its ServiceAccount too, so that the case also runs on its own.
+  const account = objects(yaml).filter((d) => d.kind === 'ServiceAccount');
+  return [...account, secret, deployment].map((d) => JSON.stringify(d)).join('\n---\n');
 }
 
 interface Volume {

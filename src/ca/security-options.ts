@@ -40,7 +40,7 @@ export interface CaOptions {
   plaintext: boolean;
   /**
    * Review pods' tokens with a Kubernetes API server (a TokenReview, as istiod does), instead
-   * of checking them against the mock's own key: `in-cluster` (the mock's pod's service
+   * of checking them against the mock's own key, for the CA and for xDS streams alike: `in-cluster` (the mock's pod's service
    * account) or `{ kubeconfig }`. False (the default): the mock's key, no cluster needed.
    */
   tokenReview: TokenReviewSource | false;

@@ -132,7 +132,7 @@ export async function prepareSecurity(
     }),
     xdsAuth,
     authenticate: xdsAuth
-      ? createXdsAuthenticator({ jwtKey, audiences, trustDomain, log })
+      ? createXdsAuthenticator({ jwtKey, audiences, trustDomain, log, ...(review && { review }) })
       : undefined,
     createToken: (request = {}) => createToken(jwtKey, request),
     issueCertificate: createCertificateIssuer(material.ca, rootCertPem, caOptions),

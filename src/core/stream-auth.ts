@@ -18,6 +18,9 @@ export interface StreamCredentials {
   peerCertificate: Buffer | undefined;
 }
 
+/** istiod's status message when no authenticator accepts a stream. */
+export const AUTHENTICATION_FAILURE = 'authentication failure';
+
 export type StreamAuthentication =
   /** `identities`: the SPIFFE ids proven; empty when the port does not authenticate. */
   | { ok: true; identities: readonly string[] }
@@ -27,8 +30,12 @@ export type StreamAuthentication =
 /**
  * Authenticates a stream's caller; called once per stream, before any request is read. A port
  * that does not authenticate (plaintext, as istiod's 15010, or auth turned off) has none.
+ * An answer that needs a call elsewhere (a Kubernetes TokenReview) comes as a promise, which
+ * never rejects; the stream reads nothing until it settles.
  */
-export type StreamAuthenticator = (credentials: StreamCredentials) => StreamAuthentication;
+export type StreamAuthenticator = (
+  credentials: StreamCredentials,
+) => StreamAuthentication | Promise<StreamAuthentication>;
 
 /** A refusal by the mock's security side, reported for metrics and the journal. */
 export interface AuthRefusal {

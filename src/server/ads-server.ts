@@ -10,7 +10,11 @@ import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
-import type { StreamCredentials } from '../core/stream-auth.js';
+import {
+  AUTHENTICATION_FAILURE,
+  type StreamAuthentication,
+  type StreamCredentials,
+} from '../core/stream-auth.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 const KEEPALIVE_TIME_MS = 30_000;
@@ -79,9 +83,11 @@ function credentialsOf(call: AdsCall): StreamCredentials {
  * `UNAUTHENTICATED` and istiod's message, and never gets a session. Returns the identities
  * proven (empty when the port authenticates nothing), or undefined when refused.
  */
-function authenticate(call: AdsCall, ctx: StreamContext): readonly string[] | undefined {
-  const auth = ctx.authenticate?.(credentialsOf(call));
-  if (!auth) return [];
+function settle(
+  call: AdsCall,
+  ctx: StreamContext,
+  auth: StreamAuthentication,
+): readonly string[] | undefined {
   if (auth.ok) return auth.identities;
   const peer = call.getPeer();
   ctx.events.emit('auth-refused', { service: 'xds', reason: 'token', peer, detail: auth.reason });
@@ -90,26 +96,65 @@ function authenticate(call: AdsCall, ctx: StreamContext): readonly string[] | un
   return undefined;
 }
 
+type Admit = (call: AdsCall, identities: readonly string[]) => void;
+
+/**
+ * Authenticates a call, then admits it. An answer that takes a call to the API server (a
+ * TokenReview) leaves the stream unread meanwhile: no 'data' listener, so grpc-js holds its
+ * requests back (HTTP/2 flow control), and every other stream goes on. `waiting` holds such
+ * calls, so that close() ends them too; one its caller cancelled meanwhile is let go.
+ */
+function authenticate(
+  call: AdsCall,
+  ctx: StreamContext,
+  waiting: Set<AdsCall>,
+  admit: Admit,
+): void {
+  const auth = ctx.authenticate?.(credentialsOf(call)) ?? { ok: true, identities: [] };
+  if (!(auth instanceof Promise)) {
+    const identities = settle(call, ctx, auth);
+    if (identities) admit(call, identities);
+    return;
+  }
+  waiting.add(call);
+  // Authenticators answer refusals rather than reject; should one reject all the same, that
+  // stream is refused, and the rejection never reaches the process.
+  const refused = (err: unknown): StreamAuthentication => ({
+    ok: false,
+    message: AUTHENTICATION_FAILURE,
+    reason: `the authenticator failed: ${(err as Error).message}`,
+  });
+  void auth.then(undefined, refused).then((answer) => {
+    if (!waiting.delete(call) || call.cancelled) return;
+    const identities = settle(call, ctx, answer);
+    if (identities) admit(call, identities);
+  });
+}
+
 export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
   let server: grpc.Server | undefined;
   let listener: BoundListener | undefined;
   let lastTransport: AdsTransport = {};
   const pending = new Set<AdsStream>();
+  /** Calls whose authentication is still under way (a TokenReview). */
+  const waiting = new Set<AdsCall>();
 
   /** Streams without an accepted node yet are not registered; close() must end them too. */
   const track = (stream: AdsStream, call: AdsCall) => {
     pending.add(stream);
     call.on('close', () => pending.delete(stream));
   };
+  const sotw: Admit = (call, identities) =>
+    track(Object.assign(new SotwStream(call, ctx), { identities }), call);
+  const delta: Admit = (call, identities) =>
+    track(Object.assign(new DeltaStream(call, ctx), { identities }), call);
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {
-      const identities = authenticate(call, ctx);
-      if (identities) track(Object.assign(new SotwStream(call, ctx), { identities }), call);
+      authenticate(call, ctx, waiting, sotw);
     },
     DeltaAggregatedResources(call: AdsCall) {
-      const identities = authenticate(call, ctx);
-      if (identities) track(Object.assign(new DeltaStream(call, ctx), { identities }), call);
+      authenticate(call, ctx, waiting, delta);
     },
   };
 
@@ -152,6 +197,8 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
       listener = undefined;
       accepting?.stopAccepting();
       for (const stream of [...streams(), ...pending]) stream.end(code, message);
+      for (const call of waiting) call.emit('error', { code, details: message });
+      waiting.clear();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           closing.forceShutdown();

@@ -8,8 +8,12 @@
  * - withheld: the pod is Running at 1/2, its sidecar's probe on 15021 failing;
  * - released: 2/2, and the app answers through the sidecar;
  * - down: the pod stays Running and serving, with `control_plane.connected_state` 0;
- * - the pods' own tokens (projected, audience `istio-ca`) get their CSRs signed by the mock,
- *   which reviews them with this API server, and two injected pods talk in mutual TLS.
+ * - the pods' own tokens (projected, audience `istio-ca`) open their xDS streams and get their
+ *   CSRs signed by the mock, which reviews them with this API server (deploy/base's
+ *   `--token-review=in-cluster`, xDS authentication on), and two injected pods talk in mutual
+ *   TLS;
+ * - a pod whose token the cluster did not sign gets nothing: its sidecar's stream ends with
+ *   istiod's `authentication failure`, and the pod stays at 1/2.
  */
 import { X509Certificate, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -184,7 +188,7 @@ afterAll(async () => {
       '-n',
       'default',
       'delete',
-      'deployment,service,serviceaccount',
+      'deployment,service,serviceaccount,secret',
       '-l',
       'mock-istiod-test=cluster',
     ],
@@ -320,6 +324,83 @@ describe('a sidecar of the real cluster, served by the mock', () => {
     // STRICT: plaintext from outside the mesh is refused by the same listener.
     const ip = await podField('default', orders.name, '{.status.podIP}');
     await expect(httpGet(`http://${ip}:${APP_PORT}/plain`)).rejects.toThrow();
+  });
+});
+
+/** pilot-agent's line when the control plane refuses its xDS stream (pkg/istio-agent). */
+const XDS_REFUSED =
+  'upstream terminated with unexpected error rpc error: code = Unauthenticated desc = authentication failure';
+
+/**
+ * The injected orders Deployment as `forged`, its projected token (the cluster's, audience
+ * istio-ca) replaced by a Secret holding `token`: what a pod holding a stolen or made-up token
+ * would send.
+ */
+function withToken(yaml: string, token: string): string {
+  const deployment = objects(yaml).find((d) => d.kind === 'Deployment') as KubeObject & {
+    metadata: Record<string, unknown>;
+    spec: Record<string, unknown> & {
+      selector: { matchLabels: Record<string, string> };
+      template: { metadata: { labels: Record<string, string> }; spec: { volumes: Volume[] } };
+    };
+  };
+  deployment.metadata['name'] = 'forged';
+  deployment.metadata.labels = { app: 'forged' };
+  deployment.spec.selector.matchLabels = { app: 'forged' };
+  deployment.spec.template.metadata.labels = { app: 'forged' };
+  const volumes = deployment.spec.template.spec.volumes;
+  const at = volumes.findIndex((v) => v.name === 'istio-token');
+  if (at < 0) throw new Error('the injected pod has no istio-token volume');
+  volumes[at] = { name: 'istio-token', secret: { secretName: 'forged-istio-token' } };
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'forged-istio-token', namespace: 'default' },
+    stringData: { 'istio-token': token },
+  };
+  // Its ServiceAccount too, so that the case also runs on its own.
+  const account = objects(yaml).filter((d) => d.kind === 'ServiceAccount');
+  return [...account, secret, deployment].map((d) => JSON.stringify(d)).join('\n---\n');
+}
+
+interface Volume {
+  name: string;
+  [source: string]: unknown;
+}
+
+describe("xDS streams reviewed with the cluster's TokenReview", () => {
+  it("a pod whose token the cluster did not sign gets nothing: istiod's authentication failure, 1/2", async () => {
+    // Signed by the mock's own key, for the right audience, namespace and account: only the
+    // cluster's review can tell it is not the cluster's.
+    const forged = (
+      await mockCli([
+        'token',
+        '--tls-dir',
+        join(work, 'istiod-certs'),
+        '--ns',
+        'default',
+        '--sa',
+        'orders',
+      ])
+    ).trim();
+    await kubectl(['apply', '-f', '-'], {
+      input: labelled(withToken(await injected(appManifests('orders')), forged)),
+    });
+    const pod = await readyPod('forged', '1/2');
+    const refused = await waitFor(
+      async () => {
+        const logs = await kubectl(['-n', 'default', 'logs', pod.name, '-c', 'istio-proxy']);
+        return logs.includes(XDS_REFUSED) ? logs : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 1_000, description: "the sidecar's refused xDS stream" },
+    );
+    expect(refused).toContain(XDS_REFUSED);
+    const mockLogs = await kubectl(['-n', 'istio-system', 'logs', 'deploy/mock-istiod']);
+    expect(mockLogs).toMatch(
+      /Failed to authenticate client from [^"]*: Authenticator ClientCertAuthenticator: no verified chain is found; Authenticator KubeJWTAuthenticator: failed to validate the JWT from cluster \\"[^\\]+\\": the service account authentication returns an error: /,
+    );
+    // Nothing was served: still not ready once the refusal was seen.
+    expect((await onePod('default', 'app=forged'))?.ready).toBe('1/2');
   });
 });
 

@@ -10,7 +10,10 @@
  * - a token for another audience, a token of a deleted ServiceAccount, garbage, a token the
  *   mock itself signed: refused with the API server's reason;
  * - the API server unreachable: refused, the reason naming the failure, the mock still serving;
- * - a kubeconfig whose user may not create tokenreviews: refused, "… is forbidden …".
+ * - a kubeconfig whose user may not create tokenreviews: refused, "… is forbidden …";
+ * - xDS streams on the TLS port reviewed the same way: a ServiceAccount's token is served for
+ *   its namespace and account, a token the cluster refuses gets istiod's "authentication
+ *   failure" and nothing else.
  */
 import * as grpc from '@grpc/grpc-js';
 import { X509Certificate, randomBytes } from 'node:crypto';
@@ -22,10 +25,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { CaClient } from '../../src/ca/ca-proto.js';
 import { AUTHENTICATE_FAILURE } from '../../src/ca/ca-service.js';
+import { AdsTestClient } from '../../src/testing/ads-client.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { freePorts } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
-import { caClient, createCertificate, makeCsr, type CsrOutcome } from '../support/fixtures/ca.js';
+import {
+  bearer,
+  caClient,
+  createCertificate,
+  makeCsr,
+  type CsrOutcome,
+} from '../support/fixtures/ca.js';
+import { requestClusters } from '../support/fixtures/handshake.js';
+import { sidecarNode } from '../support/fixtures/nodes.js';
 import {
   FREE_SERVE_PORTS,
   JSON_LOGS,
@@ -42,6 +55,7 @@ const LOG_PREFIX = 'Authenticator KubeJWTAuthenticator: failed to validate the J
 
 interface Mock {
   run: CliRun;
+  xds: string;
   client: CaClient;
   controlPort: number;
   tlsDir: string;
@@ -62,7 +76,7 @@ async function startMock(name: string, kubeconfig: string): Promise<Mock> {
     throw new Error(`${(err as Error).message}; stderr: ${run.stderr()}`);
   });
   const client = caClient(serving.xds, readFileSync(join(tlsDir, TLS_FILES.rootCert), 'utf8'));
-  const mock = { run, client, controlPort: serving.control?.port ?? 0, tlsDir };
+  const mock = { run, xds: serving.xds, client, controlPort: serving.control?.port ?? 0, tlsDir };
   mocks.push(mock);
   return mock;
 }
@@ -217,6 +231,56 @@ describe('the CA when the review itself fails', () => {
       denied,
       await askWith(denied, await tokenFor('orders')),
       `tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:${NS}:nobody" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope`,
+    );
+  });
+});
+
+describe('xDS streams reviewed with the real API server', () => {
+  /** An ADS client over TLS to the mock, trusting its root, for the name on its certificate. */
+  function adsClient(): AdsTestClient {
+    const root = readFileSync(join(mock.tlsDir, TLS_FILES.rootCert));
+    return new AdsTestClient(mock.xds, grpc.credentials.createSsl(root), {
+      'grpc.ssl_target_name_override': 'istiod.istio-system.svc',
+    });
+  }
+  const node = () => {
+    const base = sidecarNode('orders-0', NS);
+    return { ...base, metadata: { ...base.metadata, SERVICE_ACCOUNT: 'orders' } };
+  };
+
+  it("serves a stream carrying a ServiceAccount's istio-ca token", async () => {
+    const client = adsClient();
+    try {
+      const stream = client.sotw(bearer(await tokenFor('orders')));
+      expect(
+        (await requestClusters(stream, { node: node(), timeoutMs: 10_000 })).resources,
+      ).not.toHaveLength(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("refuses a stream whose token the cluster refuses, with istiod's authentication failure", async () => {
+    const client = adsClient();
+    try {
+      const stream = client.sotw(bearer(await tokenFor('orders', 'other')));
+      stream.send({ type_url: CLUSTER_TYPE, node: node() });
+      expect(await stream.done).toEqual({
+        code: grpc.status.UNAUTHENTICATED,
+        details: 'authentication failure',
+      });
+    } finally {
+      client.close();
+    }
+    const line = await waitFor(
+      () =>
+        logLines(mock.run).find((l: LogLine) =>
+          l.msg.includes('token audiences ["other"] is invalid'),
+        ),
+      { timeoutMs: 5_000, description: "the mock's warning for the stream" },
+    );
+    expect(line.msg).toMatch(
+      /^Failed to authenticate client from .*: Authenticator ClientCertAuthenticator: no verified chain is found; Authenticator KubeJWTAuthenticator: failed to validate the JWT from cluster "Kubernetes": the service account authentication returns an error: /,
     );
   });
 });

@@ -60,7 +60,8 @@ export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over
                            on; off answers them on any stream, plaintext too, unfiltered)
   --ambient                serve ztunnel nodes (istiod's PILOT_ENABLE_AMBIENT=true)
   --plaintext-ca           sign CSRs on a plaintext port too (istiod refuses them on 15010)
-  --token-review <where>   review pods' tokens with a Kubernetes API server, as istiod does:
+  --token-review <where>   review pods' tokens (CSRs and xDS streams) with a Kubernetes API
+                           server, as istiod does:
                            in-cluster (the pod's service account; needs RBAC to create
                            tokenreviews), or a kubeconfig file's path; off: check them against
                            the mock's jwt-key.pem [MOCK_ISTIOD_TOKEN_REVIEW] (default off)

@@ -77,6 +77,12 @@ export interface PodLayoutOptions {
   token: string;
   /** Files for the `resources` volume instead of the ConfigMap's. */
   resources?: Record<string, string>;
+  /**
+   * The kubeconfig of the API server the pod's `--token-review=in-cluster` would ask (a
+   * stand-in, test/support/fixtures/kube-api.ts). None: `--token-review=off`, tokens checked
+   * against the mock's own key.
+   */
+  tokenReview?: string;
 }
 
 /** Makes the Secret with `mock-istiod certs`, writes the volumes, and returns the command. */
@@ -118,10 +124,11 @@ export async function layOutPod(
     else if (e.name.endsWith('_PORT')) env[e.name] = '0';
     else env[e.name] = move(e.value ?? '');
   }
-  // Outside a cluster there is no API server to review tokens with: the cluster project
+  // Outside a cluster the pod's own API server is a stand-in, or none: the cluster project
   // (test/cluster/) runs the real one.
+  const review = options.tokenReview ?? 'off';
   const args = container.args!.map((a) =>
-    a === '--token-review=in-cluster' ? '--token-review=off' : move(a),
+    a === '--token-review=in-cluster' ? `--token-review=${review}` : move(a),
   );
   return { args, env, secret, volumes };
 }

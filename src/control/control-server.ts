@@ -217,6 +217,13 @@ export function createControlServer(
         });
         server.listen(port, host, () => {
           server.removeAllListeners('error');
+          // Once listening, an error is one accept that failed (EMFILE when the process is out
+          // of file descriptors and libuv's reserve could not absorb it): that client is
+          // refused and the port keeps serving, as the xDS port does. Unheard, the 'error'
+          // event would end the process.
+          server.on('error', (err: NodeJS.ErrnoException) =>
+            log.warn({ err }, 'control API: a connection could not be accepted; still serving'),
+          );
           resolve((server.address() as AddressInfo).port);
         });
       }),

@@ -148,12 +148,10 @@ export class UiHub {
     // Whatever is pending goes to the pages already open, so that the snapshot below is the
     // newcomer's whole starting point.
     this.flush(true);
-    const client = new UiClient(
-      ++this.nextId,
-      res,
-      () => this.snapshotFrame(),
-      this.options.client,
-    );
+    const client = new UiClient(++this.nextId, res, () => this.snapshotFrame(), {
+      ...this.options.client,
+      onError: (what, err) => this.failed(what, err),
+    });
     if (this.clients.size === 0) this.attach();
     this.clients.add(client);
     res.on('close', () => {

@@ -7,7 +7,10 @@
  */
 import type { Server } from 'node:net';
 import { constants } from 'node:os';
+import pino from 'pino';
 import { expect } from 'vitest';
+import { createControlServer } from '../../src/control/control-server.js';
+import type { Route } from '../../src/control/router.js';
 import { it } from '../support/fixtures/test.js';
 
 interface ListeningHandle {
@@ -33,4 +36,29 @@ it('a failed accept on the control port is heard (logged), and the port keeps se
   expect(() => handle.onconnection(-constants.errno.EMFILE)).not.toThrow();
   const health = await fetch(`http://127.0.0.1:${port}/healthz`);
   expect(health.status).toBe(200);
+});
+
+it('a route that throws as it takes the response over ends that request with 500, not the process', async () => {
+  const route: Route = {
+    method: 'GET',
+    path: '/boom',
+    summary: 'throws as it takes the response over',
+    access: 'public',
+    handle: () => ({
+      status: 200,
+      body: null,
+      takeOver: () => {
+        throw new Error('taken over badly');
+      },
+    }),
+  };
+  const server = createControlServer([route], pino({ level: 'silent' }));
+  const port = await server.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const boom = await fetch(`http://127.0.0.1:${port}/boom`);
+    expect(boom.status).toBe(500);
+    expect(await boom.json()).toMatchObject({ error: 'internal error; see the mock-istiod log' });
+  } finally {
+    await server.close();
+  }
 });

@@ -24,6 +24,9 @@ export function armShutdownDeadline(ms: number, onDeadline: () => void): void {
   try {
     const worker = new Worker(WATCHDOG, {
       eval: true,
+      // None of the parent's flags: with a loader among them (tsx, as the tests run the CLI)
+      // the watchdog never started while the main thread was blocked.
+      execArgv: [],
       workerData: { pid: process.pid, ms: ms + WATCHDOG_GRACE_MS },
       stdout: true,
       stderr: true,

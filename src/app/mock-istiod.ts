@@ -173,6 +173,7 @@ class MockIstiodImpl implements MockIstiod {
     });
     this.ui = new UiHub(uiTarget(state, this.faults, this.host), {
       lang: options.lang,
+      onError: (what, err) => log.error({ err }, `live page: ${what} failed; it goes on`),
       addresses: () => {
         const started = this.started;
         if (!started) return {};

@@ -54,8 +54,30 @@ export class ResourceFiles {
   watch(debounceMs?: number): void {
     this.stopWatching ??= watchResources(this.path, {
       debounceMs,
-      onChange: () => void this.reload(),
+      onChange: () => this.reloadFromWatch(),
     });
+  }
+
+  /**
+   * A reload from the watcher's timer: nothing may be thrown out of it (that would end the
+   * process). A failure the load itself did not turn into problems is reported as one.
+   */
+  private reloadFromWatch(): void {
+    try {
+      this.reload();
+    } catch (err) {
+      const problems = [{ path: this.path, message: `reload failed: ${String(err)}` }];
+      this.status = { ...this.status, lastError: { at: new Date().toISOString(), problems } };
+      try {
+        this.log.error(
+          { path: this.path, err },
+          'resources: reload failed, still serving the last good set',
+        );
+        this.events.emit('resources-error', this.path, problems);
+      } catch {
+        // A listener or a log write that fails has nowhere further to report to.
+      }
+    }
   }
 
   /** Loads the files again; on success installs the sets (pushing what changed). */

@@ -5,6 +5,7 @@
 import pino, { type Logger } from 'pino';
 import type pinoPretty from 'pino-pretty';
 import { lazyRequire } from '../util/lazy-require.js';
+import { boundExitFlush, ignoreClosedStdio } from './log-exit.js';
 
 /** Loaded only for a terminal (or --log-format pretty): JSON logging does not pay for it. */
 const pretty = lazyRequire<typeof pinoPretty>(import.meta.url, 'pino-pretty');
@@ -17,7 +18,12 @@ export function createCliLogger(
   format: 'pretty' | 'json' | 'auto' = 'auto',
 ): Logger {
   const usePretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
-  if (!usePretty) return pino({ level });
+  ignoreClosedStdio();
+  if (!usePretty) {
+    const log = pino({ level });
+    boundExitFlush(log);
+    return log;
+  }
   const stream = pretty()({
     colorize: process.stdout.isTTY === true,
     sync: true,

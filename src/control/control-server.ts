@@ -201,20 +201,24 @@ export function createControlServer(
         return;
       }
       inFlight += 1;
-      handle(routes, req, queue, clientGoneSignal(res)).then(
-        (response) => {
+      const failed = (err: unknown) => {
+        log.error({ err, method: req.method, url: logUrl }, 'control API: unexpected error');
+        // A response already begun (an event stream taken over) can only be cut.
+        if (res.headersSent) res.destroy();
+        else send(res, errorResponse(500, 'internal error; see the mock-istiod log'), pretty);
+      };
+      handle(routes, req, queue, clientGoneSignal(res))
+        .then((response) => {
           log.debug({ method: req.method, url: logUrl, status: response.status }, 'control API');
           if (closing) res.shouldKeepAlive = false;
           if (response.takeOver) response.takeOver(req, res);
           else send(res, response, pretty, response.revision);
-          answered();
-        },
-        (err: unknown) => {
-          log.error({ err, method: req.method, url: logUrl }, 'control API: unexpected error');
-          send(res, errorResponse(500, 'internal error; see the mock-istiod log'), pretty);
-          answered();
-        },
-      );
+        })
+        // Also what the handler above throws (a page's stream taken over): ends this request,
+        // never the process (it would be an unhandled rejection).
+        .catch(failed)
+        .catch(() => res.destroy())
+        .finally(answered);
     },
   );
   return {
@@ -236,6 +240,13 @@ export function createControlServer(
         });
         server.listen(port, host, () => {
           server.removeAllListeners('error');
+          // Once listening, an error is one accept that failed (EMFILE when the process is out
+          // of file descriptors and libuv's reserve could not absorb it): that client is
+          // refused and the port keeps serving, as the xDS port does. Unheard, the 'error'
+          // event would end the process.
+          server.on('error', (err: NodeJS.ErrnoException) =>
+            log.warn({ err }, 'control API: a connection could not be accepted; still serving'),
+          );
           resolve((server.address() as AddressInfo).port);
         });
       }),

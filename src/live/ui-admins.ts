@@ -42,6 +42,11 @@ export interface UiAdminsOptions {
   /** Called with each sample, and when what a proxy row shows changed. */
   onSample(sample: UiStatSample): void;
   onChange(): void;
+  /**
+   * A poll round's own failure (a bug, or input nothing checked): the round goes on without
+   * that proxy, and the next round tries again. Never thrown out of the timer.
+   */
+  onError?(what: string, err: unknown): void;
 }
 
 /** The host of a gRPC peer (`127.0.0.1:5000`, `ipv6:[::1]:5000`, `[::ffff:10.0.0.7]:5000`). */
@@ -55,8 +60,21 @@ function unmapped(host: string): string {
   return host.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 }
 
+/**
+ * Names and addresses that reach this machine: 127/8, `::1`, `localhost` (and its subdomains,
+ * which resolvers send to loopback), and the unspecified addresses `0.0.0.0` and `::`, which
+ * a connection on Linux also takes to loopback.
+ */
 function isLoopbackHost(host: string): boolean {
-  return host.startsWith('127.') || host === '::1' || host === 'localhost';
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return (
+    name.startsWith('127.') ||
+    name === '::1' ||
+    name === '0.0.0.0' ||
+    name === '::' ||
+    name === 'localhost' ||
+    name.endsWith('.localhost')
+  );
 }
 
 /** Whether a gRPC peer is on this machine. */
@@ -64,14 +82,29 @@ export function loopbackPeer(peer: string): boolean {
   return isLoopbackHost(peerHost(peer));
 }
 
+/** The host of an admin URL, as a connection would reach it; undefined when it is no URL. */
+function adminHost(adminUrlText: string): string | undefined {
+  try {
+    return unmapped(new URL(adminUrlText).hostname.replace(/^\[|\]$/g, ''));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Whether an admin address a proxy names in its own metadata may be polled: only on loopback
- * or on the host its stream came from. Otherwise any client of the xDS port could have the mock
- * send requests to a host of its choosing; an address a user adds on the page has no such limit.
+ * Whether an admin address a proxy names in its own metadata may be polled. A proxy on this
+ * machine (a loopback peer) may name loopback; any proxy may name the address its own stream
+ * came from. Nothing else: a remote client naming `127.0.0.1:<port>` would have the mock send
+ * requests to a port on its own machine, and naming any other host would make the mock a
+ * relay to a host of the client's choosing. An address that is no URL is not polled (and
+ * never throws: this runs in the poll timer, on what a client wrote). An address a user adds
+ * on the page has no such limit.
  */
 export function trustedMetadataAdmin(adminUrlText: string, peer: string): boolean {
-  const host = unmapped(new URL(adminUrlText).hostname.replace(/^\[|\]$/g, ''));
-  return isLoopbackHost(host) || host === peerHost(peer);
+  const host = adminHost(adminUrlText);
+  if (host === undefined) return false;
+  const from = peerHost(peer);
+  return isLoopbackHost(from) ? isLoopbackHost(host) : host === from;
 }
 
 /** Checks a user's admin address and turns it into a URL. */
@@ -149,15 +182,23 @@ export class UiAdmins {
     const live = new Set<string>();
     for (const stream of streams) {
       live.add(stream.connectionId);
-      this.discover(stream);
+      try {
+        this.discover(stream);
+      } catch (err) {
+        this.failed(`reading the admin address of ${stream.connectionId}`, err);
+      }
     }
     for (const id of this.probes.keys()) if (!live.has(id)) this.probes.delete(id);
     for (const polled of this.polled.values()) {
-      if (!polled.inFlight) void this.poll(polled);
+      if (!polled.inFlight) this.poll(polled).catch((err: unknown) => this.failed('a poll', err));
     }
     for (const probe of this.probes.values()) {
-      if (!probe.inFlight) void this.probe(probe);
+      if (!probe.inFlight) this.probe(probe).catch((err: unknown) => this.failed('a probe', err));
     }
+  }
+
+  private failed(what: string, err: unknown): void {
+    this.options.onError?.(what, err);
   }
 
   private forNode(nodeId: string): Polled | undefined {
@@ -230,8 +271,12 @@ export class UiAdmins {
 
   private async probe(probe: Probe): Promise<void> {
     probe.inFlight = true;
-    const outcome = await httpProbe(probe.url, this.timeoutMs);
-    probe.inFlight = false;
+    let outcome: ProbeOutcome;
+    try {
+      outcome = await httpProbe(probe.url, this.timeoutMs);
+    } finally {
+      probe.inFlight = false;
+    }
     const { ready, detail } = readinessOf(probe.url, outcome);
     if (ready === probe.ready && detail === probe.detail) return;
     probe.ready = ready;

@@ -18,6 +18,11 @@ export interface UiClientOptions {
   retryMs?: number;
   /** A comment line this often keeps proxies from closing an idle stream (default 15 s). */
   heartbeatMs?: number;
+  /**
+   * A failure in this client's own callbacks (catching up after a drain): the page's stream
+   * is ended (EventSource reconnects) and the failure reported here, never thrown.
+   */
+  onError?: (what: string, err: unknown) => void;
 }
 
 /** A page's default hard limit: more than this waiting in its buffer ends its stream. */
@@ -50,6 +55,7 @@ export class UiClient {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly softLimit: number;
   private readonly hardLimit: number;
+  private readonly onError: UiClientOptions['onError'];
   readonly connectedAt = new Date();
 
   constructor(
@@ -61,6 +67,7 @@ export class UiClient {
   ) {
     this.softLimit = options.softLimitBytes ?? 256 * 1024;
     this.hardLimit = options.hardLimitBytes ?? UI_HARD_LIMIT_BYTES;
+    this.onError = options.onError;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -90,7 +97,7 @@ export class UiClient {
     if (buffered > 0 && buffered + frame.length > this.softLimit && this.res.writableNeedDrain) {
       this.behind = true;
       this.drop();
-      this.res.once('drain', () => this.catchUp());
+      this.res.once('drain', () => this.safeCatchUp());
       return;
     }
     this.res.write(frame);
@@ -119,6 +126,16 @@ export class UiClient {
   private drop(): void {
     this.dropped += 1;
     this.droppedSinceGap += 1;
+  }
+
+  /** From the socket's 'drain': the snapshot is built from what clients sent. */
+  private safeCatchUp(): void {
+    try {
+      this.catchUp();
+    } catch (err) {
+      this.res.destroy();
+      this.onError?.('catching up a page', err);
+    }
   }
 
   private catchUp(): void {

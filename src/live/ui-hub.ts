@@ -78,6 +78,11 @@ export interface UiHubOptions {
   lang?: string;
   /** The addresses to show (known once the server listens). */
   addresses?: () => UiSnapshot['addresses'];
+  /**
+   * A failure inside the hub's own timers (the poll, a batch): reported here, never thrown
+   * out of the timer, so that what one client sent cannot end the process. Default: ignored.
+   */
+  onError?: (what: string, err: unknown) => void;
 }
 
 const FAULT_ACTIONS: readonly FaultAction[] = ['applied', 'activated', 'done', 'removed'];
@@ -140,6 +145,7 @@ export class UiHub {
         this.extrasChanged = true;
         this.schedule();
       },
+      onError: (what, err) => this.failed(what, err),
     });
   }
 
@@ -153,12 +159,10 @@ export class UiHub {
     // Whatever is pending goes to the pages already open, so that the snapshot below is the
     // newcomer's whole starting point.
     this.flush(true);
-    const client = new UiClient(
-      ++this.nextId,
-      res,
-      () => this.snapshotFrame(),
-      this.options.client,
-    );
+    const client = new UiClient(++this.nextId, res, () => this.snapshotFrame(), {
+      ...this.options.client,
+      onError: (what, err) => this.failed(what, err),
+    });
     if (this.clients.size === 0) this.attach();
     this.clients.add(client);
     res.on('close', () => {
@@ -197,7 +201,7 @@ export class UiHub {
   adminsChanged(): void {
     this.extrasChanged = true;
     if (this.listening) {
-      this.admins.tick(this.target.streams());
+      this.pollRound();
       this.schedule();
     }
   }
@@ -243,15 +247,32 @@ export class UiHub {
     };
     target.events.on('state', onState);
     this.holding = holdingFaults(target.faults.list());
-    const poll = setInterval(() => this.admins.tick(target.streams()), this.pollMs);
+    const poll = setInterval(() => this.pollRound(), this.pollMs);
     poll.unref();
-    this.admins.tick(target.streams());
+    this.pollRound();
     this.detach = () => {
       clearInterval(poll);
       offJournal();
       for (const off of onFault) off();
       target.events.off('state', onState);
     };
+  }
+
+  /** One poll round, from the timer: it reads what clients sent, so it catches its own errors. */
+  private pollRound(): void {
+    try {
+      this.admins.tick(this.target.streams());
+    } catch (err) {
+      this.failed('a poll round', err);
+    }
+  }
+
+  private failed(what: string, err: unknown): void {
+    try {
+      this.options.onError?.(what, err);
+    } catch {
+      // A reporter that fails (a log write) must not take the timer down either.
+    }
   }
 
   private stop(): void {
@@ -310,7 +331,17 @@ export class UiHub {
     this.cachedSnapshot = undefined;
     if (this.flushTimer || this.clients.size === 0) return;
     this.pendingSince = Math.min(this.pendingSince, performance.now());
-    this.flushTimer = setTimeout(() => this.flush(), this.nextDelayMs);
+    this.flushTimer = setTimeout(() => this.safeFlush(), this.nextDelayMs);
+  }
+
+  /** A batch from its timer: a row built from what a client sent must not end the process. */
+  private safeFlush(): void {
+    try {
+      this.flush();
+    } catch (err) {
+      this.flushTimer = undefined;
+      this.failed('a batch for the live page', err);
+    }
   }
 
   /**
@@ -329,7 +360,7 @@ export class UiHub {
     // for a pause, up to MAX_QUIET_WAIT_MS, so that the batch does not lengthen the push.
     const busy = started - this.lastEntryAt < QUIET_MS;
     if (!force && busy && started - this.pendingSince < MAX_QUIET_WAIT_MS) {
-      this.flushTimer = setTimeout(() => this.flush(), QUIET_MS);
+      this.flushTimer = setTimeout(() => this.safeFlush(), QUIET_MS);
       return;
     }
     this.pendingSince = Number.POSITIVE_INFINITY;

@@ -3,7 +3,7 @@
  * cross-references Envoy will trip on), and watch them for changes, debounced. A failed
  * reload reports every problem and changes nothing: the last good sets keep serving.
  */
-import { statSync, watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { relocate, validateSet, type ValidatedSet } from '../snapshot/validated-set.js';
 import type { Problem, Result } from '../util/problems.js';
@@ -49,7 +49,21 @@ function validateLoaded(
   return set;
 }
 
+/**
+ * Loads and validates the files; never throws. What the checks above did not foresee (a
+ * document deep enough to exhaust the stack of validation) is one more problem, so that a
+ * reload from the watcher's timer or the control API refuses the files and changes nothing.
+ */
 export function loadAndValidate(path: string): Result<ValidatedFiles> {
+  try {
+    return loadAndValidateFiles(path);
+  } catch (err) {
+    const reason = err instanceof RangeError ? 'nested too deeply' : String(err);
+    return { ok: false, problems: [{ path, message: `cannot be loaded: ${reason}` }] };
+  }
+}
+
+function loadAndValidateFiles(path: string): Result<ValidatedFiles> {
   const loaded = loadResourceFiles(path);
   if (!loaded.ok) return loaded;
   const errors: Problem[] = [...loaded.value.problems];
@@ -69,14 +83,27 @@ export interface WatchOptions {
 
 /** What the file `path` (followed through symlinks) is now: its inode, size and time. */
 function stamp(path: string): string {
-  const stat = statSync(path, { throwIfNoEntry: false });
+  const stat = statOrCode(path);
+  if (typeof stat === 'string') return stat;
   return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'missing';
 }
 
-/** The inode of the directory `dir`, or undefined when there is none. */
+/** The inode of the directory `dir`, or undefined when there is none (or it cannot be read). */
 function dirInode(dir: string): number | undefined {
-  const stat = statSync(dir, { throwIfNoEntry: false });
-  return stat?.isDirectory() ? stat.ino : undefined;
+  const stat = statOrCode(dir);
+  return typeof stat === 'object' && stat.isDirectory() ? stat.ino : undefined;
+}
+
+/**
+ * `statSync`, run from the watcher's callbacks and timers: a symlink loop (ELOOP) or a
+ * permission taken away (EACCES) gives its code instead of throwing out of the timer.
+ */
+function statOrCode(path: string): Stats | undefined | string {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    return `error:${(err as NodeJS.ErrnoException).code ?? 'unknown'}`;
+  }
 }
 
 /**
@@ -90,7 +117,7 @@ function dirInode(dir: string): number | undefined {
  */
 export function watchResources(path: string, options: WatchOptions): () => void {
   const absolute = resolve(path);
-  const isDir = statSync(absolute, { throwIfNoEntry: false })?.isDirectory() === true;
+  const isDir = dirInode(absolute) !== undefined;
   const dir = isDir ? absolute : dirname(absolute);
   const only = isDir ? undefined : basename(absolute);
   const quietMs = options.debounceMs ?? 200;

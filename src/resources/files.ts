@@ -11,7 +11,7 @@
  * Resources outside a named set go to the `default` set. Every problem names its file and
  * the path inside it.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type * as Yaml from 'yaml';
 import { lazyRequire } from '../util/lazy-require.js';
@@ -21,6 +21,7 @@ const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import { parseNodeMatch, type NodeMatch } from '../snapshot/node-match.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
+import { documentValue, parseProblems, readResourceText } from './file-text.js';
 import type { Problem, Result } from '../util/problems.js';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -46,7 +47,14 @@ export function resourceFiles(path: string): Result<string[]> {
     return { ok: false, problems: [{ path, message: 'no such file or directory' }] };
   }
   if (!stat.isDirectory()) return { ok: true, value: [path] };
-  const files = readdirSync(path)
+  let names: string[];
+  try {
+    names = readdirSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    return { ok: false, problems: [{ path, message: `cannot list the directory: ${code}` }] };
+  }
+  const files = names
     .filter((name) => EXTENSIONS.has(extname(name)) && !name.startsWith('.'))
     .sort()
     .map((name) => join(path, name));
@@ -71,28 +79,27 @@ export function loadResourceFiles(path: string): Result<LoadedFiles> {
 }
 
 function readDocuments(file: string, problems: Problem[]): { value: unknown; where: string }[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    problems.push({
-      path: file,
-      message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-    });
+  const read = readResourceText(file);
+  if ('problem' in read) {
+    problems.push(read.problem);
     return [];
   }
-  const docs = yaml().parseAllDocuments(text, { prettyErrors: true });
+  const docs = yaml().parseAllDocuments(read.text, { prettyErrors: true });
   const out: { value: unknown; where: string }[] = [];
   const many = Array.isArray(docs) && docs.length > 1;
   for (const [i, doc] of (Array.isArray(docs) ? docs : [docs]).entries()) {
     const where = many ? `${file} (document ${i + 1}):` : `${file}:`;
     if (doc.errors.length > 0) {
-      for (const e of doc.errors)
-        problems.push({ path: file, message: (e.message.split('\n')[0] ?? '').replace(/:$/, '') });
+      problems.push(...parseProblems(file, doc));
       continue;
     }
-    const value: unknown = doc.toJS();
-    if (value !== null && value !== undefined) out.push({ value, where });
+    const converted = documentValue(file, doc);
+    if ('problem' in converted) {
+      problems.push(converted.problem);
+      continue;
+    }
+    if (converted.value !== null && converted.value !== undefined)
+      out.push({ value: converted.value, where });
   }
   return out;
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { loopbackPeer, parseAdminAddress, trustedMetadataAdmin } from '../../src/live/ui-admins.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { StreamView } from '../../src/core/events.js';
+import {
+  loopbackPeer,
+  parseAdminAddress,
+  trustedMetadataAdmin,
+  UiAdmins,
+} from '../../src/live/ui-admins.js';
+import { waitFor } from '../../src/util/wait.js';
 import { matchRoute, type Route } from '../../src/control/router.js';
 import { redactedUrl } from '../../src/control/auth.js';
 
@@ -36,15 +45,80 @@ describe('loopbackPeer', () => {
 });
 
 describe('trustedMetadataAdmin', () => {
-  it('polls an address from metadata only on loopback or on the host the stream came from', () => {
-    expect(trustedMetadataAdmin('http://127.0.0.1:15000', '10.0.0.7:5000')).toBe(true);
-    expect(trustedMetadataAdmin('http://localhost:15000', '10.0.0.7:5000')).toBe(true);
+  it('polls loopback only for a proxy on loopback, and a remote proxy only on its own host', () => {
+    expect(trustedMetadataAdmin('http://127.0.0.1:15000', '127.0.0.1:5000')).toBe(true);
+    expect(trustedMetadataAdmin('http://localhost:15000', 'ipv6:[::1]:5000')).toBe(true);
     expect(trustedMetadataAdmin('http://10.0.0.7:15000', 'ipv4:10.0.0.7:5000')).toBe(true);
     expect(trustedMetadataAdmin('http://10.0.0.7:15000', '[::ffff:10.0.0.7]:5000')).toBe(true);
-    expect(trustedMetadataAdmin('http://[::1]:15000', '[fe80::1]:5000')).toBe(true);
     expect(trustedMetadataAdmin('http://10.0.0.8:15000', '10.0.0.7:5000')).toBe(false);
     expect(trustedMetadataAdmin('http://169.254.169.254:80', '127.0.0.1:5000')).toBe(false);
     expect(trustedMetadataAdmin('http://example.internal:15000', '10.0.0.7:5000')).toBe(false);
+  });
+
+  it("refuses a remote proxy's loopback address, in every spelling that reaches loopback", () => {
+    const remote = ['10.0.0.7:5000', 'ipv4:192.168.1.2:5000', '[fe80::1]:5000'];
+    const loopbacks = [
+      'http://127.0.0.1:15000',
+      'http://127.1.2.3:22',
+      'http://localhost:15000',
+      'http://LOCALHOST.:15000',
+      'http://admin.localhost:15000',
+      'http://[::1]:15000',
+      'http://[::ffff:127.0.0.1]:15000',
+      'http://0.0.0.0:15000',
+      'http://[::]:15000',
+      'http://2130706433:15000',
+      'http://0x7f.1:15000',
+    ];
+    for (const peer of remote)
+      for (const url of loopbacks)
+        expect(trustedMetadataAdmin(url, peer), `${url} from ${peer}`).toBe(false);
+  });
+
+  it('refuses, without throwing, an address that is no URL', () => {
+    for (const url of ['http://a b', 'http://', 'http://[::1', 'http://:::', 'http://%zz'])
+      expect(trustedMetadataAdmin(url, '127.0.0.1:5000'), url).toBe(false);
+  });
+});
+
+describe('UiAdmins polling addresses from metadata', () => {
+  const stream = (peer: string, admin: string, id: string) =>
+    ({
+      connectionId: id,
+      peer,
+      proxy: { nodeId: `node-${id}`, metadata: { ENVOY_ADMIN_ADDRESS: admin } },
+    }) as unknown as StreamView;
+
+  it('GETs a loopback admin port for a loopback proxy, never for a remote one', async () => {
+    const paths: string[] = [];
+    const server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const errors: unknown[] = [];
+      const admins = new UiAdmins({
+        onSample: () => undefined,
+        onChange: () => undefined,
+        onError: (_what, err) => errors.push(err),
+      });
+      admins.tick([
+        stream('ipv4:10.0.0.7:5000', `127.0.0.1:${port}`, 'remote'),
+        stream('ipv4:10.0.0.7:5001', 'a b', 'garbage'),
+      ]);
+      expect(admins.list()).toEqual([]);
+      admins.tick([stream('ipv4:127.0.0.1:5000', `127.0.0.1:${port}`, 'local')]);
+      expect(admins.list().map((a) => a.admin)).toEqual([`http://127.0.0.1:${port}`]);
+      await waitFor(() => paths.includes('/server_info') || undefined, {
+        timeoutMs: 5_000,
+        description: "the loopback proxy's admin API polled",
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 });
 

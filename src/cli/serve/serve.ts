@@ -14,6 +14,7 @@ import { VERSIONINGS, type Versioning } from '../../snapshot/version.js';
 import { DEFAULT_HOST } from '../../app/options.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice, parsePort } from '../args.js';
+import { armShutdownDeadline } from '../shutdown-deadline.js';
 import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { FAULT_USAGE, parseFaultFlags, startFaults } from './fault-flags.js';
 import {
@@ -238,6 +239,15 @@ function parseQuiet(value: string | undefined): number {
   return ms;
 }
 
+/** A log line on the way out: a log that cannot be written must not stop the shutdown. */
+function say(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // Nowhere left to say it.
+  }
+}
+
 /** The documented bound on a graceful shutdown (docs/RELIABILITY.md#stopping). */
 const SHUTDOWN_BOUND_MS = 10_000;
 
@@ -250,17 +260,18 @@ function waitForSignal(
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (stopping) {
-        log.info(text.exitingNow({ signal }));
+        say(() => log.info(text.exitingNow({ signal })));
         process.exit(1);
       }
       stopping = true;
-      log.info(text.shuttingDown({ signal }));
-      // A bound on the graceful part: streams get UNAVAILABLE and the journal is flushed
-      // well within it; past it something is stuck, and the process must still go.
-      setTimeout(() => {
-        log.info(text.tooLong({ seconds: SHUTDOWN_BOUND_MS / 1000 }));
+      // A bound on the graceful part, armed before anything is written: streams get
+      // UNAVAILABLE and the journal is flushed well within it; past it something is stuck,
+      // and the process must still go (src/cli/shutdown-deadline.ts).
+      armShutdownDeadline(SHUTDOWN_BOUND_MS, () => {
+        say(() => log.info(text.tooLong({ seconds: SHUTDOWN_BOUND_MS / 1000 })));
         process.exit(1);
-      }, SHUTDOWN_BOUND_MS).unref();
+      });
+      say(() => log.info(text.shuttingDown({ signal })));
       close().then(
         () => resolve(0),
         () => resolve(1),

@@ -7,7 +7,7 @@ import { describeNack, type AckAwaited, type AckQuery } from '../api/answers.js'
 import { Refusal } from '../api/operation.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import { shortTypeName } from '../core/types/registry.js';
-import { matchesGlob } from '../faults/glob.js';
+import { matchesGlob } from '../util/glob.js';
 import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
 
 export interface WaitParts {

@@ -14,6 +14,7 @@ import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js'
 import { isObject } from '../util/guards.js';
 import { DEFAULT_LANG, isLang, LANGS, type Lang } from '../util/lang.js';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
+import { DEFAULT_MAX_SUBSCRIPTIONS } from '../protocol/session.js';
 import {
   resolveSecurityOptions,
   type CaOptions,
@@ -87,6 +88,14 @@ export interface MockIstiodOptions {
   /** How many journal entries to keep in memory (a ring buffer). */
   journalSize: number;
   /**
+   * The most subscriptions one xDS stream may hold: each resource name it watches, and each
+   * type it watches with no names (default DEFAULT_MAX_SUBSCRIPTIONS, 100,000). A request that
+   * takes a stream past it ends that stream with RESOURCE_EXHAUSTED. istiod has no such
+   * limit; the names are the client's to choose (docs/RELIABILITY.md, "Limits").
+   * `serve --max-subscriptions`.
+   */
+  maxSubscriptions: number;
+  /**
    * Serve the xDS port over TLS, as istiod's 15012 (docs/security.md): `true` (certificates
    * in a temporary directory), or `{ dir, hosts }`; false: plaintext h2c.
    */
@@ -152,6 +161,7 @@ export function defaultOptions(): MockIstiodOptions {
     versioning: 'push',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
+    maxSubscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
     tls: false,
     ca: {},
     xdsAuth: true,
@@ -198,6 +208,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'journalSize',
       message: `expected a positive integer, found ${String(options.journalSize)}`,
+    });
+  }
+  if (!Number.isSafeInteger(options.maxSubscriptions) || options.maxSubscriptions < 1) {
+    problems.push({
+      path: 'maxSubscriptions',
+      message: `expected a positive integer, found ${String(options.maxSubscriptions)}`,
     });
   }
   if (!Number.isInteger(options.resourcesQuietMs) || options.resourcesQuietMs < 1) {

@@ -23,6 +23,7 @@ import {
   parseJournalSize,
 } from './journal-flag.js';
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
+import { LIMIT_FLAGS, LIMIT_USAGE, parseLimitFlags } from './limit-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
 import { GENERATE_FLAGS, GENERATE_USAGE, generatedResources } from './generate-flags.js';
 import { MockIstiodError } from '../../util/errors.js';
@@ -69,7 +70,7 @@ ${GENERATE_USAGE}${FAULT_USAGE}  --lab <variant>          which lab to serve: la
   --outbound-port <port>   virtualOutbound port (default ${LAB_DEFAULTS.outboundPort})
   --app-address <addr>     the app behind inbound|<port>|| (default ${LAB_DEFAULTS.appAddress})
   --app-port <port>        the app's port (default ${LAB_DEFAULTS.appPort})
-${JOURNAL_USAGE}${TLS_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
+${JOURNAL_USAGE}${LIMIT_USAGE}${TLS_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
   --log-format <format>    pretty|json|auto (default auto: pretty in a terminal)
   --lang <en|ko>           the language of serve's own hints, remembered for the live page
                            (default: from LC_ALL, LC_MESSAGES or LANG, e.g. ko_KR.UTF-8;
@@ -107,6 +108,7 @@ const OPTIONS = {
   'log-format': { type: 'string' },
   lang: { type: 'string' },
   ...TLS_FLAGS,
+  ...LIMIT_FLAGS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -186,6 +188,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     resourcesPath: values.resources,
     resourcesQuietMs: parseQuiet(values['resources-quiet']),
     journalSize: parseJournalSize(values['journal-size']),
+    ...parseLimitFlags(values),
     logger: log,
     lang,
     ...security,

@@ -9,7 +9,7 @@
 import { describeNack, type AckAwaited, type AckQuery } from '../api/answers.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { RequestOutcome } from '../core/stream-state.js';
-import { matchesGlob } from '../faults/glob.js';
+import { matchesGlob } from '../util/glob.js';
 
 export interface AckSource {
   events: ServerEventEmitter;

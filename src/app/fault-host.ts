@@ -12,7 +12,7 @@ import type { AdsStream } from '../server/ads-stream.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { Snapshot } from '../core/snapshot.js';
-import { matchesGlob } from '../faults/glob.js';
+import { matchesGlob } from '../util/glob.js';
 import type { FaultHost, StreamSelector } from '../faults/model.js';
 
 export const DOWN_MESSAGE = 'mock istiod is down';

@@ -138,6 +138,7 @@ class MockIstiodImpl implements MockIstiod {
         // versioned reconnects included.
         deltaResourceVersions: options.deltaResourceVersions || options.versioning === 'per-type',
         omitMissingResources: options.omitMissingResources,
+        maxSubscriptions: options.maxSubscriptions,
         events: this.events,
         log,
         connectionId: (proxyId) => `${proxyId}-${++this.counter}`,

@@ -20,6 +20,7 @@ import {
   DEFAULT_METRIC_LABEL_MAX_LENGTH,
   DEFAULT_METRIC_SERIES_MAX,
 } from '../metrics/label-bounds.js';
+import { DEFAULT_MAX_SUBSCRIPTIONS } from '../protocol/session.js';
 import {
   resolveSecurityOptions,
   type CaOptions,
@@ -114,6 +115,14 @@ export interface MockIstiodOptions {
   /** The most label sets a metric shows; more are counted as `other` (default 1000). */
   metricSeriesMax: number;
   /**
+   * The most subscriptions one xDS stream may hold: each resource name it watches, and each
+   * type it watches with no names (default DEFAULT_MAX_SUBSCRIPTIONS, 100,000). A request that
+   * takes a stream past it ends that stream with RESOURCE_EXHAUSTED. istiod has no such
+   * limit; the names are the client's to choose (docs/RELIABILITY.md, "Limits").
+   * `serve --max-subscriptions`.
+   */
+  maxSubscriptions: number;
+  /**
    * Serve the xDS port over TLS, as istiod's 15012 (docs/security.md): `true` (certificates
    * in a temporary directory), or `{ dir, hosts }`; false: plaintext h2c.
    */
@@ -188,6 +197,7 @@ export function defaultOptions(): MockIstiodOptions {
     nackTextMax: DEFAULT_NACK_TEXT_MAX,
     metricLabelMaxLength: DEFAULT_METRIC_LABEL_MAX_LENGTH,
     metricSeriesMax: DEFAULT_METRIC_SERIES_MAX,
+    maxSubscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
     tls: false,
     ca: {},
     xdsAuth: true,
@@ -254,6 +264,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     if (!Number.isInteger(value) || value < 1) {
       problems.push({ path, message: `expected a positive integer, found ${String(value)}` });
     }
+  }
+  if (!Number.isSafeInteger(options.maxSubscriptions) || options.maxSubscriptions < 1) {
+    problems.push({
+      path: 'maxSubscriptions',
+      message: `expected a positive integer, found ${String(options.maxSubscriptions)}`,
+    });
   }
   if (!Number.isInteger(options.resourcesQuietMs) || options.resourcesQuietMs < 1) {
     problems.push({

@@ -7,6 +7,7 @@
  *
  * It loads no server code: the live page and the control client use it too.
  */
+import { globProblem, MAX_GLOB_LENGTH } from '../util/glob.js';
 import { DURATION_HINT, parseDuration } from '../util/duration.js';
 import type { Problem, Result } from '../util/problems.js';
 import { GRPC_STATUS_NAMES, parseGrpcStatus } from './grpc-status.js';
@@ -176,9 +177,10 @@ function checkValue(schema: FieldSchema, raw: unknown, path: string, fromText: b
     case 'string':
       if (typeof raw === 'string' && raw.length >= (schema.minLength ?? 0)) return { value: raw };
       return problem(`expected a${schema.minLength ? ' non-empty' : ''} string, ${found(raw)}`);
-    case 'glob':
-      if (typeof raw === 'string' && raw !== '') return { value: raw };
-      return problem('expected a node-id glob such as "sidecar~*"');
+    case 'glob': {
+      const wrong = globProblem(raw);
+      return wrong === undefined ? { value: raw as string } : problem(wrong);
+    }
     case 'boolean': {
       const value = text ? ({ true: true, false: false } as Record<string, boolean>)[raw] : raw;
       return typeof value === 'boolean'
@@ -276,7 +278,7 @@ function fieldJsonSchema(schema: FieldSchema): JsonSchema {
     case 'string':
       return { type: 'string', minLength: schema.minLength, ...common };
     case 'glob':
-      return { type: 'string', minLength: 1, ...common };
+      return { type: 'string', minLength: 1, maxLength: MAX_GLOB_LENGTH, ...common };
     case 'boolean':
       return { type: 'boolean', ...common };
     case 'enum':

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { ServerEvents, StreamView } from '../core/events.js';
 import { TypeSnapshot } from '../core/snapshot.js';
-import { matchesGlob } from './glob.js';
+import { matchesGlob } from '../util/glob.js';
 import type { SnapshotHistory } from './history.js';
 import type { FaultBehaviour, FaultContext, FaultHost, FaultInfo, FaultState } from './model.js';
 import type { ResolvedFault } from './spec.js';

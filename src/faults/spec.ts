@@ -17,6 +17,7 @@ import { validateFields, type FieldOptions } from '../core/fields.js';
 import { findScenario, scenarioNames } from './registry.js';
 import { parseTypeName, parseTypeNames, TYPE_NAME_HINT } from '../core/types/registry.js';
 import { isObject } from '../util/guards.js';
+import { globProblem } from '../util/glob.js';
 
 export interface ResolvedFault {
   id: string | undefined;
@@ -119,12 +120,9 @@ function resolveScope(
     return {};
   }
   if (raw.node !== undefined) {
-    if (typeof raw.node === 'string' && raw.node !== '') scope.node = raw.node;
-    else
-      problems.push({
-        path: `${path}.node`,
-        message: 'expected a node-id glob such as "sidecar~*"',
-      });
+    const problem = globProblem(raw.node);
+    if (problem === undefined) scope.node = raw.node as string;
+    else problems.push({ path: `${path}.node`, message: problem });
   }
   if (raw.types !== undefined) {
     if (scenario.scope === 'node') {
@@ -196,8 +194,9 @@ function resolveOnRequest(
     }
   }
   if (raw.node !== undefined) {
-    if (typeof raw.node === 'string' && raw.node !== '') trigger.node = raw.node;
-    else problems.push({ path: `${path}.node`, message: 'expected a node-id glob' });
+    const problem = globProblem(raw.node);
+    if (problem === undefined) trigger.node = raw.node as string;
+    else problems.push({ path: `${path}.node`, message: problem });
   }
   if (raw.type !== undefined) {
     const url = parseTypeName(raw.type);

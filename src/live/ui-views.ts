@@ -6,7 +6,7 @@
 import type { StreamView } from '../core/events.js';
 import { rankedTypes, shortTypeName } from '../core/types/registry.js';
 import type { FaultInfo } from '../faults/model.js';
-import { matchesGlob } from '../faults/glob.js';
+import { matchesGlob } from '../util/glob.js';
 import { NACK_CATALOGUE } from '../faults/nack-catalogue.js';
 import { scenarioNames } from '../faults/registry.js';
 import type { JournalEntry } from '../journal/journal.js';

@@ -92,6 +92,21 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   }
 
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
+    const before = this.weightOf(request.type_url);
+    const outcome = this.classify(request);
+    return this.settle(request.type_url, before) ?? outcome;
+  }
+
+  /**
+   * A type holds its watched names (a reconnect's among them), or one when none; for CDS and
+   * LDS those are what was last sent (`next`), so a set larger than the limit needs it raised.
+   */
+  protected weightOf(typeUrl: string): number {
+    const state = this.types.get(typeUrl);
+    return state ? Math.max(1, state.explicit.size) : 0;
+  }
+
+  private classify(request: DeltaDiscoveryRequest): RequestOutcome {
     const stopped = this.admit(request.node, request.type_url);
     if (stopped) return stopped;
     const typeUrl = request.type_url;
@@ -280,9 +295,11 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     for (const name of diff.removed) state.known.delete(name);
     if (isWildcardForIstiod(state.typeUrl)) {
       // What was sent is what is watched, as istiod records it.
+      const before = this.weightOf(state.typeUrl);
       if (whole) state.known = new Map(diff.resources.map((r) => [r.name, bookVersion(r)]));
       state.explicit = new Set(state.known.keys());
       state.names = namesOf(state);
+      this.recount(state.typeUrl, before);
     }
     const count = diff.resources.length;
     state.sent = {

@@ -55,6 +55,17 @@ export function acceptNode(node: DecodedNode | undefined): SessionState {
 }
 
 /**
+ * How many subscriptions one stream may hold by default: each resource name it watches, and
+ * each type it watches (a type with no names counts one). istiod sets no limit; a client
+ * chooses the names, so the mock must, and this is far above any real proxy's (a sidecar in
+ * a mesh of 10,000 services watches about 20,000 names). `maxSubscriptions` changes it.
+ */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 100_000;
+
+/** gRPC's RESOURCE_EXHAUSTED, the status of a stream past its subscription limit. */
+const RESOURCE_EXHAUSTED = 8;
+
+/**
  * What both sessions share: the lifecycle, the per-type states and the set of types owed a
  * response, answered in ADS order.
  */
@@ -62,6 +73,10 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
   state: SessionState = { t: 'awaiting-node' };
   readonly types = new Map<string, S>();
   protected readonly owed = new OwedTypes();
+  /** The stream's subscriptions (see DEFAULT_MAX_SUBSCRIPTIONS), kept as requests change them. */
+  private subscriptions = 0;
+  /** The most subscriptions the stream may hold; past it the stream ends (see `settle`). */
+  maxSubscriptions = DEFAULT_MAX_SUBSCRIPTIONS;
 
   /** `now` defaults to one shared function: a closure per session costs an idle stream 56 bytes. */
   constructor(
@@ -76,6 +91,29 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
   }
 
   abstract onSnapshot(snapshot: Snapshot): void;
+
+  /** The subscriptions a type holds now: 0 when unwatched, else at least 1. */
+  protected abstract weightOf(typeUrl: string): number;
+
+  /** Counts a change in `typeUrl`'s subscriptions (it held `before`). */
+  protected recount(typeUrl: string, before: number): void {
+    this.subscriptions += this.weightOf(typeUrl) - before;
+  }
+
+  /**
+   * Counts what a request changed in `typeUrl`'s subscriptions (it held `before`); past
+   * `maxSubscriptions` the stream is rejected with RESOURCE_EXHAUSTED, so that no client can
+   * grow a stream's memory without bound by subscribing names.
+   */
+  protected settle(typeUrl: string, before: number): RequestOutcome | undefined {
+    this.recount(typeUrl, before);
+    if (this.subscriptions <= this.maxSubscriptions) return undefined;
+    const message =
+      `too many subscriptions on one stream: ${this.subscriptions} resource names and types, ` +
+      `more than the limit of ${this.maxSubscriptions} (option maxSubscriptions, serve --max-subscriptions)`;
+    this.state = { t: 'rejected', message, code: RESOURCE_EXHAUSTED };
+    return { kind: 'rejected', message, code: RESOURCE_EXHAUSTED };
+  }
 
   get proxy(): ProxyIdentity | undefined {
     return this.state.t === 'serving' ? this.state.proxy : undefined;

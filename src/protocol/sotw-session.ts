@@ -81,6 +81,17 @@ export class SotwSession extends BaseSession<TypeState> {
   private readonly addedOnly = new Map<string, readonly string[]>();
 
   onRequest(request: DiscoveryRequest): RequestOutcome {
+    const before = this.weightOf(request.type_url);
+    const outcome = this.classify(request);
+    return this.settle(request.type_url, before) ?? outcome;
+  }
+
+  /** A watched type holds the names its last request listed, as listed, or one when none. */
+  protected weightOf(typeUrl: string): number {
+    return this.types.has(typeUrl) ? Math.max(1, this.asked.get(typeUrl)?.length ?? 0) : 0;
+  }
+
+  private classify(request: DiscoveryRequest): RequestOutcome {
     const stopped = this.admit(request.node, request.type_url);
     if (stopped) return stopped;
     const typeUrl = request.type_url;

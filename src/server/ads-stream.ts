@@ -30,6 +30,15 @@ import {
 } from '../core/stream-auth.js';
 import { apiGeneratorRefusal, hasIstiodGenerator } from '../protocol/generated-types.js';
 
+/** `session` with the stream's subscription limit, when the context sets one. */
+export function withSubscriptionLimit<S extends { maxSubscriptions: number }>(
+  session: S,
+  ctx: StreamContext,
+): S {
+  if (ctx.maxSubscriptions !== undefined) session.maxSubscriptions = ctx.maxSubscriptions;
+  return session;
+}
+
 export interface StreamContext {
   /** The snapshot a proxy is served from (per-node selection happens here). */
   snapshotFor(proxy: ProxyIdentity): Snapshot;
@@ -40,6 +49,8 @@ export interface StreamContext {
   deltaResourceVersions?: boolean;
   /** SotW: leave names without a resource out, instead of istiod's empty resource of each. */
   omitMissingResources?: boolean;
+  /** The most subscriptions one stream may hold (default DEFAULT_MAX_SUBSCRIPTIONS). */
+  maxSubscriptions?: number;
   events: ServerEventEmitter;
   log: Logger;
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */

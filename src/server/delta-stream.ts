@@ -12,7 +12,7 @@ import type { NamedResource } from '../core/snapshot.js';
 import type { TypeSnapshot } from '../core/snapshot.js';
 import { appendNonceField } from '../xds/wire.js';
 import { decodeDeltaRequest, encodeDeltaResponseBody } from '../xds/wire-delta.js';
-import { AdsStream, type BuiltResponse } from './ads-stream.js';
+import { AdsStream, withSubscriptionLimit, type BuiltResponse } from './ads-stream.js';
 import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
 import { isWildcardForIstiod } from '../core/types/registry.js';
 
@@ -61,10 +61,9 @@ function sharedBody(
 
 export class DeltaStream extends AdsStream {
   readonly protocol = 'delta';
-  readonly session = new DeltaSession(
-    undefined,
-    this.ctx.deltaResourceVersions === true,
-    this.ctx.nackTextMax,
+  readonly session = withSubscriptionLimit(
+    new DeltaSession(undefined, this.ctx.deltaResourceVersions === true, this.ctx.nackTextMax),
+    this.ctx,
   );
 
   protected classify(bytes: Buffer): RequestOutcome {

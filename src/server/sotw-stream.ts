@@ -10,11 +10,14 @@ import type { TypeState } from '../core/stream-state.js';
 import type { TypeSnapshot } from '../core/snapshot.js';
 import { appendNonceField, decodeDiscoveryRequest, encodeResponseBody } from '../xds/wire.js';
 import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
-import { AdsStream, type BuiltResponse } from './ads-stream.js';
+import { AdsStream, withSubscriptionLimit, type BuiltResponse } from './ads-stream.js';
 
 export class SotwStream extends AdsStream {
   readonly protocol = 'sotw';
-  readonly session = new SotwSession(undefined, this.ctx.nackTextMax);
+  readonly session = withSubscriptionLimit(
+    new SotwSession(undefined, this.ctx.nackTextMax),
+    this.ctx,
+  );
 
   protected classify(bytes: Buffer): RequestOutcome {
     return this.session.onRequest(decodeDiscoveryRequest(bytes));

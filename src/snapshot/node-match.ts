@@ -4,10 +4,11 @@
  * every proxy.
  */
 import type { ProxyIdentity } from '../core/identity.js';
+import { globLengthProblem, matchesGlob } from '../util/glob.js';
 import type { Problem } from '../util/problems.js';
 
 export interface NodeMatch {
-  /** Glob over the full node id (`*` any run, `?` one character). */
+  /** Glob over the full node id (`*` any run, `?` one character; see util/glob.ts). */
   nodeId?: string;
   /** Glob over `node.cluster`. */
   cluster?: string;
@@ -15,25 +16,10 @@ export interface NodeMatch {
   metadata?: Record<string, string>;
 }
 
-const globCache = new Map<string, RegExp>();
-
-function glob(pattern: string): RegExp {
-  let re = globCache.get(pattern);
-  if (!re) {
-    const body = pattern
-      .split('')
-      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-      .join('');
-    re = new RegExp(`^${body}$`);
-    globCache.set(pattern, re);
-  }
-  return re;
-}
-
 export function matchesNode(match: NodeMatch | undefined, proxy: ProxyIdentity): boolean {
   if (!match) return true;
-  if (match.nodeId !== undefined && !glob(match.nodeId).test(proxy.nodeId)) return false;
-  if (match.cluster !== undefined && !glob(match.cluster).test(proxy.cluster)) return false;
+  if (!matchesGlob(match.nodeId, proxy.nodeId)) return false;
+  if (!matchesGlob(match.cluster, proxy.cluster)) return false;
   for (const [key, value] of Object.entries(match.metadata ?? {})) {
     if (proxy.metadata[key] !== value) return false;
   }
@@ -54,8 +40,10 @@ export function parseNodeMatch(
   const match: NodeMatch = {};
   for (const [key, field] of Object.entries(value)) {
     if (key === 'nodeId' || key === 'cluster') {
-      if (typeof field === 'string') match[key] = field;
-      else problems.push({ path: `${path}.${key}`, message: 'expected a string (a glob)' });
+      const problem =
+        typeof field === 'string' ? globLengthProblem(field) : 'expected a string (a glob)';
+      if (problem === undefined) match[key] = field as string;
+      else problems.push({ path: `${path}.${key}`, message: problem });
     } else if (key === 'metadata') {
       const ok = typeof field === 'object' && field !== null && !Array.isArray(field);
       const entries: [string, unknown][] = ok

@@ -11,6 +11,7 @@ import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
 import type { StreamCredentials } from '../core/stream-auth.js';
+import { createStreamAdmission, type StreamRateLimiter } from './stream-rate-limit.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 const KEEPALIVE_TIME_MS = 30_000;
@@ -90,7 +91,24 @@ function authenticate(call: AdsCall, ctx: StreamContext): readonly string[] | un
   return undefined;
 }
 
-export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
+/** A stream ended before it was served (rate limit, a closing server), with its status. */
+function refuse(ctx: StreamContext, call: AdsCall, code: grpc.status, message: string): void {
+  ctx.events.emit('stream-rejected', call.getPeer(), message);
+  call.emit('error', { code, details: message });
+}
+
+/**
+ * `rateLimit`: istiod's connection rate limit (stream-rate-limit.ts), applied where istiod
+ * applies it, before authentication; undefined lets every stream in at once.
+ */
+export function createAdsServer(
+  ctx: StreamContext,
+  streams: () => Iterable<AdsStream>,
+  rateLimit?: StreamRateLimiter,
+): AdsServer {
+  const admission = createStreamAdmission(rateLimit, (call, code, message) =>
+    refuse(ctx, call, code, message),
+  );
   let server: grpc.Server | undefined;
   let listener: BoundListener | undefined;
   let lastTransport: AdsTransport = {};
@@ -104,12 +122,16 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {
-      const identities = authenticate(call, ctx);
-      if (identities) track(Object.assign(new SotwStream(call, ctx), { identities }), call);
+      admission.admit(call, () => {
+        const identities = authenticate(call, ctx);
+        if (identities) track(Object.assign(new SotwStream(call, ctx), { identities }), call);
+      });
     },
     DeltaAggregatedResources(call: AdsCall) {
-      const identities = authenticate(call, ctx);
-      if (identities) track(Object.assign(new DeltaStream(call, ctx), { identities }), call);
+      admission.admit(call, () => {
+        const identities = authenticate(call, ctx);
+        if (identities) track(Object.assign(new DeltaStream(call, ctx), { identities }), call);
+      });
     },
   };
 
@@ -152,6 +174,7 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
       listener = undefined;
       accepting?.stopAccepting();
       for (const stream of [...streams(), ...pending]) stream.end(code, message);
+      admission.endWaiting(code, message);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           closing.forceShutdown();

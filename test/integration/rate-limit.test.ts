@@ -7,7 +7,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'vitest';
 import { defaultStreamsPerSecond, RATE_LIMIT_MESSAGE } from '../../src/server/stream-rate-limit.js';
-import type { AdsTestClient, AdsTestStream, StreamEnd } from '../../src/testing/ads-client.js';
+import { AdsTestClient, type AdsTestStream, type StreamEnd } from '../../src/testing/ads-client.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { it } from '../support/fixtures/test.js';
 
@@ -64,6 +64,27 @@ it('refuses before the first request is read, and journals the refusal', async (
   expect(mock.journal({ kind: 'rejected' }).map((e) => e.reason)).toEqual(
     rest.map(() => RATE_LIMIT_MESSAGE),
   );
+});
+
+it('turns a stream away before it is authenticated: RESOURCE_EXHAUSTED, not UNAUTHENTICATED', async ({
+  startMock,
+}) => {
+  const mock = await startMock({ tls: true, maxStreamsPerSecond: 0.5 });
+  const credentials = grpc.credentials.createSsl(Buffer.from(mock.security.rootCert));
+  const client = new AdsTestClient(mock.xdsAddress, credentials, {
+    'grpc.ssl_target_name_override': 'istiod.istio-system.svc',
+  });
+  try {
+    // Neither carries a token: the first is let in, then refused by authentication.
+    const [first, second] = [client.sotw(), client.sotw()];
+    expect(await endWithin(first!, 3_000)).toEqual({
+      code: grpc.status.UNAUTHENTICATED,
+      details: 'authentication failure',
+    });
+    expect(await endWithin(second!, 3_000)).toEqual(REFUSED);
+  } finally {
+    client.close();
+  }
 });
 
 it('lets a stream wait its turn, and gives the turn back when the stream goes away', async ({

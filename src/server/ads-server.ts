@@ -11,7 +11,11 @@ import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
 import type { StreamCredentials } from '../core/stream-auth.js';
-import { createStreamAdmission, type StreamRateLimiter } from './stream-rate-limit.js';
+import {
+  createStreamAdmission,
+  RATE_WAIT_ERROR,
+  type StreamRateLimiter,
+} from './stream-rate-limit.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 const KEEPALIVE_TIME_MS = 30_000;
@@ -106,9 +110,13 @@ export function createAdsServer(
   streams: () => Iterable<AdsStream>,
   rateLimit?: StreamRateLimiter,
 ): AdsServer {
-  const admission = createStreamAdmission(rateLimit, (call, code, message) =>
-    refuse(ctx, call, code, message),
-  );
+  const admission = createStreamAdmission(rateLimit, (call, code, message) => {
+    if (code === grpc.status.RESOURCE_EXHAUSTED) {
+      // istiod's warning, word for word (ads.go).
+      ctx.log.warn(`ADS: "${call.getPeer()}" exceeded rate limit: ${RATE_WAIT_ERROR}`);
+    }
+    refuse(ctx, call, code, message);
+  });
   let server: grpc.Server | undefined;
   let listener: BoundListener | undefined;
   let lastTransport: AdsTransport = {};

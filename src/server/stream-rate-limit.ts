@@ -19,9 +19,10 @@ export const STREAM_TURN_WAIT_MS = 1_000;
 /** istiod's ceiling on its default rate. */
 const MAX_DEFAULT_STREAMS_PER_SECOND = 100;
 
-/** istiod's status details: "request rate limit exceeded: " and rate.Limiter.Wait's error. */
-export const RATE_LIMIT_MESSAGE =
-  'request rate limit exceeded: rate: Wait(n=1) would exceed context deadline';
+/** rate.Limiter.Wait's error when the turn would come after the 1 s deadline. */
+export const RATE_WAIT_ERROR = 'rate: Wait(n=1) would exceed context deadline';
+/** istiod's status details for a stream turned away. */
+export const RATE_LIMIT_MESSAGE = `request rate limit exceeded: ${RATE_WAIT_ERROR}`;
 
 /**
  * istiod's default rate, min(15 + 5 × GOMAXPROCS, 100). Go's GOMAXPROCS defaults to the CPUs

@@ -4,7 +4,9 @@
  * stream that goes away gives its turn back, a closing mock ends the waiting ones, and 0 turns
  * it off. The comparison with istiod itself: test/conformance/rate-limit.test.ts.
  */
+import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
+import pino from 'pino';
 import { expect } from 'vitest';
 import { defaultStreamsPerSecond, RATE_LIMIT_MESSAGE } from '../../src/server/stream-rate-limit.js';
 import { AdsTestClient, type AdsTestStream, type StreamEnd } from '../../src/testing/ads-client.js';
@@ -50,11 +52,18 @@ it("is on by default, at istiod's rate: a burst beyond one second's turns is ref
   expect(performance.now() - started).toBeLessThan(3_000);
 });
 
-it('refuses before the first request is read, and journals the refusal', async ({
+it('refuses before the first request is read, and journals and logs the refusal as istiod does', async ({
   startMock,
   connect,
 }) => {
-  const mock = await startMock({ maxStreamsPerSecond: 0.5 });
+  const logged: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logged.push((JSON.parse(chunk.toString()) as { msg: string }).msg);
+      done();
+    },
+  });
+  const mock = await startMock({ maxStreamsPerSecond: 0.5, logger: pino(sink) });
   const ads = connect(mock);
   const [first, ...rest] = burst(ads, 4);
   const at = performance.now();
@@ -63,6 +72,12 @@ it('refuses before the first request is read, and journals the refusal', async (
   expect(await answered(first!)).toBe(true);
   expect(mock.journal({ kind: 'rejected' }).map((e) => e.reason)).toEqual(
     rest.map(() => RATE_LIMIT_MESSAGE),
+  );
+  // istiod's warning, with the client's address.
+  const warnings = logged.filter((m) => m.includes('exceeded rate limit'));
+  expect(warnings).toHaveLength(rest.length);
+  expect(warnings[0]).toMatch(
+    /^ADS: "127\.0\.0\.1:\d+" exceeded rate limit: rate: Wait\(n=1\) would exceed context deadline$/,
   );
 });
 

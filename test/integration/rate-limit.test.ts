@@ -92,11 +92,11 @@ it('turns a stream away before it is authenticated: RESOURCE_EXHAUSTED, not UNAU
   try {
     // Neither carries a token: the first is let in, then refused by authentication.
     const [first, second] = [client.sotw(), client.sotw()];
-    expect(await endWithin(first!, 3_000)).toEqual({
+    expect(await endWithin(first, 3_000)).toEqual({
       code: grpc.status.UNAUTHENTICATED,
       details: 'authentication failure',
     });
-    expect(await endWithin(second!, 3_000)).toEqual(REFUSED);
+    expect(await endWithin(second, 3_000)).toEqual(REFUSED);
   } finally {
     client.close();
   }

@@ -47,7 +47,8 @@ const { values } = parseArgs({
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 async function fuzz(cases: number, seed: number): Promise<void> {
-  const server = await startMockIstiod({ journalSize: 1000 });
+  // Streams back to back or all at once: istiod's connection rate limit is off here.
+  const server = await startMockIstiod({ journalSize: 1000, maxStreamsPerSecond: 0 });
   const raw = new RawAdsClient(server.xdsAddress);
   const rand = seededRandom(seed);
   const counts = new Map<string, number>();
@@ -69,7 +70,8 @@ async function fuzz(cases: number, seed: number): Promise<void> {
 }
 
 async function churnRun(cycles: number): Promise<void> {
-  const server = await startMockIstiod({ journalSize: 1000 });
+  // Streams back to back or all at once: istiod's connection rate limit is off here.
+  const server = await startMockIstiod({ journalSize: 1000, maxStreamsPerSecond: 0 });
   await churn(server.xdsAddress, 100);
   await waitFor(() => server.streams().length === 0);
   const before = settledHeap();

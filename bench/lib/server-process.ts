@@ -37,6 +37,8 @@ export interface StartServerOptions {
   rootDir: string;
   bins: { peer: string; mockServer: string; floorH2: string; floorGrpcjs: string };
   cpus?: string | undefined;
+  /** The mock's connection rate limit (`maxStreamsPerSecond`); off (0) when absent. */
+  maxStreamsPerSecond?: number;
 }
 
 export class ServerProcess {
@@ -50,16 +52,17 @@ export class ServerProcess {
   ) {}
 
   static async start(options: StartServerOptions): Promise<ServerProcess> {
-    const node = (entry: string) =>
+    const node = (entry: string, args: readonly string[] = []) =>
       new JsonLineChild(
         SERVER_LABELS[options.kind],
         process.execPath,
-        ['--expose-gc', entry, '--resources', options.resourcesPath],
+        ['--expose-gc', entry, '--resources', options.resourcesPath, ...args],
         { cwd: options.rootDir, cpus: options.cpus },
       );
+    const rate = String(options.maxStreamsPerSecond ?? 0);
     const child =
       options.kind === 'mock'
-        ? node(options.bins.mockServer)
+        ? node(options.bins.mockServer, ['--max-streams-per-second', rate])
         : options.kind === 'h2'
           ? node(options.bins.floorH2)
           : options.kind === 'grpcjs'

@@ -10,7 +10,10 @@
  *   npx tsx bench/micro/connect-storm.ts [--attempts 20000] [--workers 4]
  *                                        [--timeout-ms 120000] [--servers mock,peer] [--out f]
  *                                        [--profile storm.cpuprofile]
+ *                                        [--max-streams-per-second 25]
  *
+ * `--max-streams-per-second` gives the mock istiod's connection rate limit (off, 0, by
+ * default, as in every bench): refused attempts end RESOURCE_EXHAUSTED and are not retried.
  * `--profile` records a CPU profile of the mock over the storm through its bench API's
  * inspector (1 ms sampling; bench/micro/profile-buckets.ts reads it).
  */
@@ -45,8 +48,14 @@ const { values } = parseArgs({
     servers: { type: 'string', default: 'mock,peer' },
     out: { type: 'string' },
     profile: { type: 'string' },
+    'max-streams-per-second': { type: 'string', default: '0' },
   },
 });
+const maxStreamsPerSecond = Number(values['max-streams-per-second']);
+if (!Number.isFinite(maxStreamsPerSecond) || maxStreamsPerSecond < 0) {
+  process.stderr.write('connect-storm: --max-streams-per-second: a number, 0 or more\n');
+  process.exit(2);
+}
 const attempts = Number(values.attempts);
 const workerCount = Number(values.workers);
 const timeoutMs = Number(values['timeout-ms']);
@@ -82,7 +91,13 @@ export interface ConnectStormResult {
 
 async function stormOne(kind: ServerKind, resourcesPath: string): Promise<ConnectStormResult> {
   const bins = buildBenchPrograms(benchDir);
-  const server = await ServerProcess.start({ kind, resourcesPath, rootDir, bins });
+  const server = await ServerProcess.start({
+    kind,
+    resourcesPath,
+    rootDir,
+    bins,
+    maxStreamsPerSecond,
+  });
   const workers: ChildProcess[] = [];
   try {
     const per = Math.ceil(attempts / workerCount);
@@ -148,7 +163,10 @@ try {
   const results: ConnectStormResult[] = [];
   for (const kind of servers) {
     process.stdout.write(
-      `connect storm: ${attempts} attempts at once from ${workerCount} processes against ${kind}, each waiting up to ${timeoutMs} ms\n`,
+      `connect storm: ${attempts} attempts at once from ${workerCount} processes against ${kind}, each waiting up to ${timeoutMs} ms` +
+        (kind === 'mock' && maxStreamsPerSecond > 0
+          ? ` (the mock lets in ${maxStreamsPerSecond} new streams a second)\n`
+          : '\n'),
     );
     const r = await stormOne(kind, resourcesPath);
     process.stdout.write(

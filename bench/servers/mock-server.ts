@@ -30,6 +30,9 @@ const { values } = parseArgs({
     'bench-port': { type: 'string', default: '0' },
     resources: { type: 'string' },
     'log-level': { type: 'string', default: 'warn' },
+    // Off by default: the benches measure how fast the mock takes streams in, not istiod's
+    // connection rate limit (connect-storm.ts --max-streams-per-second measures that).
+    'max-streams-per-second': { type: 'string', default: '0' },
   },
 });
 if (!values.resources) {
@@ -44,6 +47,7 @@ const server = createMockIstiod({
   control: { host: values.host, port: 0 },
   resources,
   logger: pino({ level: values['log-level'] }, pino.destination(2)),
+  maxStreamsPerSecond: Number(values['max-streams-per-second']),
 });
 
 // The event loop's delay, sampled every 2 ms; reset by `GET /bench/stats?reset=1`. Sampling

@@ -7,7 +7,7 @@ import { concurrentControl } from '../../test/support/harness/concurrent-control
 import { seededRandom } from '../../test/support/fixtures/raw-ads.js';
 
 export async function concurrentRun(clients: number, ops: number, seed: number): Promise<boolean> {
-  const server = await startMockIstiod({ journalSize: 1000 });
+  const server = await startMockIstiod({ journalSize: 1000, maxStreamsPerSecond: 0 });
   try {
     const report = await concurrentControl(server, {
       clients,

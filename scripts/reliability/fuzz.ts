@@ -24,6 +24,8 @@ export interface PartResult {
 }
 
 const quiet = () => pino({ level: 'silent' });
+/** Cases as fast as they go: istiod's connection rate limit would only refuse them. */
+const NO_RATE_LIMIT = { maxStreamsPerSecond: 0 };
 const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
 const controlBase = (istiod: TestMockIstiod) =>
   `http://127.0.0.1:${istiod.addresses.control?.port}`;
@@ -56,7 +58,7 @@ const ADS_ALLOWED = new Set([
 ]);
 
 export async function fuzzAdsPart(cases: number, seed: number): Promise<PartResult> {
-  const istiod = await startMockIstiod({ journalSize: 1000, logger: quiet() });
+  const istiod = await startMockIstiod({ journalSize: 1000, logger: quiet(), ...NO_RATE_LIMIT });
   const raw = new RawAdsClient(istiod.xdsAddress);
   const rand = seededRandom(seed);
   const counts: Record<string, number> = {};
@@ -95,7 +97,7 @@ export async function fuzzCaPart(cases: number, seed: number): Promise<PartResul
     { name: 'plaintext with --plaintext-ca', options: { ca: { plaintext: true } } },
   ] as const;
   for (const [n, { name, options }] of transports.entries()) {
-    const istiod = await startMockIstiod({ logger: quiet(), ...options });
+    const istiod = await startMockIstiod({ logger: quiet(), ...NO_RATE_LIMIT, ...options });
     const client = attackClient(istiod);
     const ctx = attackContext(istiod);
     const started = Date.now();
@@ -122,7 +124,7 @@ export async function fuzzCaPart(cases: number, seed: number): Promise<PartResul
 }
 
 export async function fuzzControlPart(cases: number, seed: number): Promise<PartResult> {
-  const istiod = await startMockIstiod({ logger: quiet() });
+  const istiod = await startMockIstiod({ logger: quiet(), ...NO_RATE_LIMIT });
   const started = Date.now();
   try {
     const report = await fuzzControl(

@@ -25,6 +25,7 @@ import type { Result, ResultWithWarnings } from '../util/problems.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
 import { SentResources } from '../journal/sent-resources.js';
 import { createAdsServer, type AdsServer } from '../server/ads-server.js';
+import { createStreamRateLimiter } from '../server/stream-rate-limit.js';
 import { MockIstiodError } from '../util/errors.js';
 import { ServerEventEmitter, type StreamView } from '../core/events.js';
 import {
@@ -154,6 +155,9 @@ class MockIstiodImpl implements MockIstiod {
           this.prepared?.authenticate?.(credentials) ?? { ok: true, identities: [] },
       },
       () => this.streamsById.values(),
+      options.maxStreamsPerSecond > 0
+        ? createStreamRateLimiter(options.maxStreamsPerSecond)
+        : undefined,
     );
     store.onChange((change) => {
       // Before the streams push, so that listeners see the change before its responses.

@@ -21,6 +21,7 @@ import {
   DEFAULT_METRIC_SERIES_MAX,
 } from '../metrics/label-bounds.js';
 import { DEFAULT_MAX_SUBSCRIPTIONS } from '../protocol/session.js';
+import { defaultStreamsPerSecond } from '../server/stream-rate-limit.js';
 import {
   resolveSecurityOptions,
   type CaOptions,
@@ -155,6 +156,14 @@ export interface MockIstiodOptions {
    */
   ambient: boolean;
   /**
+   * istiod's connection rate limit: new xDS streams let in a second, with a burst of 1; a stream
+   * waits up to 1 s for its turn, else ends with RESOURCE_EXHAUSTED "request rate limit
+   * exceeded: …" (conformance: test/conformance/rate-limit.test.ts). Default istiod's,
+   * min(15 + 5 × os.availableParallelism(), 100); 0 turns it off, for tests and benchmarks that
+   * connect thousands of proxies at once. `serve --max-streams-per-second`.
+   */
+  maxStreamsPerSecond: number;
+  /**
    * The language its users asked for (`serve --lang ko`, or `LANG=ko_*`): remembered, not
    * used by the xDS side; the live page (`/ui`) starts in it. Default `en`.
    */
@@ -203,6 +212,7 @@ export function defaultOptions(): MockIstiodOptions {
     xdsAuth: true,
     debugAuth: true,
     ambient: false,
+    maxStreamsPerSecond: defaultStreamsPerSecond(),
     lang: DEFAULT_LANG,
   };
 }
@@ -275,6 +285,13 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'resourcesQuietMs',
       message: `expected a positive integer (milliseconds), found ${String(options.resourcesQuietMs)}`,
+    });
+  }
+  const rate = options.maxStreamsPerSecond;
+  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0) {
+    problems.push({
+      path: 'maxStreamsPerSecond',
+      message: `expected a number of streams a second, 0 or more (0: no limit), found ${String(rate)}`,
     });
   }
   if (!VERSIONINGS.includes(options.versioning)) {

@@ -21,6 +21,8 @@ export interface ReferenceOptions {
   meshFile?: string;
   /** A TLS port like 15012: the server's certificate, key, and the roots client certs chain to. */
   tls?: { cert: string; key: string; clientCa: string };
+  /** Variables istiod reads, over the parent's environment (e.g. PILOT_MAX_REQUESTS_PER_SECOND). */
+  istiodEnv?: Record<string, string>;
 }
 
 export interface ReferenceServer {
@@ -69,7 +71,10 @@ export async function startReference(
     args.push('-tls-xds', '127.0.0.1:0', '-cert', options.tls.cert, '-key', options.tls.key);
     args.push('-client-ca', options.tls.clientCa);
   }
-  const child = spawn(referenceBinary(env), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(referenceBinary(env), args, {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.istiodEnv && { env: { ...process.env, ...options.istiodEnv } }),
+  });
   const lines: string[] = [];
   createInterface({ input: child.stderr }).on('line', (line) => {
     lines.push(line);

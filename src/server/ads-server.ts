@@ -15,6 +15,11 @@ import {
   type StreamAuthentication,
   type StreamCredentials,
 } from '../core/stream-auth.js';
+import {
+  createStreamAdmission,
+  RATE_WAIT_ERROR,
+  type StreamRateLimiter,
+} from './stream-rate-limit.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 const KEEPALIVE_TIME_MS = 30_000;
@@ -131,7 +136,28 @@ function authenticate(
   });
 }
 
-export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsStream>): AdsServer {
+/** A stream ended before it was served (rate limit, a closing server), with its status. */
+function refuse(ctx: StreamContext, call: AdsCall, code: grpc.status, message: string): void {
+  ctx.events.emit('stream-rejected', call.getPeer(), message);
+  call.emit('error', { code, details: message });
+}
+
+/**
+ * `rateLimit`: istiod's connection rate limit (stream-rate-limit.ts), applied where istiod
+ * applies it, before authentication; undefined lets every stream in at once.
+ */
+export function createAdsServer(
+  ctx: StreamContext,
+  streams: () => Iterable<AdsStream>,
+  rateLimit?: StreamRateLimiter,
+): AdsServer {
+  const admission = createStreamAdmission(rateLimit, (call, code, message) => {
+    if (code === grpc.status.RESOURCE_EXHAUSTED) {
+      // istiod's warning, word for word (ads.go).
+      ctx.log.warn(`ADS: "${call.getPeer()}" exceeded rate limit: ${RATE_WAIT_ERROR}`);
+    }
+    refuse(ctx, call, code, message);
+  });
   let server: grpc.Server | undefined;
   let listener: BoundListener | undefined;
   let lastTransport: AdsTransport = {};
@@ -151,10 +177,11 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {
-      authenticate(call, ctx, waiting, sotw);
+      // istiod's order: the rate limit first, then authentication (ads.go).
+      admission.admit(call, () => authenticate(call, ctx, waiting, sotw));
     },
     DeltaAggregatedResources(call: AdsCall) {
-      authenticate(call, ctx, waiting, delta);
+      admission.admit(call, () => authenticate(call, ctx, waiting, delta));
     },
   };
 
@@ -199,6 +226,7 @@ export function createAdsServer(ctx: StreamContext, streams: () => Iterable<AdsS
       for (const stream of [...streams(), ...pending]) stream.end(code, message);
       for (const call of waiting) call.emit('error', { code, details: message });
       waiting.clear();
+      admission.endWaiting(code, message);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           closing.forceShutdown();

@@ -25,6 +25,7 @@ import {
 } from './journal-flag.js';
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { LIMIT_FLAGS, LIMIT_USAGE, parseLimitFlags } from './limit-flags.js';
+import { parseRateFlags, RATE_FLAGS, RATE_USAGE } from './rate-flags.js';
 import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
 import { GENERATE_FLAGS, GENERATE_USAGE, generatedResources } from './generate-flags.js';
 import { MockIstiodError } from '../../util/errors.js';
@@ -72,7 +73,7 @@ ${GENERATE_USAGE}${FAULT_USAGE}  --lab <variant>          which lab to serve: la
   --outbound-port <port>   virtualOutbound port (default ${LAB_DEFAULTS.outboundPort})
   --app-address <addr>     the app behind inbound|<port>|| (default ${LAB_DEFAULTS.appAddress})
   --app-port <port>        the app's port (default ${LAB_DEFAULTS.appPort})
-${JOURNAL_USAGE}${LIMIT_USAGE}${TLS_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
+${JOURNAL_USAGE}${LIMIT_USAGE}${TLS_USAGE}${RATE_USAGE}  --log-level <level>      ${LOG_LEVELS.join('|')} [LOG_LEVEL] (default info)
   --log-format <format>    pretty|json|auto (default auto: pretty in a terminal)
   --lang <en|ko>           the language of serve's own hints, remembered for the live page
                            (default: from LC_ALL, LC_MESSAGES or LANG, e.g. ko_KR.UTF-8;
@@ -112,6 +113,7 @@ const OPTIONS = {
   lang: { type: 'string' },
   ...TLS_FLAGS,
   ...LIMIT_FLAGS,
+  ...RATE_FLAGS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -196,6 +198,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     logger: log,
     lang,
     ...security,
+    ...parseRateFlags(values, env),
   });
   const journalFile = await attachJournalFile(values.journal, server, log);
   const started = await server.start();

@@ -28,8 +28,11 @@ export interface Served {
   control: string;
 }
 
+const NO_RATE_LIMIT = ['--max-streams-per-second', '0'];
+
 export async function serveChild(start: StartCli, extra: string[] = []): Promise<Served> {
-  const run = start(['serve', ...FREE_SERVE_PORTS, ...JSON_LOGS, ...extra]);
+  // Loads of streams at once, not istiod's connection rate limit (rate-limit.test.ts): off.
+  const run = start(['serve', ...FREE_SERVE_PORTS, ...JSON_LOGS, ...NO_RATE_LIMIT, ...extra]);
   const serving = await waitForServing(run, 30_000).catch((err: unknown) => {
     throw new Error(`${String(err)}; stderr: ${run.stderr()}`);
   });

@@ -107,7 +107,14 @@ export async function soak(partial: Partial<SoakOptions> = {}): Promise<SoakRepo
   const journal = join(dir, 'journal.jsonl');
   const tlsDir = join(dir, 'tls');
   const tls = options.tls ? ['--tls-dir', tlsDir, '--xds-auth', 'off'] : [];
-  const server = await startServedProcess(['--journal', journal, ...tls]);
+  // The churn opens streams faster than istiod's connection rate limit lets in: off.
+  const server = await startServedProcess([
+    '--journal',
+    journal,
+    '--max-streams-per-second',
+    '0',
+    ...tls,
+  ]);
   // By name, not by IP address (TLS's server name must be a name); the certificate has both.
   const channel = options.tls ? { 'grpc.ssl_target_name_override': 'localhost' } : {};
   const credentials = options.tls

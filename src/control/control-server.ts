@@ -25,6 +25,7 @@ import type { Logger } from 'pino';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { Endpoint } from '../core/endpoint.js';
 import { redactedUrl } from './auth.js';
+import { answerClientError } from './client-error.js';
 import { clientGoneSignal } from './client-gone.js';
 import { gateRequest } from './request-gate.js';
 import { errorResponse } from './responses.js';
@@ -247,6 +248,10 @@ export function createControlServer(
           server.on('error', (err: NodeJS.ErrnoException) =>
             log.warn({ err }, 'control API: a connection could not be accepted; still serving'),
           );
+          server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+            log.debug({ code: err.code }, 'control API: a request HTTP could not parse');
+            answerClientError(err, socket);
+          });
           resolve((server.address() as AddressInfo).port);
         });
       }),

@@ -21,6 +21,7 @@ import type { AdsCall } from './ads-service.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { ResponseDecision, ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
+import { cutText } from '../util/cut-text.js';
 import type { DebugAnswer, DebugAnswerer, DebugResource } from '../core/debug-answer.js';
 import {
   authorizeStream,
@@ -30,6 +31,8 @@ import {
 } from '../core/stream-auth.js';
 import { apiGeneratorRefusal, hasIstiodGenerator } from '../protocol/generated-types.js';
 
+/** The longest status message a stream ends with (characters; the rest is cut, marked). */
+export const MAX_STATUS_MESSAGE = 1024;
 /** `session` with the stream's subscription limit, when the context sets one. */
 export function withSubscriptionLimit<S extends { maxSubscriptions: number }>(
   session: S,
@@ -228,9 +231,15 @@ export abstract class AdsStream {
     return proxy && this.ctx.snapshotFor(proxy);
   }
 
-  /** Ends the stream with a gRPC status (OK ends it cleanly). */
-  end(code: grpc.status, message: string): void {
+  /**
+   * Ends the stream with a gRPC status (OK ends it cleanly). The message may quote what the
+   * client sent (istiod's `missing parts in the service node "<id>"`): it goes in an HTTP/2
+   * trailer, and a client refuses a trailer larger than its header limit (grpc-js: a protocol
+   * error, the whole connection lost), so it is cut to `MAX_STATUS_MESSAGE` characters.
+   */
+  end(code: grpc.status, text: string): void {
     if (this.closed) return;
+    const message = cutText(text, MAX_STATUS_MESSAGE);
     // Record why first: emitting 'error' runs the call's own listeners, which finish too.
     this.finish(
       code === grpc.status.OK ? message : `ended by the server: ${grpc.status[code]} ${message}`,

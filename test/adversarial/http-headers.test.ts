@@ -124,6 +124,7 @@ describe('sizes, counts and framing', () => {
   it('huge and numerous headers, a body over the limit, and framing that contradicts itself', async () => {
     const big = await send('GET', '/control/state', { Host: self, 'X-Big': 'b'.repeat(100_000) });
     expect(big.status).toBe(431);
+    expect(big.body).toContain('the request headers are too large');
     const many = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`X-H${i}`, 'v']));
     const numerous = await send('GET', '/control/state', { Host: self, ...many });
     expect([200, 431]).toContain(numerous.status);

@@ -57,7 +57,7 @@ describe('ADS fields a client chooses', () => {
       'ztunnel~127.0.0.1~z.ns~ns.svc.cluster.local',
     ];
     const ends: string[] = [];
-    await eachLimited(ids, 4, async (id, i) => {
+    await eachLimited(ids, 1, async (id, i) => {
       for (const mode of ['sotw', 'delta'] as const) {
         target.inputs += 1;
         const outcome = await exchange(client, mode, [
@@ -131,7 +131,7 @@ describe('ADS fields a client chooses', () => {
       const typed: { key: string; value: unknown }[] = keys.flatMap((key) =>
         values.map((value) => ({ key, value })),
       );
-      await eachLimited(typed, 4, async ({ key, value }, i) => {
+      await eachLimited(typed, 1, async ({ key, value }, i) => {
         target.inputs += 1;
         await exchange(client, i % 2 === 0 ? 'sotw' : 'delta', [
           { node: node(`meta-${i}`, { [key]: value }), type_url: CDS },
@@ -169,7 +169,7 @@ describe('ADS fields a client chooses', () => {
   it('an ISTIO_VERSION of 1 MiB on 20 streams that then close', async () => {
     await eachLimited(
       Array.from({ length: 20 }, (_, i) => i),
-      4,
+      1,
       async (i) => {
         target.inputs += 1;
         await exchange(client, 'sotw', [
@@ -228,7 +228,7 @@ describe('ADS fields a client chooses', () => {
   it('NACK texts of 1 MiB, 30 of them', async () => {
     await eachLimited(
       Array.from({ length: 30 }, (_, i) => i),
-      3,
+      1,
       async (i) => {
         target.inputs += 1;
         const mode = i % 2 === 0 ? 'sotw' : 'delta';

@@ -79,60 +79,79 @@ function scanLine(s: Scan): string | undefined {
   if (s.quote) {
     // A quoted scalar from the lines before: its rest is not nesting.
     if (!skipQuoted(s, s.quote)) return undefined;
+    s.nodeStart = false;
   } else {
     const tooDeep = checkBlockColumn(s);
     if (tooDeep) return tooDeep;
   }
+  return scanRest(s);
+}
+
+/**
+ * The rest of the line. The position and the node flag are kept in locals while it runs (the
+ * scan is on every load's path), and put back in `s` where another function reads them.
+ */
+function scanRest(s: Scan): string | undefined {
   const { text, limit } = s;
   const n = text.length;
+  let { i, nodeStart } = s;
   let prev = SPACE;
   /** The first character of the word being read (0 between words), and if it began a node. */
   let word = 0;
   let wordAtNode = false;
-  while (s.i < n) {
-    const c = text.charCodeAt(s.i++);
+  while (i < n) {
+    const c = text.charCodeAt(i++);
     if (c < 128 && SPECIAL[c] === 0) {
       // The common case, kept short: a character of a word.
       if (word === 0) {
         word = c;
-        wordAtNode = s.nodeStart;
+        wordAtNode = nodeStart;
       }
-      s.nodeStart = false;
+      nodeStart = false;
       prev = c;
       continue;
     }
-    if (c === NL) return undefined;
+    if (c === NL) break;
     if (c === SPACE || c === TAB) {
       // After an anchor or a tag (`&a 'x'`, `!!str "x"`), its node.
-      if (wordAtNode && (word === 38 || word === 33)) s.nodeStart = true;
-      word = 0;
-      prev = c;
-      continue;
-    }
-    if (word === 0) {
-      word = c;
-      wordAtNode = s.nodeStart;
-    }
-    if ((c === SQ || c === DQ) && s.nodeStart) {
-      if (!skipQuoted(s, c)) return undefined;
-      s.nodeStart = false;
-    } else if (c === HASH && (prev === SPACE || prev === TAB)) {
-      return skipToLineEnd(s);
-    } else if (c === 91 || c === 123) {
-      // [ or {
-      if (++s.depth > limit) {
-        return `nested more than ${limit} levels deep (flow brackets); a resource file may nest at most ${limit} levels`;
-      }
-      s.nodeStart = true;
+      if (wordAtNode && (word === 38 || word === 33)) nodeStart = true;
       word = 0;
     } else {
-      if ((c === 93 || c === 125) && s.depth > 0) s.depth--; // ] or }
-      s.nodeStart = startsNode(c, text.charCodeAt(s.i), prev, word === c && wordAtNode);
-      if (c === 44) word = 0;
+      if (word === 0) {
+        word = c;
+        wordAtNode = nodeStart;
+      }
+      if ((c === SQ || c === DQ) && nodeStart) {
+        s.i = i;
+        // Cut at the line's end, it is taken for a word going on (no node starts after it).
+        s.nodeStart = false;
+        if (!skipQuoted(s, c)) return undefined;
+        i = s.i;
+        nodeStart = false;
+      } else if (c === HASH && (prev === SPACE || prev === TAB)) {
+        s.i = i;
+        s.nodeStart = nodeStart;
+        return skipToLineEnd(s);
+      } else if (c === 91 || c === 123) {
+        // [ or {
+        if (++s.depth > limit) return tooDeepFlow(limit);
+        nodeStart = true;
+        word = 0;
+      } else {
+        if ((c === 93 || c === 125) && s.depth > 0) s.depth--; // ] or }
+        nodeStart = startsNode(c, text.charCodeAt(i), prev, word === c && wordAtNode);
+        if (c === 44) word = 0;
+      }
     }
     prev = c;
   }
+  s.i = i;
+  s.nodeStart = nodeStart;
   return undefined;
+}
+
+function tooDeepFlow(limit: number): string {
+  return `nested more than ${limit} levels deep (flow brackets); a resource file may nest at most ${limit} levels`;
 }
 
 /**

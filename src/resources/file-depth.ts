@@ -44,18 +44,34 @@ export function nestingProblem(
   text: string,
   limit: number = MAX_RESOURCE_FILE_DEPTH,
 ): string | undefined {
-  return scanText(text, limit, true) ?? scanText(text, limit, false);
+  const spanning = scanText(text, limit, true);
+  if (typeof spanning === 'string') return spanning;
+  // With no quoted scalar over lines, the second reading would be the same as the first.
+  if (!spanning.spanned) return undefined;
+  const cut = scanText(text, limit, false);
+  return typeof cut === 'string' ? cut : undefined;
 }
 
-function scanText(text: string, limit: number, spanLines: boolean): string | undefined {
-  const scan: Scan = { text, limit, spanLines, quote: 0, i: 0, line: 1, depth: 0, nodeStart: true };
+/** The first problem, or whether some quoted scalar ran over a line (when there is none). */
+function scanText(text: string, limit: number, spanLines: boolean): string | { spanned: boolean } {
+  const scan: Scan = {
+    text,
+    limit,
+    spanLines,
+    spanned: false,
+    quote: 0,
+    i: 0,
+    line: 1,
+    depth: 0,
+    nodeStart: true,
+  };
   const n = text.length;
   while (scan.i < n) {
     const tooDeep = scanLine(scan);
     if (tooDeep) return `line ${scan.line}: ${tooDeep}`;
     scan.line++;
   }
-  return undefined;
+  return { spanned: scan.spanned };
 }
 
 interface Scan {
@@ -63,6 +79,8 @@ interface Scan {
   readonly limit: number;
   /** Whether a quoted scalar goes on past the end of its line (it does in YAML). */
   readonly spanLines: boolean;
+  /** Whether a quoted scalar has run over the end of a line. */
+  spanned: boolean;
   /** The quote of a quoted scalar still open at the start of this line, or 0. */
   quote: number;
   /** The next character to look at. */
@@ -220,6 +238,7 @@ function skipQuoted(s: Scan, quote: number): boolean {
   while (s.i < n) {
     const c = text.charCodeAt(s.i);
     if (c === NL) {
+      s.spanned = true;
       s.quote = s.spanLines ? quote : 0;
       s.i++;
       return false;

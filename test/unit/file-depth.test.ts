@@ -94,8 +94,8 @@ describe('nestingProblem', () => {
     nestingProblem(big); // compiled once
     const started = performance.now();
     expect(nestingProblem(big)).toBeUndefined();
-    // A few ms on an idle machine; the bound leaves room for a shared one.
-    expect(performance.now() - started).toBeLessThan(100);
+    // About 10 ms on an idle machine, 30 on a busy one; the bound leaves room for both.
+    expect(performance.now() - started).toBeLessThan(200);
     const flow = `resources: ${brackets(1_000_000)}`;
     const block = blockNest(5_000);
     const deepStarted = performance.now();

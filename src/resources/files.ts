@@ -22,6 +22,7 @@ import { parseNodeMatch, type NodeMatch } from '../snapshot/node-match.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
 import { documentValue, parseProblems, readResourceText } from './file-text.js';
+import { nestingProblem } from './file-depth.js';
 import type { Problem, Result } from '../util/problems.js';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -82,6 +83,12 @@ function readDocuments(file: string, problems: Problem[]): { value: unknown; whe
   const read = readResourceText(file);
   if ('problem' in read) {
     problems.push(read.problem);
+    return [];
+  }
+  // Before the parser, which takes seconds over a deeply nested file before it reports it.
+  const tooDeep = nestingProblem(read.text);
+  if (tooDeep) {
+    problems.push({ path: file, message: tooDeep });
     return [];
   }
   const docs = yaml().parseAllDocuments(read.text, { prettyErrors: true });

@@ -2,7 +2,8 @@
  * Resource files that ask for too much, or are not text files at all, are refused by the real
  * file watcher and by `POST /control/resources/reload`, with a problem naming the file and
  * what was wrong, while `mock-istiod serve` (a process of its own) keeps serving the last good
- * set: too many YAML alias expansions, nesting deeper than the parser's stack, invalid UTF-8,
+ * set: too many YAML alias expansions, nesting deeper than MAX_RESOURCE_FILE_DEPTH (flow
+ * brackets, JSON, block indentation, `- - -`; refused in under 100 ms), invalid UTF-8,
  * a file past the size limit, and, in the watched directory, a FIFO, a symlink to a directory
  * and a symlink loop.
  */
@@ -45,8 +46,14 @@ afterEach(() => {
 /** 150 uses of one anchor: more expansions than the parser allows (a large anchored file). */
 const ALIASES = `- &c\n  '@type': type.googleapis.com/envoy.config.cluster.v3.Cluster\n  name: anchored\n  type: STATIC\n  connect_timeout: 1s\n${'- *c\n'.repeat(150)}`;
 
-/** Each bad entry: how to make it in the directory, and the words its problem must say. */
-const BAD: { name: string; make(path: string): void; says: RegExp }[] = [
+const FLOW_DEPTH =
+  /line 1: nested more than 256 levels deep \(flow brackets\); a resource file may nest at most 256 levels/;
+
+/**
+ * Each bad entry: how to make it in the directory, the words its problem must say, and
+ * whether its refusal must be quick (a deep file, which the parser would take seconds over).
+ */
+const BAD: { name: string; make(path: string): void; says: RegExp; quick?: boolean }[] = [
   {
     name: 'aliases.yaml',
     make: (p) => writeFileSync(p, ALIASES),
@@ -54,8 +61,28 @@ const BAD: { name: string; make(path: string): void; says: RegExp }[] = [
   },
   {
     name: 'deep.yaml',
-    make: (p) => writeFileSync(p, '['.repeat(50_000) + ']'.repeat(50_000)),
-    says: /nested too deeply/,
+    make: (p) => writeFileSync(p, `resources: ${'['.repeat(100_000)}${']'.repeat(100_000)}`),
+    says: FLOW_DEPTH,
+    quick: true,
+  },
+  {
+    name: 'deep.json',
+    make: (p) => writeFileSync(p, '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)),
+    says: FLOW_DEPTH,
+    quick: true,
+  },
+  {
+    name: 'deep-block.yaml',
+    make: (p) =>
+      writeFileSync(p, Array.from({ length: 5_000 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')),
+    says: /line 514: content starts at column 514 \(block nesting\); a resource file may indent at most 512 columns/,
+    quick: true,
+  },
+  {
+    name: 'deep-dashes.yaml',
+    make: (p) => writeFileSync(p, `${'- '.repeat(100_000)}x\n`),
+    says: /line 1: content starts at column 200001 \(block nesting\)/,
+    quick: true,
   },
   {
     name: 'latin1.yaml',
@@ -93,6 +120,22 @@ async function clustersServed(xds: string): Promise<string[]> {
   }
 }
 
+/**
+ * The shortest of three reloads, in ms: the event loop is held for the whole of a reload
+ * (reading and parsing are synchronous), so this bounds how long a bad file holds it.
+ */
+async function quickestReload(control: string): Promise<number> {
+  let quickest = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    const reload = await fetch(`${control}/control/resources/reload`, { method: 'POST' });
+    await reload.arrayBuffer();
+    expect(reload.status).toBe(400);
+    quickest = Math.min(quickest, performance.now() - started);
+  }
+  return quickest;
+}
+
 it(
   'refuses each bad file by the watcher and by reload, naming it, and keeps serving the last good set',
   { timeout: 90_000 },
@@ -126,6 +169,7 @@ it(
       const body = (await reload.json()) as { problems?: { path: string; message: string }[] };
       expect(reload.status, JSON.stringify(body)).toBe(400);
       expect(body.problems?.some((p) => p.path === path && bad.says.test(p.message))).toBe(true);
+      if (bad.quick) expect(await quickestReload(control), bad.name).toBeLessThan(100);
       expect(run.child.exitCode).toBeNull();
       expect(await clustersServed(serving.xds)).toEqual(['good']);
       unlinkSync(path);

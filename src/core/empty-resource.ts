@@ -14,6 +14,7 @@
  */
 import type { PackedResource } from '../xds/wire.js';
 import { packAnyJson } from '../xds/json.js';
+import { utf8Length, writeUtf8 } from '../xds/utf8.js';
 import { emptyResourceOf } from './types/registry.js';
 
 /** The content version of every empty resource: the same empty answer is not sent twice. */
@@ -105,7 +106,7 @@ function nameField(name: string): Buffer {
 }
 
 function withName(name: string, template: Template): Buffer {
-  const length = Buffer.byteLength(name);
+  const length = utf8Length(name);
   let size = 1;
   for (let n = length; n >= 0x80; n >>>= 7) size += 1;
   const bytes = Buffer.allocUnsafe(1 + size + length + template.rest.length);
@@ -118,7 +119,7 @@ function withName(name: string, template: Template): Buffer {
     }
     bytes[offset++] = (n & 0x7f) | 0x80;
   }
-  offset += bytes.write(name, offset);
+  offset = writeUtf8(bytes, offset, name, length);
   template.rest.copy(bytes, offset);
   return bytes;
 }

@@ -9,6 +9,7 @@
 import protobuf from 'protobufjs';
 import { envoyRoot } from './protos.js';
 import { internTypeUrl } from './type-urls.js';
+import { utf8Length, writeUtf8 } from './utf8.js';
 import { decodeNodeMessage, type DecodedNode, type RawNode } from './wire.js';
 
 export interface DeltaDiscoveryRequest {
@@ -72,10 +73,10 @@ function versionOf(resource: DeltaResourceInput, versioned: boolean): string | u
 
 function sizesOf(resource: DeltaResourceInput, versioned: boolean): ResourceSizes {
   const version = versionOf(resource, versioned);
-  const versionLength = version === undefined ? -1 : Buffer.byteLength(version);
-  const typeUrl = Buffer.byteLength(resource.typeUrl);
+  const versionLength = version === undefined ? -1 : utf8Length(version);
+  const typeUrl = utf8Length(resource.typeUrl);
   const any = fieldSize(typeUrl) + fieldSize(resource.value.length);
-  const name = Buffer.byteLength(resource.name);
+  const name = utf8Length(resource.name);
   const total =
     (versionLength < 0 ? 0 : fieldSize(versionLength)) + fieldSize(any) + fieldSize(name);
   return { version: versionLength, typeUrl, name, any, total };
@@ -120,8 +121,7 @@ function writeTag(bytes: Buffer, at: number, field: number, length: number): num
 }
 
 function writeString(bytes: Buffer, at: number, field: number, text: string, length: number) {
-  const start = writeTag(bytes, at, field, length);
-  return start + bytes.write(text, start, length);
+  return writeUtf8(bytes, writeTag(bytes, at, field, length), text, length);
 }
 
 export interface DeltaResponseParts {
@@ -143,10 +143,10 @@ export interface DeltaResponseParts {
 export function encodeDeltaResponseBody(parts: Omit<DeltaResponseParts, 'nonce'>): Buffer {
   const versioned = parts.versioned === true;
   const sizes = parts.resources.map((r) => sizesOf(r, versioned));
-  const removed = parts.removed.map((name) => Buffer.byteLength(name));
-  const versionLength = Buffer.byteLength(parts.systemVersion);
-  const typeUrlLength = Buffer.byteLength(parts.typeUrl);
-  const idLength = Buffer.byteLength(parts.controlPlaneId);
+  const removed = parts.removed.map((name) => utf8Length(name));
+  const versionLength = utf8Length(parts.systemVersion);
+  const typeUrlLength = utf8Length(parts.typeUrl);
+  const idLength = utf8Length(parts.controlPlaneId);
   const identifier = fieldSize(idLength);
   let size = fieldSize(versionLength) + fieldSize(typeUrlLength);
   if (parts.controlPlaneId !== '') size += fieldSize(identifier);

@@ -155,7 +155,8 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       acked: undefined,
       nack: undefined,
       wildcard: subscribe.length === 0 || subscribe.includes('*'),
-      explicit: new Set(subscribed),
+      // The request's own set: nothing else keeps it.
+      explicit: subscribed,
       known: new Map(),
       scope: undefined,
     };

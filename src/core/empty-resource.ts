@@ -25,10 +25,6 @@ export interface EmptyResource extends PackedResource {
   version: string;
 }
 
-const MAX_CACHED_EMPTIES = 1024;
-/** By type URL, then name (no key built per name: a request may bring 100,000 of them). */
-const empties = new Map<string, Map<string, EmptyResource>>();
-
 /** A type's empty resource without its name field; null when it cannot be made so. */
 interface Template {
   typeUrl: string;
@@ -38,25 +34,13 @@ const templates = new Map<string, Template | null>();
 
 /**
  * The empty resource of `typeUrl` for `name`, or undefined for a type that sends none.
- * One object per name (a few cached), so that its encoding is cached like any resource's.
+ * Made anew each time: from the template that costs about what looking it up in a cache
+ * would, and no encoding is cached by the object's identity.
  */
 export function emptyResource(typeUrl: string, name: string): EmptyResource | undefined {
-  let ofType = empties.get(typeUrl);
-  let resource = ofType?.get(name);
-  if (!resource) {
-    const packed = packEmpty(typeUrl, name);
-    if (!packed) return undefined;
-    resource = {
-      name,
-      typeUrl: packed.typeUrl,
-      value: packed.value,
-      version: EMPTY_RESOURCE_VERSION,
-    };
-    if (!ofType) empties.set(typeUrl, (ofType = new Map<string, EmptyResource>()));
-    if (ofType.size >= MAX_CACHED_EMPTIES) ofType.clear();
-    ofType.set(name, resource);
-  }
-  return resource;
+  const packed = packEmpty(typeUrl, name);
+  if (!packed) return undefined;
+  return { name, typeUrl: packed.typeUrl, value: packed.value, version: EMPTY_RESOURCE_VERSION };
 }
 
 function packEmpty(typeUrl: string, name: string): PackedResource | undefined {

@@ -58,7 +58,8 @@ export interface DeltaResourceInput {
 interface ResourceSizes {
   /** -1: no version field. */
   version: number;
-  typeUrl: number;
+  /** The `Any`'s type URL field, whole. */
+  typeUrl: Buffer;
   name: number;
   /** The `Any` (field 2). */
   any: number;
@@ -71,11 +72,25 @@ function versionOf(resource: DeltaResourceInput, versioned: boolean): string | u
   return resource.wireVersion ?? (versioned ? resource.version : undefined);
 }
 
+/** The last type URL field written: a response's resources all have the same. */
+let lastTypeUrl = { text: '', field: Buffer.from([(1 << 3) | 2, 0]) };
+
+/** Field 1 of an `Any`: its type URL, tag and length included. */
+function typeUrlField(typeUrl: string): Buffer {
+  if (lastTypeUrl.text !== typeUrl) {
+    const length = utf8Length(typeUrl);
+    const field = Buffer.allocUnsafe(fieldSize(length));
+    writeString(field, 0, 1, typeUrl, length);
+    lastTypeUrl = { text: typeUrl, field };
+  }
+  return lastTypeUrl.field;
+}
+
 function sizesOf(resource: DeltaResourceInput, versioned: boolean): ResourceSizes {
   const version = versionOf(resource, versioned);
   const versionLength = version === undefined ? -1 : utf8Length(version);
-  const typeUrl = utf8Length(resource.typeUrl);
-  const any = fieldSize(typeUrl) + fieldSize(resource.value.length);
+  const typeUrl = typeUrlField(resource.typeUrl);
+  const any = typeUrl.length + fieldSize(resource.value.length);
   const name = utf8Length(resource.name);
   const total =
     (versionLength < 0 ? 0 : fieldSize(versionLength)) + fieldSize(any) + fieldSize(name);
@@ -93,7 +108,8 @@ function writeResource(
   const version = versionOf(resource, versioned);
   if (version !== undefined) at = writeString(bytes, at, 1, version, sizes.version);
   at = writeTag(bytes, at, 2, sizes.any);
-  at = writeString(bytes, at, 1, resource.typeUrl, sizes.typeUrl);
+  bytes.set(sizes.typeUrl, at);
+  at += sizes.typeUrl.length;
   at = writeTag(bytes, at, 2, resource.value.length);
   bytes.set(resource.value, at);
   at += resource.value.length;

@@ -8,8 +8,11 @@
  * subscriptions) is cached the same way.
  */
 import { encodeResponseBody, type PackedResource } from '../xds/wire.js';
-import { packAnyJson } from '../xds/json.js';
-import { emptyResourceOf, fillsMissingNames } from './types/registry.js';
+import { fillsMissingNames } from './types/registry.js';
+import { emptyResource } from './empty-resource.js';
+
+// Re-exported: callers find the empty resource with the snapshot that answers with it.
+export { EMPTY_RESOURCE_VERSION, emptyResource } from './empty-resource.js';
 
 /** How a snapshot's types are versioned: see snapshot/version.ts, which makes the versions. */
 export type Versioning = 'push' | 'per-type';
@@ -298,39 +301,4 @@ export interface SnapshotChange {
   changed: string[];
   /** Pinned versions that came back with other content (see `Snapshot.next`). */
   repeated?: PinRepeat[];
-}
-
-/** The content version of every empty resource: the same empty answer is not sent twice. */
-export const EMPTY_RESOURCE_VERSION = 'empty';
-
-const MAX_CACHED_EMPTIES = 1024;
-const empties = new Map<string, NamedResource>();
-
-/**
- * What istiod answers for an EDS or RDS name it has no resource for: the type descriptor's
- * empty resource (`emptyResource` in src/core/types/: an empty ClusterLoadAssignment, or an
- * empty RouteConfiguration that does not validate clusters, as its sidecar route builder
- * makes). A name asked for is never answered with silence nor, in
- * delta, with a removal (conformance: "Delta: removals"). Undefined for every other type.
- * One object per name, so that its encoding is cached like any resource's.
- */
-export function emptyResource(typeUrl: string, name: string): NamedResource | undefined {
-  const key = `${typeUrl}\0${name}`;
-  let resource = empties.get(key);
-  if (!resource) {
-    const json = emptyResourceOf(typeUrl, name);
-    if (!json) return undefined;
-    const packed = packAnyJson(json);
-    // The JSON is the type descriptor's own: failing to pack it is a bug here, not bad input.
-    if (!packed.ok) throw new Error(`cannot pack the empty ${typeUrl} "${name}"`);
-    resource = {
-      name,
-      typeUrl: packed.value.typeUrl,
-      value: packed.value.bytes,
-      version: EMPTY_RESOURCE_VERSION,
-    };
-    if (empties.size >= MAX_CACHED_EMPTIES) empties.clear();
-    empties.set(key, resource);
-  }
-  return resource;
 }

@@ -59,23 +59,20 @@ function namesOf(state: DeltaTypeState): TypeState['names'] {
 }
 
 /** The names a request subscribes, its reconnect's names among them, without `*`. */
-function subscribedBy(request: DeltaDiscoveryRequest): string[] {
-  const names = new Set([
-    ...request.resource_names_subscribe,
-    ...Object.keys(request.initial_resource_versions),
-  ]);
+function subscribedBy(request: DeltaDiscoveryRequest): Set<string> {
+  const names = new Set(request.resource_names_subscribe);
+  for (const name in request.initial_resource_versions) names.add(name);
   names.delete('*');
-  return [...names];
+  return names;
 }
 
 /**
- * The scope of an answer to `request`: its own names, or, when it neither subscribes nor
- * unsubscribes a name (`*` aside), every name subscribed.
+ * The scope of an answer to `request`, which subscribes `subscribed`: its own names, or, when
+ * it neither subscribes nor unsubscribes a name (`*` aside), every name subscribed.
  */
-function scopeOf(request: DeltaDiscoveryRequest): DeltaScope {
-  const subscribed = subscribedBy(request);
+function scopeOf(request: DeltaDiscoveryRequest, subscribed: ReadonlySet<string>): DeltaScope {
   const unsubscribes = request.resource_names_unsubscribe.some((n) => n !== '*');
-  return subscribed.length === 0 && !unsubscribes ? 'subscribed' : subscribed;
+  return subscribed.size === 0 && !unsubscribes ? 'subscribed' : [...subscribed];
 }
 
 export class DeltaSession extends BaseSession<DeltaTypeState> {
@@ -92,6 +89,13 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   }
 
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
+    // A request naming more than the limit would pass it whatever the stream holds: refused
+    // before its names are stored, which is most of the work of a large request.
+    const named =
+      request.resource_names_subscribe.length +
+      Object.keys(request.initial_resource_versions).length;
+    if (named > this.maxSubscriptions)
+      return this.refuseOver(`${named} resource names in one request`);
     const before = this.weightOf(request.type_url);
     const outcome = this.classify(request);
     return this.settle(request.type_url, before) ?? outcome;
@@ -128,8 +132,9 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       return { kind: 'stale', typeUrl, nonce, expected: sent?.nonce };
     }
     // A request may ACK the last response and change the subscription at once: both count.
-    const changed = this.applySubscription(state, request);
-    if (changed) this.answer(state, scopeOf(request));
+    const subscribed = subscribedBy(request);
+    const changed = this.applySubscription(state, request, subscribed);
+    if (changed) this.answer(state, scopeOf(request, subscribed));
     if (sent && nonce !== '') return this.recordAck(state, sent);
     if (request.resource_names_subscribe.length > 0) return { kind: 'resubscribe', typeUrl };
     return { kind: 'unsubscribe', typeUrl, names: request.resource_names_unsubscribe };
@@ -142,6 +147,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   private first(request: DeltaDiscoveryRequest): RequestOutcome {
     const typeUrl = request.type_url;
     const subscribe = request.resource_names_subscribe;
+    const subscribed = subscribedBy(request);
     const state: DeltaTypeState = {
       typeUrl,
       names: [],
@@ -149,7 +155,8 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       acked: undefined,
       nack: undefined,
       wildcard: subscribe.length === 0 || subscribe.includes('*'),
-      explicit: new Set(subscribedBy(request)),
+      // The request's own set: nothing else keeps it.
+      explicit: subscribed,
       known: new Map(),
       scope: undefined,
     };
@@ -159,7 +166,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     if (this.resourceVersions && known > 0) {
       state.known = new Map(Object.entries(request.initial_resource_versions));
       this.answer(state, 'changed');
-    } else this.answer(state, scopeOf(request));
+    } else this.answer(state, scopeOf(request, subscribed));
     return known > 0
       ? { kind: 'reconnect', typeUrl, version: '', known }
       : { kind: 'subscribe', typeUrl };
@@ -184,13 +191,13 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
    * Applies subscribe, reconnect names and unsubscribe; true when the subscription changed.
    * A `*` always counts as a change, as istiod never keeps it among the names.
    */
-  private applySubscription(state: DeltaTypeState, request: DeltaDiscoveryRequest): boolean {
-    let changed = false;
-    for (const name of request.resource_names_subscribe) {
-      if (name === '*' || !state.explicit.has(name)) changed = true;
-      if (name !== '*') state.explicit.add(name);
-    }
-    for (const name of Object.keys(request.initial_resource_versions)) {
+  private applySubscription(
+    state: DeltaTypeState,
+    request: DeltaDiscoveryRequest,
+    subscribed: ReadonlySet<string>,
+  ): boolean {
+    let changed = request.resource_names_subscribe.includes('*');
+    for (const name of subscribed) {
       if (!state.explicit.has(name)) changed = true;
       state.explicit.add(name);
     }

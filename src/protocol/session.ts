@@ -108,9 +108,18 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
   protected settle(typeUrl: string, before: number): RequestOutcome | undefined {
     this.recount(typeUrl, before);
     if (this.subscriptions <= this.maxSubscriptions) return undefined;
+    return this.refuseOver(`${this.subscriptions} resource names and types`);
+  }
+
+  /**
+   * Ends the stream for holding, or asking for, `what`: more than `maxSubscriptions`.
+   * A request that alone names more is refused before its names are stored (see
+   * DeltaSession.onRequest), so that its cost stays that of decoding it.
+   */
+  protected refuseOver(what: string): RequestOutcome {
     const message =
-      `too many subscriptions on one stream: ${this.subscriptions} resource names and types, ` +
-      `more than the limit of ${this.maxSubscriptions} (option maxSubscriptions, serve --max-subscriptions)`;
+      `too many subscriptions on one stream: ${what}, more than the limit of ` +
+      `${this.maxSubscriptions} (option maxSubscriptions, serve --max-subscriptions)`;
     this.state = { t: 'rejected', message, code: RESOURCE_EXHAUSTED };
     return { kind: 'rejected', message, code: RESOURCE_EXHAUSTED };
   }

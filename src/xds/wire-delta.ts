@@ -1,11 +1,15 @@
 /**
  * The bytes of delta xDS: decoding `DeltaDiscoveryRequest`s and assembling
- * `DeltaDiscoveryResponse`s. Each resource's `Resource` entry (name, version, Any) is
- * encoded once per content and shared by every stream and response that carries it.
+ * `DeltaDiscoveryResponse`s. A response is written straight into one buffer of its size:
+ * one may carry 100,000 resources (one per name a request subscribed), and building it with
+ * protobufjs's writer, or caching each `Resource` entry, cost several times more than copying
+ * each resource's bytes (which an entry mostly is). Responses several streams are owed alike
+ * are shared whole (src/server/delta-stream.ts).
  */
 import protobuf from 'protobufjs';
 import { envoyRoot } from './protos.js';
 import { internTypeUrl } from './type-urls.js';
+import { utf8Length, writeUtf8 } from './utf8.js';
 import { decodeNodeMessage, type DecodedNode, type RawNode } from './wire.js';
 
 export interface DeltaDiscoveryRequest {
@@ -50,31 +54,90 @@ export interface DeltaResourceInput {
   value: Uint8Array;
 }
 
-const resourceCache = new WeakMap<DeltaResourceInput, Uint8Array>();
-const versionedResourceCache = new WeakMap<DeltaResourceInput, Uint8Array>();
+/** The byte lengths of one `Resource` message's parts (see `writeResource`). */
+interface ResourceSizes {
+  /** -1: no version field. */
+  version: number;
+  /** The `Any`'s type URL field, whole. */
+  typeUrl: Buffer;
+  name: number;
+  /** The `Any` (field 2). */
+  any: number;
+  /** The whole `Resource`. */
+  total: number;
+}
 
-/**
- * The encoded `Resource` message (version = 1, resource = 2, name = 3), cached per object.
- * istiod leaves `version` empty (conformance: "Delta: subscriptions"); `versioned` writes
- * the resource's content version (the `deltaResourceVersions` option). A version the set pins
- * (`wireVersion`) is written either way.
- */
-export function encodeDeltaResource(resource: DeltaResourceInput, versioned = false): Uint8Array {
-  const cache = versioned ? versionedResourceCache : resourceCache;
-  let bytes = cache.get(resource);
-  if (!bytes) {
-    const writer = protobuf.Writer.create();
-    const version = resource.wireVersion ?? (versioned ? resource.version : undefined);
-    if (version !== undefined) writer.uint32((1 << 3) | 2).string(version);
-    writer.uint32((2 << 3) | 2).fork();
-    writer.uint32((1 << 3) | 2).string(resource.typeUrl);
-    writer.uint32((2 << 3) | 2).bytes(resource.value);
-    writer.ldelim();
-    writer.uint32((3 << 3) | 2).string(resource.name);
-    bytes = writer.finish();
-    cache.set(resource, bytes);
+/** The version a `Resource` carries, if any (see `encodeDeltaResponseBody`). */
+function versionOf(resource: DeltaResourceInput, versioned: boolean): string | undefined {
+  return resource.wireVersion ?? (versioned ? resource.version : undefined);
+}
+
+/** The last type URL field written: a response's resources all have the same. */
+let lastTypeUrl = { text: '', field: Buffer.from([(1 << 3) | 2, 0]) };
+
+/** Field 1 of an `Any`: its type URL, tag and length included. */
+function typeUrlField(typeUrl: string): Buffer {
+  if (lastTypeUrl.text !== typeUrl) {
+    const length = utf8Length(typeUrl);
+    const field = Buffer.allocUnsafe(fieldSize(length));
+    writeString(field, 0, 1, typeUrl, length);
+    lastTypeUrl = { text: typeUrl, field };
   }
-  return bytes;
+  return lastTypeUrl.field;
+}
+
+function sizesOf(resource: DeltaResourceInput, versioned: boolean): ResourceSizes {
+  const version = versionOf(resource, versioned);
+  const versionLength = version === undefined ? -1 : utf8Length(version);
+  const typeUrl = typeUrlField(resource.typeUrl);
+  const any = typeUrl.length + fieldSize(resource.value.length);
+  const name = utf8Length(resource.name);
+  const total =
+    (versionLength < 0 ? 0 : fieldSize(versionLength)) + fieldSize(any) + fieldSize(name);
+  return { version: versionLength, typeUrl, name, any, total };
+}
+
+/** Writes the `Resource` message (version = 1, resource = 2, name = 3) at `at`. */
+function writeResource(
+  bytes: Buffer,
+  at: number,
+  resource: DeltaResourceInput,
+  sizes: ResourceSizes,
+  versioned: boolean,
+): number {
+  const version = versionOf(resource, versioned);
+  if (version !== undefined) at = writeString(bytes, at, 1, version, sizes.version);
+  at = writeTag(bytes, at, 2, sizes.any);
+  bytes.set(sizes.typeUrl, at);
+  at += sizes.typeUrl.length;
+  at = writeTag(bytes, at, 2, resource.value.length);
+  bytes.set(resource.value, at);
+  at += resource.value.length;
+  return writeString(bytes, at, 3, resource.name, sizes.name);
+}
+
+/** The size of a length-delimited field (tag below 16) of `length` bytes. */
+function fieldSize(length: number): number {
+  return 1 + varintSize(length) + length;
+}
+
+function varintSize(n: number): number {
+  let size = 1;
+  for (; n >= 0x80; n = Math.floor(n / 128)) size += 1;
+  return size;
+}
+
+/** Writes the tag and length of length-delimited field `field`; returns where its bytes go. */
+function writeTag(bytes: Buffer, at: number, field: number, length: number): number {
+  bytes[at++] = (field << 3) | 2;
+  let n = length;
+  for (; n >= 0x80; n = Math.floor(n / 128)) bytes[at++] = (n % 128) | 0x80;
+  bytes[at++] = n;
+  return at;
+}
+
+function writeString(bytes: Buffer, at: number, field: number, text: string, length: number) {
+  return writeUtf8(bytes, writeTag(bytes, at, field, length), text, length);
 }
 
 export interface DeltaResponseParts {
@@ -94,18 +157,30 @@ export interface DeltaResponseParts {
  * resources share one encoding.
  */
 export function encodeDeltaResponseBody(parts: Omit<DeltaResponseParts, 'nonce'>): Buffer {
-  const writer = protobuf.Writer.create();
-  writer.uint32((1 << 3) | 2).string(parts.systemVersion);
-  for (const resource of parts.resources) {
-    writer.uint32((2 << 3) | 2).bytes(encodeDeltaResource(resource, parts.versioned));
-  }
-  writer.uint32((4 << 3) | 2).string(parts.typeUrl);
-  for (const name of parts.removed) writer.uint32((6 << 3) | 2).string(name);
+  const versioned = parts.versioned === true;
+  const sizes = parts.resources.map((r) => sizesOf(r, versioned));
+  const removed = parts.removed.map((name) => utf8Length(name));
+  const versionLength = utf8Length(parts.systemVersion);
+  const typeUrlLength = utf8Length(parts.typeUrl);
+  const idLength = utf8Length(parts.controlPlaneId);
+  const identifier = fieldSize(idLength);
+  let size = fieldSize(versionLength) + fieldSize(typeUrlLength);
+  if (parts.controlPlaneId !== '') size += fieldSize(identifier);
+  for (const s of sizes) size += fieldSize(s.total);
+  for (const length of removed) size += fieldSize(length);
+  const bytes = Buffer.allocUnsafe(size);
+  let at = writeString(bytes, 0, 1, parts.systemVersion, versionLength);
+  parts.resources.forEach((resource, i) => {
+    const s = sizes[i] as ResourceSizes;
+    at = writeResource(bytes, writeTag(bytes, at, 2, s.total), resource, s, versioned);
+  });
+  at = writeString(bytes, at, 4, parts.typeUrl, typeUrlLength);
+  parts.removed.forEach((name, i) => {
+    at = writeString(bytes, at, 6, name, removed[i] as number);
+  });
   if (parts.controlPlaneId !== '') {
-    writer.uint32((7 << 3) | 2).fork();
-    writer.uint32((1 << 3) | 2).string(parts.controlPlaneId);
-    writer.ldelim();
+    at = writeTag(bytes, at, 7, identifier);
+    writeString(bytes, at, 1, parts.controlPlaneId, idLength);
   }
-  const bytes = writer.finish();
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return bytes;
 }

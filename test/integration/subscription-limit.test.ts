@@ -24,7 +24,7 @@ const names = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => `outbound|80||svc-${from + i}.default.svc.cluster.local`);
 
 const TOO_MANY = new RegExp(
-  `^too many subscriptions on one stream: \\d+ resource names and types, more than the limit of (${LIMIT}|${DEFAULT_MAX_SUBSCRIPTIONS}) \\(option maxSubscriptions, serve --max-subscriptions\\)$`,
+  `^too many subscriptions on one stream: \\d+ resource names (and types|in one request), more than the limit of (${LIMIT}|${DEFAULT_MAX_SUBSCRIPTIONS}) \\(option maxSubscriptions, serve --max-subscriptions\\)$`,
 );
 
 /** A fresh stream still gets its clusters: the mock lives and serves. */

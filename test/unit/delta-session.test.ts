@@ -139,7 +139,14 @@ describe('emptyResource', () => {
       name: '80',
       validate_clusters: {},
     });
-    expect(emptyResource(ENDPOINT_TYPE, 'a')).toBe(emptyResource(ENDPOINT_TYPE, 'a'));
+    expect(emptyResource(ENDPOINT_TYPE, 'a')).toEqual(emptyResource(ENDPOINT_TYPE, 'a'));
+    // Made from a per-type template: names past ASCII, past 127 bytes or empty come out whole.
+    for (const name of ['', 'é'.repeat(300), 'n'.repeat(70_000), '\u0000|x']) {
+      const message = 'envoy.config.endpoint.v3.ClusterLoadAssignment';
+      expect(decode(ENDPOINT_TYPE, message, name)).toEqual(
+        name === '' ? {} : { cluster_name: name },
+      );
+    }
     expect(emptyResource(CLUSTER_TYPE, 'a')).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@
  */
 import { AdsTestClient } from '../../../src/testing/ads-client.js';
 import { sidecarNode } from '../../support/fixtures/nodes.js';
+import { clusterName } from '../../support/harness/file-churn.js';
 
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
 
@@ -19,23 +20,8 @@ export async function freshProxyClusters(xdsAddress: string, pod: string): Promi
       response_nonce: response.nonce,
       version_info: response.version_info,
     });
-    return response.resources.map((any) => firstStringField(any.value));
+    return response.resources.map((any) => clusterName(any.value));
   } finally {
     client.close();
   }
-}
-
-/** Field 1 of a message when it is length-delimited (tag 0x0a), as UTF-8. */
-function firstStringField(bytes: Buffer): string {
-  if (bytes[0] !== 0x0a) return '';
-  let length = 0;
-  let shift = 0;
-  let at = 1;
-  for (;;) {
-    const byte = bytes[at++] ?? 0;
-    length |= (byte & 0x7f) << shift;
-    if ((byte & 0x80) === 0) break;
-    shift += 7;
-  }
-  return bytes.subarray(at, at + length).toString('utf8');
 }

@@ -19,8 +19,11 @@ import { GOOD_CLUSTER, type Target } from './target.js';
 
 /** The rule of docs/RELIABILITY.md: no input blocks the event loop for longer. */
 export const MAX_LOOP_DELAY_MS = 100;
-/** Heap growth allowed after a full GC: the journal's ring and the page's state fill up. */
-export const MAX_HEAP_GROWTH_BYTES = 32 * 1024 * 1024;
+/**
+ * Heap growth allowed after a full GC: the journal may hold 32 MiB of what clients sent (its
+ * default `journalMaxBytes`), and the page's state and the metrics fill up to their limits.
+ */
+export const MAX_HEAP_GROWTH_BYTES = 48 * 1024 * 1024;
 /** `/metrics` may grow by this much: label values are bounded in length and number. */
 export const MAX_METRICS_GROWTH_BYTES = 256 * 1024;
 

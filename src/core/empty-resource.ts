@@ -14,6 +14,7 @@
  */
 import type { PackedResource } from '../xds/wire.js';
 import { packAnyJson } from '../xds/json.js';
+import { fieldSize, writeTag } from '../xds/field-bytes.js';
 import { utf8Length, writeUtf8 } from '../xds/utf8.js';
 import { emptyResourceOf } from './types/registry.js';
 
@@ -91,19 +92,8 @@ function nameField(name: string): Buffer {
 
 function withName(name: string, template: Template): Buffer {
   const length = utf8Length(name);
-  let size = 1;
-  for (let n = length; n >= 0x80; n >>>= 7) size += 1;
-  const bytes = Buffer.allocUnsafe(1 + size + length + template.rest.length);
-  let offset = 0;
-  bytes[offset++] = (1 << 3) | 2;
-  for (let n = length; ; n >>>= 7) {
-    if (n < 0x80) {
-      bytes[offset++] = n;
-      break;
-    }
-    bytes[offset++] = (n & 0x7f) | 0x80;
-  }
-  offset = writeUtf8(bytes, offset, name, length);
+  const bytes = Buffer.allocUnsafe(fieldSize(length) + template.rest.length);
+  const offset = writeUtf8(bytes, writeTag(bytes, 0, 1, length), name, length);
   template.rest.copy(bytes, offset);
   return bytes;
 }

@@ -9,6 +9,7 @@
 import protobuf from 'protobufjs';
 import { envoyRoot } from './protos.js';
 import { internTypeUrl } from './type-urls.js';
+import { fieldSize, writeTag } from './field-bytes.js';
 import { utf8Length, writeUtf8 } from './utf8.js';
 import { decodeNodeMessage, type DecodedNode, type RawNode } from './wire.js';
 
@@ -114,26 +115,6 @@ function writeResource(
   bytes.set(resource.value, at);
   at += resource.value.length;
   return writeString(bytes, at, 3, resource.name, sizes.name);
-}
-
-/** The size of a length-delimited field (tag below 16) of `length` bytes. */
-function fieldSize(length: number): number {
-  return 1 + varintSize(length) + length;
-}
-
-function varintSize(n: number): number {
-  let size = 1;
-  for (; n >= 0x80; n = Math.floor(n / 128)) size += 1;
-  return size;
-}
-
-/** Writes the tag and length of length-delimited field `field`; returns where its bytes go. */
-function writeTag(bytes: Buffer, at: number, field: number, length: number): number {
-  bytes[at++] = (field << 3) | 2;
-  let n = length;
-  for (; n >= 0x80; n = Math.floor(n / 128)) bytes[at++] = (n % 128) | 0x80;
-  bytes[at++] = n;
-  return at;
 }
 
 function writeString(bytes: Buffer, at: number, field: number, text: string, length: number) {

@@ -9,6 +9,7 @@
 import protobuf from 'protobufjs';
 import type structPb from 'google-protobuf/google/protobuf/struct_pb.js';
 import { envoyRoot } from './protos.js';
+import { varintSize, writeTag } from './field-bytes.js';
 import { internTypeUrl } from './type-urls.js';
 import { boundedInterner } from '../util/intern.js';
 import { lazyRequire } from '../util/lazy-require.js';
@@ -227,26 +228,9 @@ export function appendNonceField(body: Buffer, nonce: string): Buffer {
   const lengthBytes = varintSize(nonceLength);
   const message = Buffer.allocUnsafe(body.length + 1 + lengthBytes + nonceLength);
   body.copy(message, 0);
-  let offset = body.length;
-  message[offset++] = (5 << 3) | 2;
-  for (let n = nonceLength; ; n >>>= 7) {
-    if (n < 0x80) {
-      message[offset++] = n;
-      break;
-    }
-    message[offset++] = (n & 0x7f) | 0x80;
-  }
+  const offset = writeTag(message, body.length, 5, nonceLength);
   message.write(nonce, offset);
   return message;
-}
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n >>>= 7;
-    size += 1;
-  }
-  return size;
 }
 
 /** Decodes a response (tests and the load generator) into plain fields. */

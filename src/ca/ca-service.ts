@@ -11,12 +11,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import {
-  checkCsrSignature,
-  parseCsr,
-  signWorkloadCertificate,
-  type CertificateAuthority,
-} from '../tls/pki.js';
+import { checkCsrSignature, parseCsr } from '../tls/csr.js';
+import { signWorkloadCertificate, type CertificateAuthority } from '../tls/pki.js';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { CaOptions } from './security-options.js';
 import {

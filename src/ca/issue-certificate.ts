@@ -8,10 +8,9 @@
 import { goDuration, spiffeId } from './ca-service.js';
 import type { CaOptions } from './security-options.js';
 import { LABEL, SUBDOMAIN } from './service-account-token.js';
+import { checkCsrSignature, parseCsr } from '../tls/csr.js';
 import {
-  checkCsrSignature,
   issueWorkloadCertificate,
-  parseCsr,
   signWorkloadCertificate,
   type CertificateAuthority,
 } from '../tls/pki.js';

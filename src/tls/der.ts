@@ -1,6 +1,6 @@
 /**
- * The few DER (ASN.1 distinguished encoding) writers a root certificate needs: enough for
- * root-cert.ts, which writes the mock's self-signed root without the X.509 library.
+ * The few DER (ASN.1 distinguished encoding) writers the mock's certificates need: enough for
+ * root-cert.ts (the self-signed root) and leaf-cert.ts (what the CA signs).
  */
 
 /** A tag-length-value: the length in short form below 128 bytes, else in long form. */
@@ -25,6 +25,7 @@ export const utf8String = (text: string) => tlv(0x0c, Buffer.from(text, 'utf8'))
 /** `[n] EXPLICIT`: a constructed context-specific tag around `item`. */
 export const explicit = (n: number, item: Buffer) => tlv(0xa0 | n, item);
 export const TRUE = Buffer.from([0x01, 0x01, 0xff]);
+export const NULL = Buffer.from([0x05, 0x00]);
 
 /** A non-negative INTEGER from big-endian bytes, in its minimal form. */
 export function unsignedInteger(bytes: Buffer): Buffer {

@@ -1,8 +1,8 @@
 /**
  * Private keys between PEM files and WebCrypto. The mock makes ECDSA P-256 keys; a directory
  * a user fills may hold Istio's own (RSA in PKCS #1, EC in SEC 1, or either in PKCS #8), so
- * keys are read with node:crypto, which understands all of these, and handed to WebCrypto
- * (what the X.509 library signs with) as PKCS #8.
+ * keys are read with node:crypto, which understands all of these, and handed to WebCrypto as
+ * PKCS #8.
  */
 import { createPrivateKey, createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
 

@@ -1,13 +1,11 @@
 /**
  * The mock's self-signed root certificate, written in DER with node:crypto. Every mock makes
- * one at start (its CA service runs beside ADS even without TLS), and the X.509 library pki.ts
- * uses for the other certificates takes some 75 ms to load: written here, a mock without TLS
- * loads that library only when a workload asks for a certificate.
+ * one at start (its CA service runs beside ADS even without TLS).
  *
- * The certificate is the one the library made: subject and issuer `O=<trust domain>`,
- * CA:TRUE and key usage keyCertSign + cRLSign (both critical), a subject key identifier (the
- * SHA-1 of the public key, as the library computes the authority key identifier of the
- * certificates it signs), ECDSA P-256 with SHA-256.
+ * Subject and issuer `O=<trust domain>`, CA:TRUE and key usage keyCertSign + cRLSign (both
+ * critical), a subject key identifier (the SHA-1 of the public key's bits, which the
+ * certificates leaf-cert.ts signs carry as their authority key identifier), ECDSA P-256 with
+ * SHA-256.
  */
 import { createHash, KeyObject, sign, webcrypto } from 'node:crypto';
 import {

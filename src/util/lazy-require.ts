@@ -1,6 +1,6 @@
 /**
  * A CommonJS package loaded on its first use instead of at import, for heavy packages that only
- * some paths need (the X.509 library for TLS, the YAML parser for files): start-up then does not
+ * some paths need (the YAML parser for files): start-up then does not
  * pay for them. `require` is synchronous, so callers stay synchronous too.
  *
  *   import type * as Yaml from 'yaml';

@@ -8,10 +8,10 @@ import * as x509 from '@peculiar/x509';
 import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signingKeyFromPem } from '../../src/tls/keys.js';
+import { parseCsr } from '../../src/tls/csr.js';
 import {
   createRootCa,
   issueServingCertificate,
-  parseCsr,
   signWorkloadCertificate,
 } from '../../src/tls/pki.js';
 import { servingHosts } from '../../src/ca/security-options.js';

@@ -9,11 +9,8 @@ import * as grpc from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { ISTIOD_SERVICE_NAME, servingHosts } from '../../../src/ca/security-options.js';
 import { DEFAULT_TOKEN_AUDIENCE, mintToken } from '../../../src/ca/service-account-token.js';
-import {
-  parseCsr,
-  signWorkloadCertificate,
-  type CertificateAuthority,
-} from '../../../src/tls/pki.js';
+import { parseCsr } from '../../../src/tls/csr.js';
+import { signWorkloadCertificate, type CertificateAuthority } from '../../../src/tls/pki.js';
 import { TLS_FILES } from '../../../src/tls/tls-files.js';
 import { prepareTlsMaterial } from '../../../src/tls/tls-material.js';
 import { makeKeyAndCsr } from '../../support/fixtures/ca.js';

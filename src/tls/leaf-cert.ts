@@ -7,21 +7,10 @@
  * key identifier, the SHA-1 of the CA's public key bits. Signed with the CA's key: ECDSA or
  * RSA (PKCS #1 v1.5), SHA-256, in node's thread pool.
  */
-import { createHash, KeyObject, sign } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import {
-  bitString,
-  explicit,
-  NULL,
-  octetString,
-  oid,
-  sequence,
-  smallInteger,
-  time,
-  tlv,
-  TRUE,
-  unsignedInteger,
-} from './der.js';
+import { bitString, oid, sequence, tlv } from './der.js';
+import { extension, signedCertificate } from './certificate-der.js';
 import {
   childrenOf,
   DerError,
@@ -34,8 +23,6 @@ import {
 import type { SigningKey } from './keys.js';
 
 const OIDS = {
-  ecdsaWithSha256: '1.2.840.10045.4.3.2',
-  sha256WithRsa: '1.2.840.113549.1.1.11',
   basicConstraints: '2.5.29.19',
   keyUsage: '2.5.29.15',
   extendedKeyUsage: '2.5.29.37',
@@ -78,23 +65,15 @@ export async function signLeafCertificate(ca: Signer, params: LeafParams): Promi
   if (!caDer) throw new Error("the CA's certificate is not PEM");
   const { subject, publicKeyBits } = certificateParts(caDer);
   const keyId = createHash('sha1').update(publicKeyBits).digest();
-  const rsa = ca.key.algorithm.name === 'RSASSA-PKCS1-v1_5';
-  const algorithm = rsa
-    ? sequence(oid(OIDS.sha256WithRsa), NULL)
-    : sequence(oid(OIDS.ecdsaWithSha256));
-  const extension = (id: string, value: Buffer, critical: boolean) =>
-    critical ? sequence(oid(id), TRUE, octetString(value)) : sequence(oid(id), octetString(value));
-  const tbs = sequence(
-    explicit(0, smallInteger(2)), // v3
-    unsignedInteger(params.serial),
-    algorithm,
-    subject,
-    sequence(time(params.notBefore), time(params.notAfter)),
-    sequence(), // an empty subject
-    params.spki,
-    explicit(
-      3,
-      sequence(
+  return signedCertificate(
+    {
+      serial: params.serial,
+      issuer: subject,
+      subject: sequence(), // empty: the alternative names are the only names
+      notBefore: params.notBefore,
+      notAfter: params.notAfter,
+      spki: params.spki,
+      extensions: [
         extension(OIDS.basicConstraints, sequence(), true),
         extension(OIDS.keyUsage, LEAF_KEY_USAGE, true),
         extension(
@@ -104,18 +83,10 @@ export async function signLeafCertificate(ca: Signer, params: LeafParams): Promi
         ),
         extension(OIDS.authorityKeyIdentifier, sequence(tlv(0x80, keyId)), false),
         extension(OIDS.subjectAltName, sequence(...params.names.map(generalName)), true),
-      ),
-    ),
+      ],
+    },
+    ca.key,
   );
-  const signature = await new Promise<Buffer>((resolve, reject) =>
-    sign(
-      'sha256',
-      tbs,
-      { key: KeyObject.from(ca.key.privateKey), dsaEncoding: 'der' },
-      (err, signed) => (err ? reject(err) : resolve(signed)),
-    ),
-  );
-  return sequence(tbs, algorithm, bitString(signature));
 }
 
 /** `[6]` uniformResourceIdentifier, `[2]` dNSName, `[7]` iPAddress (RFC 5280 §4.2.1.6). */

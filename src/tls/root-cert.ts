@@ -7,24 +7,12 @@
  * certificates leaf-cert.ts signs carry as their authority key identifier), ECDSA P-256 with
  * SHA-256.
  */
-import { createHash, KeyObject, sign, webcrypto } from 'node:crypto';
-import {
-  bitString,
-  explicit,
-  octetString,
-  oid,
-  sequence,
-  set,
-  smallInteger,
-  time,
-  TRUE,
-  unsignedInteger,
-  utf8String,
-} from './der.js';
+import { createHash, webcrypto } from 'node:crypto';
+import { bitString, octetString, oid, sequence, set, TRUE, utf8String } from './der.js';
+import { extension, signedCertificate } from './certificate-der.js';
 import type { SigningKey } from './keys.js';
 
 const OIDS = {
-  ecdsaWithSha256: '1.2.840.10045.4.3.2',
   organization: '2.5.4.10',
   basicConstraints: '2.5.29.19',
   keyUsage: '2.5.29.15',
@@ -60,29 +48,21 @@ export async function selfSignedRoot(params: RootCertificateParams): Promise<Buf
     Buffer.from(y, 'base64url'),
   ]);
   const keyId = createHash('sha1').update(point).digest();
-  const algorithm = sequence(oid(OIDS.ecdsaWithSha256));
   const name = sequence(set(sequence(oid(OIDS.organization), utf8String(params.organization))));
-  const critical = (id: string, value: Buffer) => sequence(oid(id), TRUE, octetString(value));
-  const tbs = sequence(
-    explicit(0, smallInteger(2)), // v3
-    unsignedInteger(params.serial),
-    algorithm,
-    name,
-    sequence(time(params.notBefore), time(params.notAfter)),
-    name,
-    spki,
-    explicit(
-      3,
-      sequence(
-        critical(OIDS.basicConstraints, sequence(TRUE)),
-        critical(OIDS.keyUsage, CA_KEY_USAGE),
-        sequence(oid(OIDS.subjectKeyIdentifier), octetString(octetString(keyId))),
-      ),
-    ),
+  return signedCertificate(
+    {
+      serial: params.serial,
+      issuer: name,
+      subject: name,
+      notBefore: params.notBefore,
+      notAfter: params.notAfter,
+      spki,
+      extensions: [
+        extension(OIDS.basicConstraints, sequence(TRUE), true),
+        extension(OIDS.keyUsage, CA_KEY_USAGE, true),
+        extension(OIDS.subjectKeyIdentifier, octetString(keyId), false),
+      ],
+    },
+    key,
   );
-  const signature = sign('sha256', tbs, {
-    key: KeyObject.from(key.privateKey),
-    dsaEncoding: 'der',
-  });
-  return sequence(tbs, algorithm, bitString(signature));
 }

@@ -50,11 +50,12 @@ describe('waits end with their clients', () => {
       ],
       WAITS,
     );
-    // Each wait holds one timer; the journal's hold a sink each.
+    // Each wait holds one timer; the journal's hold a sink each. The timers counted before may
+    // have fired since (the fixture's own), so the waits' 40 are counted as a floor, not on top.
     await waitFor(
       () => {
         const now = footprint(mock);
-        return now.sinks === before.sinks + WAITS / 2 && now.timers >= before.timers + WAITS;
+        return now.sinks === before.sinks + WAITS / 2 && now.timers >= WAITS;
       },
       { description: `${WAITS} waits open`, explain: () => JSON.stringify(footprint(mock)) },
     );

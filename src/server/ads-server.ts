@@ -10,11 +10,7 @@ import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
-import {
-  AUTHENTICATION_FAILURE,
-  type StreamAuthentication,
-  type StreamCredentials,
-} from '../core/stream-auth.js';
+import { authenticate, type Admit } from './admission.js';
 import {
   createStreamAdmission,
   RATE_WAIT_ERROR,
@@ -54,88 +50,6 @@ export interface AdsServer {
   readonly listening: boolean;
 }
 
-/** What the caller of a stream shows: its metadata and a client certificate TLS verified. */
-/**
- * What the caller shows, each part read from the call when the authenticator first asks for
- * it: a port that authenticates nothing reads none of it (grpc-js builds the auth context
- * and the peer string on every ask; about 12 µs a connection, docs/BENCHMARKS.md).
- */
-function credentialsOf(call: AdsCall): StreamCredentials {
-  const strings = (key: string) =>
-    call.metadata.get(key).filter((v): v is string => typeof v === 'string');
-  let peer: string | undefined;
-  let authorization: readonly string[] | undefined;
-  let clusterId: { value: string | undefined } | undefined;
-  let certificate: { value: Buffer | undefined } | undefined;
-  return {
-    get peer() {
-      return (peer ??= call.getPeer());
-    },
-    get authorization() {
-      return (authorization ??= strings('authorization'));
-    },
-    get clusterId() {
-      return (clusterId ??= { value: strings('clusterid')[0] }).value;
-    },
-    get peerCertificate() {
-      return (certificate ??= { value: call.getAuthContext().sslPeerCertificate?.raw }).value;
-    },
-  };
-}
-
-/**
- * istiod authenticates a stream before it reads a request: refused, the stream ends with
- * `UNAUTHENTICATED` and istiod's message, and never gets a session. Returns the identities
- * proven (empty when the port authenticates nothing), or undefined when refused.
- */
-function settle(
-  call: AdsCall,
-  ctx: StreamContext,
-  auth: StreamAuthentication,
-): readonly string[] | undefined {
-  if (auth.ok) return auth.identities;
-  const peer = call.getPeer();
-  ctx.events.emit('auth-refused', { service: 'xds', reason: 'token', peer, detail: auth.reason });
-  ctx.events.emit('stream-rejected', peer, auth.message);
-  call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: auth.message });
-  return undefined;
-}
-
-type Admit = (call: AdsCall, identities: readonly string[]) => void;
-
-/**
- * Authenticates a call, then admits it. An answer that takes a call to the API server (a
- * TokenReview) leaves the stream unread meanwhile: no 'data' listener, so grpc-js holds its
- * requests back (HTTP/2 flow control), and every other stream goes on. `waiting` holds such
- * calls, so that close() ends them too; one its caller cancelled meanwhile is let go.
- */
-function authenticate(
-  call: AdsCall,
-  ctx: StreamContext,
-  waiting: Set<AdsCall>,
-  admit: Admit,
-): void {
-  const auth = ctx.authenticate?.(credentialsOf(call)) ?? { ok: true, identities: [] };
-  if (!(auth instanceof Promise)) {
-    const identities = settle(call, ctx, auth);
-    if (identities) admit(call, identities);
-    return;
-  }
-  waiting.add(call);
-  // Authenticators answer refusals rather than reject; should one reject all the same, that
-  // stream is refused, and the rejection never reaches the process.
-  const refused = (err: unknown): StreamAuthentication => ({
-    ok: false,
-    message: AUTHENTICATION_FAILURE,
-    reason: `the authenticator failed: ${(err as Error).message}`,
-  });
-  void auth.then(undefined, refused).then((answer) => {
-    if (!waiting.delete(call) || call.cancelled) return;
-    const identities = settle(call, ctx, answer);
-    if (identities) admit(call, identities);
-  });
-}
-
 /** A stream ended before it was served (rate limit, a closing server), with its status. */
 function refuse(ctx: StreamContext, call: AdsCall, code: grpc.status, message: string): void {
   ctx.events.emit('stream-rejected', call.getPeer(), message);
@@ -170,10 +84,8 @@ export function createAdsServer(
     pending.add(stream);
     call.on('close', () => pending.delete(stream));
   };
-  const sotw: Admit = (call, identities) =>
-    track(Object.assign(new SotwStream(call, ctx), { identities }), call);
-  const delta: Admit = (call, identities) =>
-    track(Object.assign(new DeltaStream(call, ctx), { identities }), call);
+  const sotw: Admit = (call, identities) => track(new SotwStream(call, ctx, identities), call);
+  const delta: Admit = (call, identities) => track(new DeltaStream(call, ctx, identities), call);
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {

@@ -6,13 +6,16 @@
  * responses that several streams are owed alike are encoded once: small ones, and a CDS or
  * LDS response carrying the whole type (what istiod's full push sends every stream).
  */
-import type { RequestOutcome } from '../core/stream-state.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
 import type { NamedResource } from '../core/snapshot.js';
 import type { TypeSnapshot } from '../core/snapshot.js';
 import { appendNonceField } from '../xds/wire.js';
-import { decodeDeltaRequest, encodeDeltaResponseBody } from '../xds/wire-delta.js';
-import { AdsStream, withSubscriptionLimit, type BuiltResponse } from './ads-stream.js';
+import {
+  decodeDeltaRequest,
+  encodeDeltaResponseBody,
+  type DeltaDiscoveryRequest,
+} from '../xds/wire-delta.js';
+import { StreamWriter, type BuiltResponse } from './stream-writer.js';
 import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
 import { isWildcardForIstiod } from '../core/types/registry.js';
 
@@ -59,15 +62,16 @@ function sharedBody(
   return body;
 }
 
-export class DeltaStream extends AdsStream {
+export class DeltaStream extends StreamWriter<DeltaDiscoveryRequest, DeltaSession> {
   readonly protocol = 'delta';
-  readonly session = withSubscriptionLimit(
-    new DeltaSession(undefined, this.ctx.deltaResourceVersions === true, this.ctx.nackTextMax),
-    this.ctx,
-  );
 
-  protected classify(bytes: Buffer): RequestOutcome {
-    return this.session.onRequest(decodeDeltaRequest(bytes));
+  protected newSession(): DeltaSession {
+    const versioned = this.ctx.deltaResourceVersions === true;
+    return new DeltaSession(undefined, versioned, this.ctx.nackTextMax);
+  }
+
+  protected decode(bytes: Buffer): DeltaDiscoveryRequest {
+    return decodeDeltaRequest(bytes);
   }
 
   protected encodeDebug(

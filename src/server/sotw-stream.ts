@@ -5,22 +5,26 @@
  */
 import { SotwSession } from '../protocol/sotw-session.js';
 import { nextNonce } from '../protocol/session.js';
-import { type RequestOutcome } from '../core/stream-state.js';
 import type { TypeState } from '../core/stream-state.js';
 import type { TypeSnapshot } from '../core/snapshot.js';
-import { appendNonceField, decodeDiscoveryRequest, encodeResponseBody } from '../xds/wire.js';
+import {
+  appendNonceField,
+  decodeDiscoveryRequest,
+  encodeResponseBody,
+  type DiscoveryRequest,
+} from '../xds/wire.js';
 import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
-import { AdsStream, withSubscriptionLimit, type BuiltResponse } from './ads-stream.js';
+import { StreamWriter, type BuiltResponse } from './stream-writer.js';
 
-export class SotwStream extends AdsStream {
+export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
   readonly protocol = 'sotw';
-  readonly session = withSubscriptionLimit(
-    new SotwSession(undefined, this.ctx.nackTextMax),
-    this.ctx,
-  );
 
-  protected classify(bytes: Buffer): RequestOutcome {
-    return this.session.onRequest(decodeDiscoveryRequest(bytes));
+  protected newSession(): SotwSession {
+    return new SotwSession(undefined, this.ctx.nackTextMax);
+  }
+
+  protected decode(bytes: Buffer): DiscoveryRequest {
+    return decodeDiscoveryRequest(bytes);
   }
 
   protected encodeDebug(

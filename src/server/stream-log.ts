@@ -77,3 +77,15 @@ export function logOutcome(
       log.debug({ conId, type, kind: outcome.kind }, `ADS:${type}: REQ ${conId}`);
   }
 }
+
+/** A size as istiod's logs write it (pilot/pkg/networking/util ByteCount): `980B`, `3.2kB`. */
+export function byteCount(bytes: number): string {
+  if (bytes < 1000) return `${bytes}B`;
+  let div = 1000;
+  let exp = 0;
+  for (let n = Math.floor(bytes / 1000); n >= 1000; n = Math.floor(n / 1000)) {
+    div *= 1000;
+    exp += 1;
+  }
+  return `${(bytes / div).toFixed(1)}${'kMGTPE'[exp]}B`;
+}

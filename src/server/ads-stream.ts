@@ -1,7 +1,7 @@
 /**
  * What every ADS stream is, whatever its protocol: a life from admission to close (the
- * `StreamLife` below), in which it decodes a request, lets the session classify it, admits
- * the caller (admission.ts) and reports it. Writing what the session owes, through the
+ * `StreamLife` of stream-life.ts), in which it decodes a request, lets the session classify
+ * it, admits the caller (admission.ts) and reports it. Writing what the session owes, through the
  * response policy and `write()` backpressure, is stream-writer.ts's part.
  *
  * Subclasses (sotw-stream.ts, delta-stream.ts) make their session, decode their request type
@@ -18,8 +18,16 @@ import type { StreamView } from '../core/events.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
 import { cutText } from '../util/cut-text.js';
-import type { DebugResource } from '../core/debug-answer.js';
+import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
+import { appendNonceField } from '../xds/wire.js';
 import { verifiedIdentity, type VerifiedIdentity } from '../core/stream-auth.js';
+import type {
+  AdmittedState,
+  AdmittingState,
+  ClosedState,
+  OpenState,
+  StreamLife,
+} from './stream-life.js';
 import {
   answerDebug,
   refusedByApiGenerator,
@@ -53,50 +61,12 @@ export interface StreamContext extends AdmissionOptions {
 
 export type Protocol = 'sotw' | 'delta';
 
-/**
- * A stream's life, in the order it is lived (any state may end in `closed`). The view is
- * built once, at admission, and shared by every event of the stream: its fields do not
- * change once the stream is open (`types` is the session's live map), so that a push to
- * thousands of streams allocates no view per response.
- */
-export type StreamLife = AdmittingState | AdmittedState | OpenState | ClosedState;
-
-/**
- * Requests are read until one carries a node that is let in. Nothing is written; the stream
- * is known only to the server, which ends it on close. Moves on: the first request whose node
- * admission lets in (admitted); a bad node or a refusal (closed).
- */
-export interface AdmittingState {
-  t: 'admitting';
-}
-
-/**
- * The node is let in: its view and the identity that matched it are known, and debug
- * requests are answered. Not registered nor announced: a debug client (istioctl) lives here
- * till its end. Moves on: the first request of a type it is served (open).
- */
-export interface AdmittedState {
-  t: 'admitted';
-  view: StreamView;
-  /** The identity that matched the node (istiod's `VerifiedIdentity`), if any. */
-  verified: VerifiedIdentity | undefined;
-}
-
-/**
- * Registered and announced (`stream-open`), so it announces its close too: requests are
- * reported and what the session owes is written. Moves on: `end()`, or the client's end,
- * cancel or error (closed).
- */
-export interface OpenState extends Omit<AdmittedState, 't'> {
-  t: 'open';
-  /** A flush runs, or waits for `drain` (stream-writer.ts): another one waits for it. */
-  flushing: boolean;
-}
-
-/** Ended: nothing more is read or written. The view stays readable, if it was built. */
-export interface ClosedState {
-  t: 'closed';
-  view: StreamView | undefined;
+/** A response of a debug type, as the protocol encodes it (`identifier`: istiod's JSON). */
+export interface DebugBody {
+  typeUrl: string;
+  resources: readonly DebugResource[];
+  version: string;
+  identifier: string;
 }
 
 const ADMITTING: AdmittingState = { t: 'admitting' };
@@ -181,13 +151,8 @@ export abstract class AdsStream<
   protected abstract newSession(): S;
   /** Decodes a request (throws on bad bytes). */
   protected abstract decode(bytes: Buffer): R;
-  /** Encodes a complete response of a debug type. */
-  protected abstract encodeDebug(
-    typeUrl: string,
-    resources: readonly DebugResource[],
-    version: string,
-    nonce: string,
-  ): Buffer;
+  /** Encodes the body (all but the nonce) of a response of a debug type. */
+  protected abstract encodeDebug(body: DebugBody): Buffer;
   /** Sends whatever the session owes and the policy allows; safe to call at any time. */
   abstract flush(): void;
   /** Stops what the writer waits on (its delays): the stream is closed. */
@@ -247,8 +212,10 @@ export abstract class AdsStream<
 
   /** Writes a complete response of a debug type (admission.ts answers them). */
   writeDebug(typeUrl: string, resources: readonly DebugResource[], version: string): void {
+    const identifier = istiodIdentifier(this.ctx.controlPlaneId);
+    const body = this.encodeDebug({ typeUrl, resources, version, identifier });
     // The nonce as every other response's: the version followed by a UUID.
-    this.call.write(this.encodeDebug(typeUrl, resources, version, version + randomUUID()));
+    this.call.write(appendNonceField(body, version + randomUUID()));
   }
 
   private onData(bytes: Buffer): void {

@@ -16,7 +16,7 @@ import {
   type DeltaDiscoveryRequest,
 } from '../xds/wire-delta.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
-import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
+import type { DebugBody } from './ads-stream.js';
 import { isWildcardForIstiod } from '../core/types/registry.js';
 
 /** Responses with at most this many resources share their encoding (see `sharedBody`). */
@@ -74,20 +74,14 @@ export class DeltaStream extends StreamWriter<DeltaDiscoveryRequest, DeltaSessio
     return decodeDeltaRequest(bytes);
   }
 
-  protected encodeDebug(
-    typeUrl: string,
-    resources: readonly DebugResource[],
-    version: string,
-    nonce: string,
-  ): Buffer {
-    const body = encodeDeltaResponseBody({
+  protected encodeDebug({ typeUrl, resources, version, identifier }: DebugBody): Buffer {
+    return encodeDeltaResponseBody({
       systemVersion: version,
       typeUrl,
       resources: resources.map((r) => ({ ...r, version: '' })),
       removed: [],
-      controlPlaneId: istiodIdentifier(this.ctx.controlPlaneId),
+      controlPlaneId: identifier,
     });
-    return appendNonceField(body, nonce);
   }
 
   protected build(

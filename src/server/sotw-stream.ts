@@ -13,7 +13,7 @@ import {
   encodeResponseBody,
   type DiscoveryRequest,
 } from '../xds/wire.js';
-import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
+import type { DebugBody } from './ads-stream.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
 
 export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
@@ -27,14 +27,8 @@ export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
     return decodeDiscoveryRequest(bytes);
   }
 
-  protected encodeDebug(
-    typeUrl: string,
-    resources: readonly DebugResource[],
-    version: string,
-    nonce: string,
-  ): Buffer {
-    const identifier = istiodIdentifier(this.ctx.controlPlaneId);
-    return appendNonceField(encodeResponseBody(version, typeUrl, resources, identifier), nonce);
+  protected encodeDebug(debug: DebugBody): Buffer {
+    return encodeResponseBody(debug.version, debug.typeUrl, debug.resources, debug.identifier);
   }
 
   protected build(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): BuiltResponse {

@@ -60,7 +60,7 @@ function ownBucket(frame: CallFrame): string | undefined {
   }
   if (file === 'server/stream-log' || file.startsWith('util/log')) return 'logging';
   if (file.startsWith('faults/')) return 'fault engine';
-  if (file === 'server/ads-stream' && /^(send|flush|sendOwed|write|afterSend)$/.test(fn)) {
+  if (file === 'server/stream-writer' && /^(send|flush|sendOwed|write|afterSend)$/.test(fn)) {
     return 'writes: grpc-js sendMessage, Node HTTP/2 (from the stream)';
   }
   return 'stream, session, the rest of src/';

@@ -12,8 +12,8 @@
  *   body of that `/debug/…` endpoint, as raw bytes (`istioctl x internal-debug`).
  *
  * Who may read what is istiod's rule (debug-access.ts): a stream without a verified identity
- * is refused before it gets here (ads-stream.ts), a caller outside istio-system reads only its
- * own namespace's proxies and only three `istio.io/debug` endpoints.
+ * is refused before it gets here (server/admission.ts), a caller outside istio-system reads
+ * only its own namespace's proxies and only three `istio.io/debug` endpoints.
  */
 import * as grpc from '@grpc/grpc-js';
 import type {

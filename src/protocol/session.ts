@@ -133,7 +133,8 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
    * istiod would accept. A health report is consumed whenever it comes: sent before the first
    * request, istiod skips it whole, node included (the next request must carry the node).
    * An empty type URL is not refused here: istiod hands it, as any type it has no generator
-   * for, to its `api` generator (ads-stream.ts). Returns the outcome when the request stops here.
+   * for, to its `api` generator (server/admission.ts). Returns the outcome when the request
+   * stops here.
    */
   protected admit(node: DecodedNode | undefined, typeUrl: string): RequestOutcome | undefined {
     if (typeUrl === HEALTH_INFO_TYPE && this.state.t !== 'rejected') {

@@ -113,10 +113,12 @@ export async function journal(argv: string[], env: NodeJS.ProcessEnv): Promise<n
   }
   queryOf(args);
   return reportControlErrors(args.target, async () => {
-    const first = await fetchEntries(args, undefined);
-    await print(first);
-    if (args.values.follow !== true) return 0;
-    let since = first.at(-1)?.seq ?? 0;
+    if (args.values.follow !== true) {
+      await print(await fetchEntries(args, undefined));
+      return 0;
+    }
+    // Following, SIGINT ends the command with 0 from the start: a signal that came while the
+    // first entries were fetched or printed would otherwise kill it.
     let stopped = false;
     let onSignal = () => undefined as void;
     const stop = new Promise<undefined>((resolve) => {
@@ -127,6 +129,10 @@ export async function journal(argv: string[], env: NodeJS.ProcessEnv): Promise<n
     });
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
     try {
+      const first = await Promise.race([fetchEntries(args, undefined), stop]);
+      if (first === undefined) return 0;
+      await print(first);
+      let since = first.at(-1)?.seq ?? 0;
       while (!stopped) {
         // Each request waits on the mock until an entry comes (or 25 s pass: then []).
         const entries = await Promise.race([fetchEntries(args, since), stop]);

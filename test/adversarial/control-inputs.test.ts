@@ -52,6 +52,9 @@ const slowest: { what: string; ms: number; url: string }[] = [];
 /** The input after which the mock's event loop had been held longest (inputs go one at a time). */
 let worst = { what: 'none', maxMs: 0 };
 
+/** The inputs that held the loop longest, with the value sent: what a failure names. */
+const heaviest: { what: string; maxMs: number; sent: string }[] = [];
+
 async function send(what: string, url: string, init: RequestInit = {}): Promise<void> {
   target.inputs += 1;
   const started = performance.now();
@@ -69,6 +72,9 @@ async function send(what: string, url: string, init: RequestInit = {}): Promise<
     const loop = await target.served.loopDelay();
     if (loop.maxMs > worst.maxMs)
       worst = { what: `${what} ${url.slice(0, 200)}`, maxMs: loop.maxMs };
+    const sent = typeof init.body === 'string' ? init.body.slice(0, 60) : url.slice(-60);
+    heaviest.push({ what, maxMs: Math.round(loop.maxMs), sent });
+    heaviest.sort((a, b) => b.maxMs - a.maxMs).splice(5);
     if (!/wait|journal/i.test(what)) {
       slowest.push({ what, ms: Math.round(performance.now() - started), url: url.slice(0, 120) });
       slowest.sort((a, b) => b.ms - a.ms).splice(5);
@@ -113,7 +119,7 @@ describe('control operations with hostile inputs', () => {
     }
     await eachLimited(jobs, 1, (job) => job());
     console.log(
-      `slowest answers: ${JSON.stringify(slowest)}; worst input: ${JSON.stringify(worst)}`,
+      `slowest answers: ${JSON.stringify(slowest)}; heaviest on the loop: ${JSON.stringify(heaviest)}`,
     );
     recordWorst();
   }, 240_000);

@@ -1,142 +1,150 @@
 /**
- * The one `OperationTarget` (src/api/target.ts) of a mock istiod: what the control
- * operations run against, over the HTTP routes and in process (`localControl`) alike. It
- * shapes the rooms' values into the API's answers (a resource set in canonical JSON, a
- * scenario's JSON Schema, a token request checked by the CA), so the operations stay plain.
+ * The one implementation of the control operations (`OperationTarget`, src/api/target.ts),
+ * written directly over the rooms: the resource sources and their snapshot store, the fault
+ * engine, the stream registry, the withhold switch, the journal, the CA and the live page's
+ * hub. The HTTP routes, the in-process client (`mock.control`) and the faults (through their
+ * narrowed view, `FaultHost`) all run against this one object.
+ *
+ * The port's transitions (`down`, `up`) run one after another, so a flapping fault and a
+ * removal racing it cannot interleave a close and a bind.
  */
-import type { SetInfo, ScenarioInfo, TokenFields } from '../api/answers.js';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { ScenarioInfo } from '../api/answers.js';
 import { invalid, Refusal } from '../api/operation.js';
 import type { OperationTarget } from '../api/target.js';
 import type { MockSecurity } from '../ca/security.js';
-import { resolveTokenRequest, subjectOf, type TokenRequest } from '../ca/service-account-token.js';
-import type { SnapshotChange } from '../core/snapshot.js';
+import { subjectOf } from '../ca/service-account-token.js';
+import type { Endpoint } from '../core/endpoint.js';
+import type { ServerEventEmitter, StreamView } from '../core/events.js';
+import type { ProxyIdentity } from '../core/identity.js';
+import type { WithholdSwitch } from '../core/policy.js';
+import type { Snapshot } from '../core/snapshot.js';
 import { shortTypeName } from '../core/types/registry.js';
+import { FaultEngine } from '../faults/engine.js';
+import type { FaultHost, StreamSelector } from '../faults/model.js';
 import { describeScenarios } from '../faults/registry.js';
-import type { SetPins, StoredSet } from '../snapshot/store.js';
-import type { ResourceSetSpec } from '../snapshot/validated-set.js';
-import type { Problem, Result, ResultWithWarnings } from '../util/problems.js';
-import { resourceJson } from '../debug/config-dump.js';
+import type { Journal } from '../journal/journal.js';
 import { parseAdminAddress } from '../live/ui-admins.js';
 import type { UiHub } from '../live/ui-hub.js';
-import type { ProxyIdentity } from '../core/identity.js';
-import type { Snapshot } from '../core/snapshot.js';
-import { explainProxies } from './operation-explain.js';
+import type { AdsServer } from '../server/ads-server.js';
+import type { AdsStream } from '../server/ads-stream.js';
+import type { SetPins } from '../snapshot/store.js';
+import { matchesGlob } from '../util/glob.js';
 import { AckWaiters } from './ack-waiters.js';
+import { explainProxies } from './operation-explain.js';
+import { changesBySet, describeSets, KEEPS_SERVING, tokenRequest } from './operation-shapes.js';
 import { waitForAck, waitForJournal, type WaitParts } from './operation-waits.js';
+import type { ResourceSources } from './resource-sources.js';
 
-/**
- * What the operations need of the mock itself: what they read of it as it is, and its
- * resources and journal in the rooms' own shapes (shaped into answers below).
- */
-export type OperationSource = Pick<
-  OperationTarget,
-  | 'withheld'
-  | 'serving'
-  | 'withhold'
-  | 'release'
-  | 'streams'
-  | 'push'
-  | 'disconnect'
-  | 'down'
-  | 'up'
-  | 'reset'
-  | 'faults'
-  | 'resourceStatus'
-  | 'journal'
-  | 'journalSinks'
-> & {
-  resourceSets(): readonly StoredSet[];
-  setResources(resources: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange>;
-  setResourceSets(sets: readonly ResourceSetSpec[]): ResultWithWarnings<SnapshotChange[]>;
-  reloadResources(): Result<SnapshotChange[]>;
-};
+export const DOWN_MESSAGE = 'mock istiod is down';
 
-export interface OperationParts {
-  mock: OperationSource;
+/** The rooms the operations act on, as the assembly built them. */
+export interface TargetRooms {
+  events: ServerEventEmitter;
+  resources: ResourceSources;
+  withholdSwitch: WithholdSwitch;
+  journal: Journal;
+  /** The stream registry: every stream the ADS server has open, by connection id. */
+  streams: ReadonlyMap<string, AdsStream>;
+  ads(): AdsServer;
+  /** Where the xDS port was bound (after start). */
+  endpoint(): Endpoint;
+  /** Whether the server is running (started and not closed). */
+  running(): boolean;
   /** The CA, once started. */
   security(): Pick<MockSecurity, 'createToken' | 'rootCert' | 'issueCertificate'>;
-  /** The default set's snapshot, and the one serving a proxy. */
-  snapshot(): Snapshot;
-  snapshotFor(proxy: ProxyIdentity): Snapshot;
-  /** What the waiting operations listen to. */
-  waits: Pick<WaitParts, 'events' | 'journalStore' | 'closed'>;
-  /** The live page's hub: its admin addresses. */
-  ui: Pick<UiHub, 'admins' | 'adminsChanged'>;
+  /** The live page's hub: its admin addresses (built after the target). */
+  ui(): Pick<UiHub, 'admins' | 'adminsChanged'>;
+  /** Aborted on close: what waiting operations listen to. */
+  closed: AbortSignal;
+  log: Logger;
+  controlPlaneId: string;
 }
 
-function describeSets(sets: readonly StoredSet[]): SetInfo[] {
-  return sets.map((set) => ({
-    name: set.name,
-    ...(set.match ? { match: set.match } : {}),
-    version: set.snapshot.version,
-    types: Object.fromEntries(
-      set.snapshot.typeUrls().map((t) => [shortTypeName(t), set.snapshot.get(t).version]),
-    ),
-    resources: set.snapshot
-      .typeUrls()
-      .flatMap((t) => [...set.snapshot.get(t).resources.values()].map(resourceJson)),
-  }));
+/** The one implementation, as the assembly holds it: the operations' and the faults' face. */
+export type MockTarget = OperationTarget & FaultHost & { readonly faults: FaultEngine };
+
+/** A selector that chooses every stream and every type (or none given). */
+function isEverything(selector: StreamSelector | undefined): boolean {
+  return (
+    selector === undefined ||
+    (selector.node === undefined &&
+      selector.connectionId === undefined &&
+      (selector.types === undefined || selector.types.length === 0))
+  );
 }
 
-/** Which types changed in each set, by istiod's short names. */
-function changesBySet(changes: readonly SnapshotChange[]) {
-  return changes.map((c) => ({ set: c.set, changed: c.changed.map(shortTypeName) }));
-}
-
-const KEEPS_SERVING = 'invalid resources (the last good set keeps serving)';
-
-/**
- * `{namespace, serviceAccount, audience | audiences, ttlSeconds}` → a checked token request,
- * with every problem: fields it does not know, and each value the CA refuses.
- */
-function tokenRequest(fields: TokenFields): Result<TokenRequest> {
-  const { namespace, serviceAccount, audience, audiences, ttlSeconds, ...rest } = fields;
-  const problems: Problem[] = Object.keys(rest).map((key) => ({
-    path: key,
-    message: 'unknown field (expected namespace, serviceAccount, audience(s), ttlSeconds)',
-  }));
-  if (audience !== undefined && audiences !== undefined) {
-    problems.push({ path: 'audience', message: 'give audience or audiences, not both' });
-  }
-  const given = {
-    namespace,
-    serviceAccount,
-    audiences: audience !== undefined ? [audience] : audiences,
-    ttlSeconds,
+export function createOperationTarget(rooms: TargetRooms): MockTarget {
+  const { events, resources, withholdSwitch, log } = rooms;
+  const store = resources.store;
+  let transitions: Promise<void> = Promise.resolve();
+  const transition = (step: () => Promise<void>): Promise<void> => {
+    const next = transitions.then(step);
+    transitions = next.catch(() => undefined);
+    return next;
   };
-  const partial = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
-  // The CA checks each value's type and range (resolveTokenRequest).
-  const checked = resolveTokenRequest(partial);
-  if (!checked.ok) problems.push(...checked.problems);
-  return problems.length > 0 || !checked.ok ? { ok: false, problems } : checked;
-}
-
-export function createOperationTarget(parts: OperationParts): OperationTarget {
-  const { mock, ui } = parts;
+  const select = (selector: StreamSelector): AdsStream[] =>
+    [...rooms.streams.values()].filter((stream) => {
+      const view = stream.view();
+      if (!view) return false;
+      if (selector.connectionId !== undefined && view.connectionId !== selector.connectionId)
+        return false;
+      return matchesGlob(selector.node, view.proxy.nodeId);
+    });
+  const openStreams = (): StreamView[] =>
+    [...rooms.streams.values()].flatMap((s) => s.view() ?? []);
   const currentVersion = (stream: { proxy: ProxyIdentity }, typeUrl: string) => {
-    const snapshot = parts.snapshotFor(stream.proxy);
+    const snapshot = store.snapshotFor(stream.proxy);
     return snapshot.typeUrls().includes(typeUrl) ? snapshot.get(typeUrl).version : undefined;
   };
-  const streams = () => mock.streams();
   const waits: WaitParts = {
-    ...parts.waits,
-    streams,
-    journal: (filter) => mock.journal(filter),
+    events,
+    journalStore: rooms.journal,
+    closed: rooms.closed,
+    // Late-bound, through the target: what a wait scans is the target's own `openStreams`.
+    streams: () => target.openStreams(),
+    journal: (filter) => rooms.journal.query(filter),
     currentVersion,
-    acks: new AckWaiters({ events: parts.waits.events, streams, currentVersion }),
+    acks: new AckWaiters({ events, streams: () => target.openStreams(), currentVersion }),
   };
-  return {
+  const resend = (selector: StreamSelector = {}) => {
+    const chosen = select(selector);
+    for (const stream of chosen) stream.resend(selector.types);
+    return chosen.length;
+  };
+  const serving = () => rooms.running() && rooms.ads().listening;
+  const up = () =>
+    transition(async () => {
+      const ads = rooms.ads();
+      if (!rooms.running() || ads.listening) return;
+      await ads.listen(rooms.endpoint());
+      events.emit('state');
+      log.info({ xds: rooms.endpoint() }, 'xDS port open again (up)');
+    });
+  const target: MockTarget = {
+    events,
+    get faults() {
+      return faults;
+    },
     get withheld() {
-      return mock.withheld;
+      return withholdSwitch.withheld;
     },
     get serving() {
-      return mock.serving;
+      return serving();
     },
-    withhold: () => mock.withhold(),
-    release: () => mock.release(),
-    streams: () => mock.streams(),
+    withhold: () => {
+      withholdSwitch.withhold();
+      events.emit('state');
+    },
+    release: () => {
+      const held = withholdSwitch.release();
+      if (held) events.emit('state');
+      return faults.release().length > 0 || held;
+    },
+    openStreams,
     versions: () => {
-      const snapshot = parts.snapshot();
+      const snapshot: Snapshot = store.current();
       return Object.fromEntries(
         snapshot.typeUrls().map((t) => [shortTypeName(t), snapshot.get(t).version]),
       );
@@ -144,16 +152,39 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
     currentVersion,
     waitForAck: (query, signal) => waitForAck(waits, query, signal),
     waitForJournal: (filter, waitMs, signal) => waitForJournal(waits, filter, waitMs, signal),
-    push: (selector) => mock.push(selector),
-    disconnect: (selector, code, message) => mock.disconnect(selector, code, message),
-    down: () => mock.down(),
-    up: () => mock.up(),
-    reset: () => mock.reset(),
-    faults: mock.faults,
+    push: (selector) => {
+      if (isEverything(selector) && store.push().length > 0) return openStreams().length;
+      return resend(selector);
+    },
+    resend,
+    resync: () => {
+      for (const stream of rooms.streams.values()) stream.onSnapshot();
+    },
+    disconnect: (selector, code = grpc.status.UNAVAILABLE, message) => {
+      const chosen = select(selector);
+      for (const stream of chosen) stream.end(code, message ?? 'stream closed by mock istiod');
+      return chosen.length;
+    },
+    down: () =>
+      transition(async () => {
+        const ads = rooms.ads();
+        if (!rooms.running() || !ads.listening) return;
+        await ads.close(grpc.status.UNAVAILABLE, DOWN_MESSAGE);
+        events.emit('state');
+        log.warn({ xds: rooms.endpoint() }, 'xDS port closed: connections are refused (down)');
+      }),
+    up,
+    reset: async () => {
+      await faults.clear();
+      if (withholdSwitch.release()) events.emit('state');
+      await up();
+      resources.restore();
+      rooms.journal.clear();
+    },
     scenarios: () => describeScenarios() as ScenarioInfo[],
-    resourceSets: () => describeSets(mock.resourceSets()),
-    setResources: (resources, pins) => {
-      const result = mock.setResources(resources, pins as SetPins | undefined);
+    resourceSets: () => describeSets(store.sets()),
+    setResources: (list, pins) => {
+      const result = resources.setResources(list, pins as SetPins | undefined);
       if (!result.ok) return invalid(KEEPS_SERVING, result.problems);
       return {
         version: result.value.snapshot.version,
@@ -163,56 +194,85 @@ export function createOperationTarget(parts: OperationParts): OperationTarget {
     },
     setResourceSets: (sets) => {
       // The store checks every set in depth (name, match, each resource), all or nothing.
-      const result = mock.setResourceSets(sets as ResourceSetSpec[]);
+      const result = resources.setResourceSets(sets);
       if (!result.ok) return invalid(KEEPS_SERVING, result.problems);
       return { changed: changesBySet(result.value), warnings: result.warnings };
     },
     reloadResources: () => {
-      if (mock.resourceStatus().source === 'api') {
+      if (resources.status().source === 'api') {
         return new Refusal(409, 'this server does not serve resources from files');
       }
-      const result = mock.reloadResources();
+      const result = resources.reload();
       if (!result.ok) {
         return invalid('invalid resource files (the last good sets keep serving)', result.problems);
       }
       return { changed: changesBySet(result.value) };
     },
-    resourceStatus: () => mock.resourceStatus(),
-    journal: (filter) => mock.journal(filter),
-    journalSinks: () => mock.journalSinks(),
+    resourceStatus: () => resources.status(),
+    queryJournal: (filter) => rooms.journal.query(filter),
+    journalSinks: () => rooms.journal.sinkStatus(),
     mintToken: (fields) => {
       const request = tokenRequest(fields);
       if (!request.ok) return invalid('invalid token request', request.problems);
-      const { token, expiresAt } = parts.security().createToken(request.value);
+      const { token, expiresAt } = rooms.security().createToken(request.value);
       return { token, expiresAt: expiresAt.toISOString(), subject: subjectOf(request.value) };
     },
     issueCertificate: async (fields) => {
-      const issuer = parts.security().issueCertificate;
+      const issuer = rooms.security().issueCertificate;
       if (issuer.cannotSign) return new Refusal(409, issuer.cannotSign);
       const issued = await issuer(fields);
       return issued.ok ? issued.value : invalid('invalid certificate request', issued.problems);
     },
-    rootCert: () => parts.security().rootCert,
-    admins: {
-      list: () => ui.admins.list(),
-      add: (address) => {
-        const parsed = parseAdminAddress(address);
-        if (!parsed.ok) return invalid('invalid admin address', parsed.problems);
-        const admin = ui.admins.add(parsed.value);
-        ui.adminsChanged();
-        return admin;
-      },
-      remove: (address) => {
-        const parsed = parseAdminAddress(address);
-        if (!parsed.ok || !ui.admins.remove(parsed.value)) return false;
-        ui.adminsChanged();
-        return true;
-      },
-    },
+    rootCert: () => rooms.security().rootCert,
+    admins: adminsOf(() => rooms.ui()),
     explain: (query) =>
       explainProxies(
-        { streams: () => mock.streams(), addressOf: (stream) => ui.admins.addressOf(stream) },
+        { streams: openStreams, addressOf: (stream) => rooms.ui().admins.addressOf(stream) },
         query,
       ),
   };
+  const faults = new FaultEngine({
+    host: target,
+    logger: log,
+    controlPlaneId: rooms.controlPlaneId,
+  });
+  return target;
+}
+
+/** The live page's admin addresses, checked as the API takes them. */
+function adminsOf(ui: TargetRooms['ui']): OperationTarget['admins'] {
+  return {
+    list: () => ui().admins.list(),
+    add: (address) => {
+      const parsed = parseAdminAddress(address);
+      if (!parsed.ok) return invalid('invalid admin address', parsed.problems);
+      const admin = ui().admins.add(parsed.value);
+      ui().adminsChanged();
+      return admin;
+    },
+    remove: (address) => {
+      const parsed = parseAdminAddress(address);
+      if (!parsed.ok || !ui().admins.remove(parsed.value)) return false;
+      ui().adminsChanged();
+      return true;
+    },
+  };
+}
+
+const targets = new WeakMap<object, MockTarget>();
+
+/** Records the target a mock was assembled with (its constructor calls this). */
+export function registerTarget(mock: object, target: MockTarget): void {
+  targets.set(mock, target);
+}
+
+/**
+ * The rooms-level target of a mock assembled in this process, for the in-process tools that
+ * need more than the wire-shaped `control` (a fault resolved already, carrying its scenario:
+ * the CLI's `--fault` flags and timelines, the test helpers' fault handles).
+ */
+export function targetOf(mock: object): MockTarget {
+  const target = targets.get(mock);
+  if (!target) throw new TypeError('not a mock istiod assembled by createMockIstiod');
+  return target;
 }

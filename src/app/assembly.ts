@@ -14,8 +14,11 @@ import type { AdsStream } from '../server/ads-stream.js';
 import { createStreamRateLimiter } from '../server/stream-rate-limit.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import type { PreparedSecurity } from '../ca/security.js';
+import { attachCollisionWarnings } from './collisions.js';
 import type { ResolvedOptions } from './options.js';
-import { debugXdsSource, uiTarget, type ServerState } from './room-views.js';
+import { debugXdsSource, metricsSources, uiTarget, type ServerState } from './room-views.js';
+import type { FaultEngine } from '../faults/engine.js';
+import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
 
 export interface AdsParts {
   store: SnapshotStore;
@@ -63,13 +66,19 @@ export function buildAds(options: ResolvedOptions, parts: AdsParts): AdsServer {
   );
 }
 
-/** Each change of the resources: announced, logged, then pushed to every stream. */
+/**
+ * Each change of the resources: announced, logged, then pushed to every stream; each change
+ * of the policy (a release, a fault removed) lets every stream send what it may now.
+ */
 export function pushOnChange(
-  store: SnapshotStore,
-  events: ServerEventEmitter,
-  streams: ReadonlyMap<string, AdsStream>,
+  parts: Pick<AdsParts, 'store' | 'policy' | 'events' | 'streams'>,
   options: ResolvedOptions,
 ): void {
+  const { store, events, streams } = parts;
+  attachCollisionWarnings(events, options.logger);
+  parts.policy.onChange(() => {
+    for (const stream of streams.values()) stream.flush();
+  });
   store.onChange((change) => {
     // Before the streams push, so that listeners see the change before its responses.
     events.emit('snapshot', {
@@ -104,4 +113,34 @@ export function buildUi(
       };
     },
   });
+}
+
+/** The metrics over the server's state, counting the faults applied. */
+export function buildMetrics(
+  options: ResolvedOptions,
+  state: ServerState,
+  faults: Pick<FaultEngine, 'events'>,
+): XdsMetrics {
+  const metrics = createXdsMetrics(state.events, metricsSources(state), {
+    labelMaxLength: options.metricLabelMaxLength,
+    seriesMax: options.metricSeriesMax,
+  });
+  faults.events.on('applied', (fault) => metrics.faultApplied(fault.scenario));
+  return metrics;
+}
+
+/** The log lines of a start: where it serves, and what Envoy must trust under TLS. */
+export function logServing(
+  options: ResolvedOptions,
+  security: PreparedSecurity,
+  xds: string,
+  control: Endpoint | undefined,
+): void {
+  options.logger.info({ xds, control }, 'mock istiod is serving');
+  if (security.tls) {
+    options.logger.info(
+      { rootCert: security.rootCertPath },
+      "xDS is served over TLS: Envoy's validation_context must trust the root certificate",
+    );
+  }
 }

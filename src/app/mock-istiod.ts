@@ -17,17 +17,16 @@ import type { Snapshot } from '../core/snapshot.js';
 import { attachJournal, Journal } from '../journal/journal.js';
 import { SentResources } from '../journal/sent-resources.js';
 import type { UiHub } from '../live/ui-hub.js';
-import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
+import type { XdsMetrics } from '../metrics/metrics.js';
 import type { AdsServer } from '../server/ads-server.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { MockIstiodError } from '../util/errors.js';
-import { buildAds, buildUi, pushOnChange } from './assembly.js';
-import { attachCollisionWarnings } from './collisions.js';
+import { buildAds, buildMetrics, buildUi, logServing, pushOnChange } from './assembly.js';
 import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
 import { createOperationTarget, registerTarget, type MockTarget } from './operation-target.js';
 import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { createResourceSources, type ResourceSources } from './resource-sources.js';
-import { debuggable, metricsSources, type ServerState } from './room-views.js';
+import { debuggable, type ServerState } from './room-views.js';
 
 export function createMockIstiod(partial: Partial<MockIstiodOptions> = {}): MockIstiod {
   const resolved = resolveOptions(partial);
@@ -81,28 +80,13 @@ class MockIstiodImpl implements MockIstiod {
       withholdSwitch,
       streams: () => this.streams(),
     };
-    this.metrics = createXdsMetrics(events, metricsSources(state), {
-      labelMaxLength: options.metricLabelMaxLength,
-      seriesMax: options.metricSeriesMax,
-    });
-    target.faults.events.on('applied', (fault) => this.metrics.faultApplied(fault.scenario));
+    this.metrics = buildMetrics(options, state, target.faults);
     const sent = new SentResources(events);
     this.debug = debuggable(state, sent);
     const store = resources.store;
-    this.ads = buildAds(options, {
-      store,
-      policy,
-      events,
-      streams,
-      state,
-      sent,
-      security: () => this.prepared,
-    });
-    pushOnChange(store, events, streams, options);
-    attachCollisionWarnings(events, options.logger);
-    policy.onChange(() => {
-      for (const stream of streams.values()) stream.flush();
-    });
+    const security = () => this.prepared;
+    this.ads = buildAds(options, { store, policy, events, streams, state, sent, security });
+    pushOnChange({ store, policy, events, streams }, options);
     this.ui = buildUi(options, state, target.faults, target, () => this.started);
     this.control = inProcessControl(target);
     registerTarget(this, target);
@@ -140,13 +124,7 @@ class MockIstiodImpl implements MockIstiod {
       this.started = { xds: { host: options.xds.host, port: xdsPort }, control };
       this.state = 'running';
       if (options.watchResources) this.resources.watch(options.resourcesQuietMs);
-      options.logger.info({ xds: this.xdsAddress, control }, 'mock istiod is serving');
-      if (security.tls) {
-        options.logger.info(
-          { rootCert: security.rootCertPath },
-          "xDS is served over TLS: Envoy's validation_context must trust the root certificate",
-        );
-      }
+      logServing(options, security, this.xdsAddress, control);
       return this.started;
     } catch (err) {
       await this.close();

@@ -35,7 +35,7 @@ describe.each(['sotw', 'delta'] as const)('the EDS + RDS lab over %s', (xdsMode)
             })
           : r,
       );
-      const result = await istiod.control.setResources({ resources: resources });
+      const result = await istiod.control.setResources({ resources });
       expect(result.changed).toEqual(['EDS']);
       await waitFor(
         async () => {

@@ -1,6 +1,6 @@
 /**
  * What the control operations run against: the narrow face of a mock istiod that the table's
- * `run`s call. It is implemented once, over the rooms themselves (src/app/operation-target.ts);
+ * `run`s call. It is implemented once, over the rooms themselves (src/target/operation-target.ts);
  * the HTTP routes and the in-process client (`mock.control`) run operations against that same
  * object, and the faults get a narrowed view of it (`FaultHost`), so none can drift.
  *

@@ -15,6 +15,11 @@ import { createStreamRateLimiter } from '../server/stream-rate-limit.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import type { PreparedSecurity } from '../ca/security.js';
 import { attachCollisionWarnings } from './collisions.js';
+import { AckWaiters } from './ack-waiters.js';
+import { explainProxies } from './operation-explain.js';
+import { waitForAck, waitForJournal, type WaitParts } from './operation-waits.js';
+import type { MockTarget, TargetRooms } from '../target/operation-target.js';
+import type { Journal } from '../journal/journal.js';
 import type { ResolvedOptions } from './options.js';
 import { debugXdsSource, metricsSources, uiTarget, type ServerState } from './room-views.js';
 import type { FaultEngine } from '../faults/engine.js';
@@ -143,4 +148,40 @@ export function logServing(
       "xDS is served over TLS: Envoy's validation_context must trust the root certificate",
     );
   }
+}
+
+/**
+ * The waits the operations offer (on an ACK, on the journal) and `explain`, over the target's
+ * streams, read late so that they see the target's own `openStreams`.
+ */
+export function targetWaits(parts: {
+  events: ServerEventEmitter;
+  journal: Journal;
+  closed: AbortSignal;
+  target: () => MockTarget;
+  ui: () => Pick<UiHub, 'admins'>;
+}): Pick<TargetRooms, 'waits' | 'explain'> {
+  const streams = () => parts.target().openStreams();
+  const currentVersion: WaitParts['currentVersion'] = (stream, typeUrl) =>
+    parts.target().currentVersion(stream, typeUrl);
+  const waits: WaitParts = {
+    events: parts.events,
+    journalStore: parts.journal,
+    closed: parts.closed,
+    streams,
+    journal: (filter) => parts.journal.query(filter),
+    currentVersion,
+    acks: new AckWaiters({ events: parts.events, streams, currentVersion }),
+  };
+  return {
+    waits: {
+      waitForAck: (query, signal) => waitForAck(waits, query, signal),
+      waitForJournal: (filter, waitMs, signal) => waitForJournal(waits, filter, waitMs, signal),
+    },
+    explain: (query) =>
+      explainProxies(
+        { streams, addressOf: (stream) => parts.ui().admins.addressOf(stream) },
+        query,
+      ),
+  };
 }

@@ -2,7 +2,7 @@
  * A mock istiod, assembled: snapshot store → per-stream sessions → response policy → wire, plus the
  * HTTP control API. `createMockIstiod()` builds it without listening; `start()` binds (port
  * 0 picks free ports); `close()` is idempotent and closes in reverse order. What changes it
- * is implemented once, over the rooms, in operation-target.ts, and reached through `control`.
+ * is implemented once, over the rooms, in src/target/, and reached through `control`.
  */
 import * as grpc from '@grpc/grpc-js';
 import { inProcessControl, type MockIstiodControl } from '../api/control.js';
@@ -21,9 +21,20 @@ import type { XdsMetrics } from '../metrics/metrics.js';
 import type { AdsServer } from '../server/ads-server.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { MockIstiodError } from '../util/errors.js';
-import { buildAds, buildMetrics, buildUi, logServing, pushOnChange } from './assembly.js';
+import {
+  buildAds,
+  buildMetrics,
+  buildUi,
+  logServing,
+  pushOnChange,
+  targetWaits,
+} from './assembly.js';
 import type { MockIstiod, StartedAddresses } from './mock-istiod-api.js';
-import { createOperationTarget, registerTarget, type MockTarget } from './operation-target.js';
+import {
+  createOperationTarget,
+  registerTarget,
+  type MockTarget,
+} from '../target/operation-target.js';
 import { resolveOptions, type MockIstiodOptions, type ResolvedOptions } from './options.js';
 import { createResourceSources, type ResourceSources } from './resource-sources.js';
 import { debuggable, type ServerState } from './room-views.js';
@@ -68,7 +79,13 @@ class MockIstiodImpl implements MockIstiod {
       running: () => this.state === 'running',
       security: () => this.security,
       ui: () => this.ui,
-      closed: this.closing.signal,
+      ...targetWaits({
+        events,
+        journal: this.journal,
+        closed: this.closing.signal,
+        target: () => this.target,
+        ui: () => this.ui,
+      }),
       log: options.logger,
       controlPlaneId: options.controlPlaneId,
     }));

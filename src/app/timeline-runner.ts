@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
 import type { MockIstiod } from './mock-istiod-api.js';
-import { targetOf, type MockTarget } from './operation-target.js';
+import { targetOf, type MockTarget } from '../target/operation-target.js';
 import { formatProblems } from '../util/problems.js';
 import type { Timeline, TimelineAction } from './timeline.js';
 import { Refusal, type Operation } from '../api/operation.js';

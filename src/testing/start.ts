@@ -13,7 +13,7 @@ import type { FaultSpec } from '../faults/model.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { createMockIstiod } from '../app/mock-istiod.js';
 import { type MockIstiod } from '../app/mock-istiod-api.js';
-import { targetOf } from '../app/operation-target.js';
+import { targetOf } from '../target/operation-target.js';
 import type { MockIstiodOptions } from '../app/options.js';
 import {
   expectNoResponse,

@@ -5,7 +5,7 @@
  * wakes only the waits for its type and looks at its own stream, not every stream.
  */
 import { describe, expect, vi } from 'vitest';
-import { targetOf } from '../../src/app/operation-target.js';
+import { targetOf } from '../../src/target/operation-target.js';
 import type { TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';

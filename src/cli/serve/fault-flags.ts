@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { parseFaultFlag } from '../../faults/flag-spec.js';
 import { resolveFault, type ResolvedFault } from '../../faults/spec.js';
 import { parseTimeline, type Timeline } from '../../app/timeline.js';
-import { targetOf } from '../../app/operation-target.js';
+import { targetOf } from '../../target/operation-target.js';
 import { runTimeline } from '../../app/timeline-runner.js';
 import type { MockIstiod } from '../../app/mock-istiod-api.js';
 import { formatProblems } from '../../util/problems.js';

@@ -2,7 +2,7 @@
  * The one implementation of the control operations (`OperationTarget`, src/api/target.ts),
  * written directly over the rooms: the resource sources and their snapshot store, the fault
  * engine, the stream registry, the withhold switch, the journal, the CA and the live page's
- * hub (operation-parts.ts holds its parts). The HTTP routes, the in-process client
+ * hub (parts.ts holds its parts; the waits and explain come from the assembly). The HTTP routes, the in-process client
  * (`mock.control`) and the faults (through their narrowed view, `FaultHost`) all run against
  * this one object.
  */
@@ -13,12 +13,9 @@ import { shortTypeName } from '../core/types/registry.js';
 import { FaultEngine } from '../faults/engine.js';
 import type { FaultHost } from '../faults/model.js';
 import { describeScenarios } from '../faults/registry.js';
-import { AckWaiters } from './ack-waiters.js';
-import { explainProxies } from './operation-explain.js';
-import { adminsOf, caPart, resourcePart, streamPart, type TargetRooms } from './operation-parts.js';
-import { waitForAck, waitForJournal, type WaitParts } from './operation-waits.js';
+import { adminsOf, caPart, resourcePart, streamPart, type TargetRooms } from './parts.js';
 
-export { DOWN_MESSAGE, type TargetRooms } from './operation-parts.js';
+export { DOWN_MESSAGE, type ResourceRoom, type TargetRooms } from './parts.js';
 
 /** The one implementation, as the assembly holds it: the operations' and the faults' face. */
 export type MockTarget = OperationTarget & FaultHost & { readonly faults: FaultEngine };
@@ -29,17 +26,6 @@ export function createOperationTarget(rooms: TargetRooms): MockTarget {
   const currentVersion = (stream: { proxy: ProxyIdentity }, typeUrl: string) => {
     const snapshot = store.snapshotFor(stream.proxy);
     return snapshot.typeUrls().includes(typeUrl) ? snapshot.get(typeUrl).version : undefined;
-  };
-  // Late-bound, through the target: what a wait scans is the target's own `openStreams`.
-  const streams = () => target.openStreams();
-  const waits: WaitParts = {
-    events,
-    journalStore: rooms.journal,
-    closed: rooms.closed,
-    streams,
-    journal: (filter) => rooms.journal.query(filter),
-    currentVersion,
-    acks: new AckWaiters({ events, streams, currentVersion }),
   };
   const target: MockTarget = {
     events,
@@ -78,17 +64,13 @@ export function createOperationTarget(rooms: TargetRooms): MockTarget {
       );
     },
     currentVersion,
-    waitForAck: (query, signal) => waitForAck(waits, query, signal),
-    waitForJournal: (filter, waitMs, signal) => waitForJournal(waits, filter, waitMs, signal),
+    waitForAck: (query, signal) => rooms.waits.waitForAck(query, signal),
+    waitForJournal: (filter, waitMs, signal) => rooms.waits.waitForJournal(filter, waitMs, signal),
     queryJournal: (filter) => rooms.journal.query(filter),
     journalSinks: () => rooms.journal.sinkStatus(),
     scenarios: () => describeScenarios() as ScenarioInfo[],
     admins: adminsOf(() => rooms.ui()),
-    explain: (query) =>
-      explainProxies(
-        { streams, addressOf: (stream) => rooms.ui().admins.addressOf(stream) },
-        query,
-      ),
+    explain: (query) => rooms.explain(query),
   };
   const faults = new FaultEngine({
     host: target,

@@ -21,15 +21,29 @@ import { parseAdminAddress } from '../live/ui-admins.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import type { SetPins } from '../snapshot/store.js';
 import { matchesGlob } from '../util/glob.js';
-import { changesBySet, describeSets, KEEPS_SERVING, tokenRequest } from './operation-shapes.js';
-import type { ResourceSources } from './resource-sources.js';
+import { changesBySet, describeSets, KEEPS_SERVING, tokenRequest } from './shapes.js';
+import type { SnapshotStore } from '../snapshot/store.js';
+import type { Result, ResultWithWarnings } from '../util/problems.js';
+import type { SnapshotChange } from '../core/snapshot.js';
+import type { ResourceStatus } from '../resources/status.js';
 
 export const DOWN_MESSAGE = 'mock istiod is down';
+
+/** Where the served resources come from (app/resource-sources.ts): the store and its sources. */
+export interface ResourceRoom {
+  readonly store: SnapshotStore;
+  setResources(resources: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange>;
+  setResourceSets(sets: readonly unknown[]): ResultWithWarnings<SnapshotChange[]>;
+  reload(): Result<SnapshotChange[]>;
+  status(): ResourceStatus;
+  /** Back to the start-up resources (a reset). */
+  restore(): void;
+}
 
 /** The rooms the operations act on, as the assembly built them. */
 export interface TargetRooms {
   events: ServerEventEmitter;
-  resources: ResourceSources;
+  resources: ResourceRoom;
   withholdSwitch: WithholdSwitch;
   journal: Journal;
   /** The stream registry: every stream the ADS server has open, by connection id. */
@@ -43,8 +57,10 @@ export interface TargetRooms {
   security(): Pick<MockSecurity, 'createToken' | 'rootCert' | 'issueCertificate'>;
   /** The live page's hub: its admin addresses (built after the target). */
   ui(): Pick<UiHub, 'admins' | 'adminsChanged'>;
-  /** Aborted on close: what waiting operations listen to. */
-  closed: AbortSignal;
+  /** The waits (on an ACK, on the journal), over this target's streams. */
+  waits: Pick<OperationTarget, 'waitForAck' | 'waitForJournal'>;
+  /** What each proxy's Envoy made of the injection values (its admin API). */
+  explain: OperationTarget['explain'];
   log: Logger;
   controlPlaneId: string;
 }

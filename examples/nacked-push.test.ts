@@ -48,9 +48,11 @@ test('a NACKed push leaves the old listener in place', async () => {
     direction: 'INBOUND',
     cluster: 'reviews-v9',
   });
-  const pushed = istiod.setResources(lab.map((r) => (r.name === 'virtualInbound' ? broken : r)));
+  const pushed = await istiod.control.setResources({
+    resources: lab.map((r) => (r.name === 'virtualInbound' ? broken : r)),
+  });
   // Served all the same (that is the point), and the mock says what Envoy will make of it.
-  expect(pushed.ok && pushed.warnings.map((w) => w.message)).toEqual([
+  expect(pushed.warnings?.map((w) => w.message)).toEqual([
     "unknown cluster 'reviews-v9': Envoy rejects this (NACK) whenever it is sent",
   ]);
 

@@ -70,10 +70,8 @@ async function run(
   orders: PerCluster<number>,
 ) {
   const t = CLUSTERS_TEXT[c.lang];
-  const pushed = c.istiod.setResourceSets(clusterSets(c.resources, keys, orders));
-  if (!pushed.ok) {
-    throw new Error(`the demo's cluster sets were refused: ${JSON.stringify(pushed.problems)}`);
-  }
+  // A refusal throws CONTROL_REFUSED with every problem.
+  await c.istiod.control.setResources({ sets: clusterSets(c.resources, keys, orders) });
   const warningsBefore = c.mockWarnings.length;
   const sidecars = {} as PerCluster<ClusterSidecar>;
   for (const cluster of CLUSTERS) {

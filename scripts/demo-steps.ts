@@ -110,7 +110,7 @@ export async function stepWithheld(c: DemoContext): Promise<Evidence> {
 export async function stepReleased(c: DemoContext): Promise<Evidence> {
   const t = STEPS_TEXT[c.lang];
   c.say.text(t.released);
-  c.istiod.release();
+  await c.istiod.control.release();
   await c.agent.envoy.waitForLive();
   await c.agent.waitForPod((view) => view.ready === 2);
   const ready = await showReady(c);
@@ -146,7 +146,7 @@ export async function stepReleased(c: DemoContext): Promise<Evidence> {
 export async function stepIstiodDown(c: DemoContext): Promise<Evidence> {
   const t = STEPS_TEXT[c.lang];
   c.say.text(t.down);
-  await c.istiod.down();
+  await c.istiod.control.down();
   await c.agent.envoy.waitForStat('control_plane.connected_state', (v) => v === 0);
   const stats = await showStats(c, [
     'control_plane.connected_state',
@@ -165,7 +165,7 @@ export async function stepIstiodDown(c: DemoContext): Promise<Evidence> {
   );
   c.say.look(t.lookDown);
   c.say.text(t.up);
-  await c.istiod.up();
+  await c.istiod.control.up();
   await c.agent.envoy.waitForStat('control_plane.connected_state', (v) => v === 1, {
     timeoutMs: 15_000,
   });
@@ -188,11 +188,8 @@ export async function stepRejectedPush(c: DemoContext): Promise<Evidence> {
   const broken = c.resources.map((r) =>
     r['name'] === 'virtualInbound' ? brokenInbound(c.ports) : r,
   );
-  const pushed = c.istiod.setResources(broken);
-  if (!pushed.ok)
-    throw new Error(
-      `the demo's broken push was refused by the mock: ${JSON.stringify(pushed.problems)}`,
-    );
+  // Served all the same (Envoy rejects it); a refusal would throw CONTROL_REFUSED.
+  await c.istiod.control.setResources({ resources: broken });
   const { nack, stream } = await c.istiod.waitForNack(LISTENER_TYPE);
   await c.agent.envoy.waitForStat('listener_manager.lds.update_rejected', (v) => Number(v) >= 1);
   c.say.log(
@@ -204,7 +201,7 @@ export async function stepRejectedPush(c: DemoContext): Promise<Evidence> {
   c.say.look(t.lookRejected);
   c.say.text(t.fixPushed);
   const before = Number(stats['listener_manager.lds.update_success']);
-  c.istiod.setResources(c.resources);
+  await c.istiod.control.setResources({ resources: c.resources });
   await c.agent.envoy.waitForStat('listener_manager.lds.update_success', (v) => Number(v) > before);
   const after = await showStats(c, [
     'listener_manager.lds.update_success',

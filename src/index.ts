@@ -153,6 +153,7 @@ export {
 export { OPERATIONS, type OperationName, type Operations } from './api/table.js';
 export type { Operation, InputOf, OutputOf, RequestOf } from './api/operation.js';
 export type { OperationTarget } from './api/target.js';
+export type { ControlFault, MockIstiodControl } from './api/control.js';
 export type { MockSecurity } from './ca/security.js';
 export { TLS_FILES } from './tls/tls-files.js';
 export {

@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import { SentResources } from '../../src/journal/sent-resources.js';
 import { FaultEngine } from '../../src/faults/engine.js';
-import { createFaultHost } from '../../src/app/fault-host.js';
+import type { FaultHost } from '../../src/faults/model.js';
 import { attachJournal, Journal } from '../../src/journal/journal.js';
 import { createXdsMetrics } from '../../src/metrics/metrics.js';
 import type { ProxyIdentity } from '../../src/core/identity.js';
@@ -19,7 +19,6 @@ import type { AdsStream, StreamContext } from '../../src/server/ads-stream.js';
 import type { AdsCall } from '../../src/server/ads-service.js';
 import { attachCollisionWarnings } from '../../src/app/collisions.js';
 import { ServerEventEmitter } from '../../src/core/events.js';
-import type { AdsServer } from '../../src/server/ads-server.js';
 import { combinePolicies, createWithholdSwitch } from '../../src/core/policy.js';
 import { SotwStream } from '../../src/server/sotw-stream.js';
 import { createSnapshotStore } from '../../src/snapshot/store.js';
@@ -60,15 +59,17 @@ if (withListeners) {
   new SentResources(events);
   attachCollisionWarnings(events, log);
 }
-const host = createFaultHost({
-  ads: () => ({}) as AdsServer,
-  streams: () => streams.values(),
+// No fault is applied here: the engine only listens to the events, as in the mock.
+const host: FaultHost = {
   events,
-  snapshot: () => store.current(),
-  endpoint: () => ({ host: '127.0.0.1', port: 0 }),
-  running: () => true,
-  log,
-});
+  openStreams: () => [...streams.values()].flatMap((s) => s.view() ?? []),
+  resend: () => 0,
+  resync: () => undefined,
+  disconnect: () => 0,
+  down: () => Promise.resolve(),
+  up: () => Promise.resolve(),
+  serving: true,
+};
 let counter = 0;
 const ctx: StreamContext = {
   snapshotFor: (proxy: ProxyIdentity) => store.snapshotFor(proxy),

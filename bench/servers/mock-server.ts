@@ -59,16 +59,17 @@ loopDelay.enable();
 let pushes = 0;
 
 /** Installs the next change; `ms` is its wall time and `cpuMs` the CPU it took (getrusage). */
-function push(istiod: MockIstiod): { version: string; ms: number; cpuMs: number } {
+async function push(istiod: MockIstiod): Promise<{ version: string; ms: number; cpuMs: number }> {
   const cpu = process.cpuUsage();
   const started = performance.now();
   pushes += 1;
   resources = changeOneCluster(resources, pushes);
-  const result = istiod.setResources(resources);
-  if (!result.ok) throw new Error(result.problems.map((p) => `${p.path}: ${p.message}`).join('; '));
+  // A refusal throws CONTROL_REFUSED with every problem.
+  const answer = await istiod.control.setResources({ resources });
+  const version = 'version' in answer ? answer.version : '';
   const ms = performance.now() - started;
   const { user, system } = process.cpuUsage(cpu);
-  return { version: result.value.snapshot.version, ms, cpuMs: (user + system) / 1000 };
+  return { version, ms, cpuMs: (user + system) / 1000 };
 }
 
 function stats(url: URL) {

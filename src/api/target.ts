@@ -1,14 +1,14 @@
 /**
  * What the control operations run against: the narrow face of a mock istiod that the table's
- * `run`s call. The server implements it once over the assembly's rooms
- * (src/app/operation-target.ts); the HTTP routes and the in-process client
- * (`localControl`) run operations against that same object, so the two cannot drift.
+ * `run`s call. It is implemented once, over the rooms themselves (src/target/operation-target.ts);
+ * the HTTP routes and the in-process client (`mock.control`) run operations against that same
+ * object, and the faults get a narrowed view of it (`FaultHost`), so none can drift.
  *
  * Answers come back already in their API shape: the shaping lives with the server, so that
  * this floor, which the live page's bundle includes, loads no server code.
  */
 import type { StreamView } from '../core/events.js';
-import type { FaultInfo } from '../faults/model.js';
+import type { FaultHost, FaultInfo, StreamSelector } from '../faults/model.js';
 import type { JournalEntry, JournalFilter, JournalSinkStatus } from '../journal/journal.js';
 import type { ResourceStatus } from '../resources/status.js';
 import type { Result } from '../util/problems.js';
@@ -40,14 +40,15 @@ export interface FaultList {
   clear(): Promise<FaultInfo[]>;
 }
 
-export interface OperationTarget {
+export interface OperationTarget extends Pick<
+  FaultHost,
+  'openStreams' | 'disconnect' | 'down' | 'up' | 'serving'
+> {
   readonly withheld: boolean;
-  /** Whether the xDS port accepts connections. */
-  readonly serving: boolean;
+  /** Holds every response until `release()`. */
   withhold(): void;
-  /** Lets held responses go; true if something was held. */
+  /** Lets held responses go (and ends the faults that hold them); true if something was held. */
   release(): boolean;
-  streams(): StreamView[];
   /** The version of each type the default set serves now, by istiod's short name. */
   versions(): Record<string, string>;
   /** The version of `typeUrl` the set serving this stream has now. */
@@ -67,12 +68,13 @@ export interface OperationTarget {
     waitMs: number,
     signal?: AbortSignal,
   ): Promise<JournalEntry[]>;
-  /** Sends the current version again to the chosen streams; how many. */
-  push(selector: { node?: string; types?: readonly string[] }): number;
-  /** Ends the chosen streams with a gRPC status (default UNAVAILABLE); how many. */
-  disconnect(selector: { node?: string }, code?: number, message?: string): number;
-  down(): Promise<void>;
-  up(): Promise<void>;
+  /**
+   * Without a selector, a full push as a config change makes istiod's: every type of every set
+   * at one new version. With one (streams, types), the current version is sent again to those
+   * only, as istiod's pushes to one proxy do. How many streams.
+   */
+  push(selector?: StreamSelector): number;
+  /** Per-test cleanup: no faults, nothing held, port up, start-up resources, empty journal. */
   reset(): Promise<void>;
   readonly faults: FaultList;
   /** Every fault scenario, with its parameters' JSON Schema. */
@@ -87,7 +89,7 @@ export interface OperationTarget {
   setResourceSets(sets: readonly unknown[]): SetsChanged | Refusal;
   reloadResources(): SetsChanged | Refusal;
   resourceStatus(): ResourceStatus;
-  journal(filter: JournalFilter): JournalEntry[];
+  queryJournal(filter: JournalFilter): JournalEntry[];
   journalSinks(): JournalSinkStatus[];
   /** Mints a service account token for the CA; its signing key never leaves the mock. */
   mintToken(fields: TokenFields): Minted | Refusal;

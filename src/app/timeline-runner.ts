@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
 import type { MockIstiod } from './mock-istiod-api.js';
+import { targetOf, type MockTarget } from '../target/operation-target.js';
 import { formatProblems } from '../util/problems.js';
 import type { Timeline, TimelineAction } from './timeline.js';
 import { Refusal, type Operation } from '../api/operation.js';
@@ -18,7 +19,7 @@ export interface TimelineRun {
   stop(): void;
 }
 
-type Target = Pick<MockIstiod, 'faults' | 'operations' | 'events'>;
+type Target = MockTarget;
 
 /** Sleeping between steps, and waking early when the run is stopped. */
 class Clock {
@@ -45,7 +46,8 @@ class Clock {
   }
 }
 
-export function runTimeline(target: Target, timeline: Timeline, logger?: Logger): TimelineRun {
+export function runTimeline(mock: MockIstiod, timeline: Timeline, logger?: Logger): TimelineRun {
+  const target = targetOf(mock);
   const log = (logger ?? pino({ level: 'silent' })).child({
     timeline: timeline.name ?? 'timeline',
   });
@@ -109,7 +111,7 @@ async function perform(target: Target, action: TimelineAction): Promise<void> {
       return;
     case 'operation': {
       const op = operationNamed(action.name) as Operation;
-      const output = await op.run(target.operations, action.input);
+      const output = await op.run(target, action.input);
       if (output instanceof Refusal) throw new Error(output.error);
     }
   }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { ServerEventEmitter, ServerEvents, StreamView } from '../core/events.js';
 import type { ResponseDecision, ResponseQuery } from '../core/policy.js';
 import type { NamedResource } from '../core/snapshot.js';
-import type { Snapshot, TypeSnapshot } from '../core/snapshot.js';
+import type { TypeSnapshot } from '../core/snapshot.js';
 import type { Problem } from '../util/problems.js';
 import type { SnapshotHistory } from './history.js';
 import type { FieldSchemas, FieldValues } from '../core/fields.js';
@@ -74,21 +74,25 @@ export interface FaultInfo {
   counts: Record<string, number>;
 }
 
-/** The server operations faults use (implemented by the mock istiod). */
+/**
+ * The server operations faults use: a narrowed view of the one implementation of the control
+ * operations (`OperationTarget`, src/api/target.ts, extends it), not a second one.
+ */
 export interface FaultHost {
   readonly events: ServerEventEmitter;
-  streams(): StreamView[];
-  snapshot(): Snapshot;
+  /** The streams open now. */
+  openStreams(): StreamView[];
   /** Sends the current version of `types` again to the chosen streams; returns how many. */
-  push(selector?: StreamSelector): number;
+  resend(selector?: StreamSelector): number;
   /** Owes each stream every type whose last response differs from the current version. */
   resync(): void;
-  /** Ends the chosen streams with a gRPC status; returns how many. */
-  disconnect(selector: StreamSelector, code: number, message: string): number;
+  /** Ends the chosen streams with a gRPC status (default UNAVAILABLE); returns how many. */
+  disconnect(selector: StreamSelector, code?: number, message?: string): number;
   /** Closes the xDS port (connections refused); streams end with UNAVAILABLE. */
   down(): Promise<void>;
   /** Opens the xDS port again on the same address; the resource versions are kept. */
   up(): Promise<void>;
+  /** Whether the xDS port accepts connections. */
   readonly serving: boolean;
 }
 

@@ -1,63 +1,15 @@
 /**
- * The control actions a test suite drives, as one asynchronous interface with two
- * implementations: `localControl(mock)` for a mock in this process, and
- * `connectMockIstiod(url)` (remote.ts) for one elsewhere (a container, another machine) over
- * its control API. Both have one method per control operation (src/api/table.ts), named as
- * the operation, taking its input as its HTTP request carries it and resolving with its
- * answer; a refusal throws `MockIstiodError` (`CONTROL_REFUSED`, with `details.status` and
- * every problem) in both. A test written against `MockIstiodControl` runs against either.
+ * The control actions a test suite drives: `MockIstiodControl`, one asynchronous interface
+ * reached two ways, `mock.control` (the same as `localControl(mock)`) for a mock in this
+ * process and `connectMockIstiod(url)` (remote.ts) for one elsewhere, with the same methods
+ * and the same refusals (src/api/control.ts). A test written against it runs against either.
  */
-import { operationMethods, runInProcess, type OperationMethods } from '../api/methods.js';
-import type { FaultInfo, FaultSpec } from '../faults/model.js';
-import { isMockIstiodError } from '../util/errors.js';
-import type { TestMockIstiod } from './start.js';
+import type { MockIstiodControl } from '../api/control.js';
+import type { MockIstiod } from '../app/mock-istiod-api.js';
 
-/** A fault applied through `MockIstiodControl.inject`. */
-export interface ControlFault {
-  readonly id: string;
-  /** Its current listing. */
-  info(): Promise<FaultInfo>;
-  /** Removes it and undoes what it did (idempotent). */
-  remove(): Promise<void>;
-}
+export { withFaultHandles, type ControlFault, type MockIstiodControl } from '../api/control.js';
 
-export interface MockIstiodControl extends OperationMethods {
-  /** Applies a fault (`applyFault`) and returns a handle to it. */
-  inject(fault: FaultSpec): Promise<ControlFault>;
-  /** Applies a fault while `fn` runs and removes it afterwards, even when `fn` throws. */
-  withFault<T>(fault: FaultSpec, fn: (fault: ControlFault) => Promise<T> | T): Promise<T>;
-}
-
-/** Adds the fault handles to a set of operation methods; shared by both implementations. */
-export function withFaultHandles(methods: OperationMethods): MockIstiodControl {
-  const handle = (info: FaultInfo): ControlFault => ({
-    id: info.id,
-    info: async () => (await methods.getFault({ id: info.id })).fault,
-    remove: async () => {
-      // Removing twice is fine: a 404 means it is gone already.
-      await methods.removeFault({ id: info.id }).catch((err: unknown) => {
-        if (!(isMockIstiodError(err, 'CONTROL_REFUSED') && err.details.status === 404)) throw err;
-      });
-    },
-  });
-  const control: MockIstiodControl = {
-    ...methods,
-    inject: async (fault) => handle((await methods.applyFault(fault)).fault),
-    withFault: async (fault, fn) => {
-      const applied = await control.inject(fault);
-      try {
-        return await fn(applied);
-      } finally {
-        await applied.remove();
-      }
-    },
-  };
-  return control;
-}
-
-/** The control interface of a mock running in this process (from `startMockIstiod`). */
-export function localControl(mock: Pick<TestMockIstiod, 'operations'>): MockIstiodControl {
-  return withFaultHandles(
-    operationMethods((op, input) => runInProcess(op, mock.operations, input)),
-  );
+/** The control interface of a mock running in this process: its `control`. */
+export function localControl(mock: Pick<MockIstiod, 'control'>): MockIstiodControl {
+  return mock.control;
 }

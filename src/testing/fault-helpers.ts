@@ -2,7 +2,7 @@
  * Fault-suite helpers of the test library: a fault scoped to a block of code, waiting for
  * a request, and asserting that no response goes out for a while.
  */
-import type { FaultHandle } from '../faults/engine.js';
+import type { FaultEngine, FaultHandle } from '../faults/engine.js';
 import type { FaultSpec } from '../faults/model.js';
 import { displayTypeName, parseTypeName } from '../core/types/registry.js';
 import type { JournalEntry, JournalKind } from '../journal/journal.js';
@@ -33,11 +33,11 @@ function typeUrlOf(type: string): string {
 }
 
 export async function withFault<T>(
-  server: Pick<MockIstiod, 'faults'>,
+  faults: Pick<FaultEngine, 'inject'>,
   fault: FaultSpec,
   fn: (handle: FaultHandle) => Promise<T> | T,
 ): Promise<T> {
-  const handle = await server.faults.inject(fault);
+  const handle = await faults.inject(fault);
   try {
     return await fn(handle);
   } finally {
@@ -54,7 +54,7 @@ export function waitForRequest(
   const typeUrl = typeUrlOf(type);
   const kind = filter.kind ?? RESOURCE_REQUEST_KINDS;
   const query = () =>
-    server.journal({ typeUrl, node: filter.node, kind, since: filter.since ?? 0 }).at(0);
+    server.journal.query({ typeUrl, node: filter.node, kind, since: filter.since ?? 0 }).at(0);
   const found = query();
   if (found) return Promise.resolve(found);
   const timeoutMs = filter.timeoutMs ?? 10_000;

@@ -1,7 +1,7 @@
 /**
  * `connectMockIstiod(url, { token })`: drive a mock istiod that runs elsewhere (a container,
  * another machine, `mock-istiod serve` in another terminal) over its control API, with the
- * same methods as `localControl(mock)` (control.ts). A refusal throws `CONTROL_REFUSED` with
+ * same methods as `mock.control` (src/api/control.ts). A refusal throws `CONTROL_REFUSED` with
  * its status and every problem, as in process; a mock that cannot be asked throws
  * `CONTROL_API_FAILED`.
  *
@@ -10,7 +10,7 @@
  */
 import { createControlClient } from '../api/client.js';
 import { operationMethods } from '../api/methods.js';
-import { withFaultHandles, type MockIstiodControl } from './control.js';
+import { withFaultHandles, type MockIstiodControl } from '../api/control.js';
 
 export interface ConnectOptions {
   /** The bearer token the mock requires (`--control-token`), if any. */

@@ -3,9 +3,9 @@
  *
  *   const istiod = await startMockIstiod({ withholdFirst: true });
  *   // point Envoy at istiod.xdsAddress …
- *   istiod.release();
+ *   await istiod.control.release();
  *   await istiod.waitForAck(LISTENER_TYPE);
- *   await istiod.withFault({ scenario: 'down' }, async () => { … });
+ *   await istiod.control.withFault({ scenario: 'down' }, async () => { … });
  *   await istiod.close();
  */
 import type { FaultHandle } from '../faults/engine.js';
@@ -13,6 +13,7 @@ import type { FaultSpec } from '../faults/model.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { createMockIstiod } from '../app/mock-istiod.js';
 import { type MockIstiod } from '../app/mock-istiod-api.js';
+import { targetOf } from '../target/operation-target.js';
 import type { MockIstiodOptions } from '../app/options.js';
 import {
   expectNoResponse,
@@ -64,12 +65,15 @@ export async function startMockIstiod(
     closedAndChecked();
   };
   await server.start();
+  // The fault handles here are the engine's own (`whenActive`, a listing read at once); the
+  // same faults are reachable, as JSON, through `control.inject`.
+  const { faults } = targetOf(server);
   return Object.assign(server, {
     waitForAck: (typeUrl: string, filter?: AckFilter) => waitForAck(server, typeUrl, filter),
     waitForNack: (typeUrl: string, filter?: AckFilter) => waitForNack(server, typeUrl, filter),
-    inject: (fault: FaultSpec) => server.faults.inject(fault),
+    inject: (fault: FaultSpec) => faults.inject(fault),
     withFault: <T>(fault: FaultSpec, fn: (fault: FaultHandle) => Promise<T> | T) =>
-      withFault(server, fault, fn),
+      withFault(faults, fault, fn),
     waitForRequest: (type: string, filter?: RequestFilter) => waitForRequest(server, type, filter),
     expectNoResponse: (type: string, ms: number, opts?: { node?: string }) =>
       expectNoResponse(server, type, ms, opts),

@@ -41,7 +41,7 @@ describe('mock-istiod agent', () => {
       expect.stringMatching(/^orders-v1-0 {3}1\/2 {5}Running {3}0 {10}\d+s$/) as string,
     ]);
 
-    istiod.release();
+    await istiod.control.release();
     await waitFor(() => podLines().length === 3, {
       timeoutMs: 20_000,
       description: 'the 2/2 line',

@@ -76,7 +76,7 @@ describe('mock-istiod agent: readiness like pilot-agent', () => {
     expect(view).toMatchObject({ ready: 1, total: 2, status: 'Running' });
     expect(view.lastProbe).toMatch(/connect: connection refused$/);
 
-    istiod.release();
+    await istiod.control.release();
     await agent.waitForPod((view) => view.ready === 2);
     expect(await get(agent.readinessUrl)).toEqual({ status: 200, body: '' });
     expect(await get(agent.statusUrl)).toEqual({ status: 200, body: '' });
@@ -99,7 +99,7 @@ describe('mock-istiod agent: readiness like pilot-agent', () => {
     expect(agent.podView().ready).toBe(1);
 
     // The fix arrives: the next push is accepted and the pod becomes ready.
-    expect(istiod.setResources(await labResources()).ok).toBe(true);
+    await istiod.control.setResources({ resources: await labResources() });
     await agent.waitForPod((view) => view.ready === 2);
     expect(await get(agent.readinessUrl)).toEqual({ status: 200, body: '' });
   });
@@ -123,7 +123,7 @@ describe('mock-istiod agent: readiness like pilot-agent', () => {
     await agent.envoy.waitForStat('control_plane.connected_state', (v) => v === 1, {
       timeoutMs: 15_000,
     });
-    expect(istiod.setResources(await labResources(true)).ok).toBe(true);
+    await istiod.control.setResources({ resources: await labResources(true) });
     await istiod.waitForNack(LISTENER_TYPE);
     await agent.envoy.waitForStat('listener_manager.lds.update_rejected', (v) => Number(v) >= 1);
     expect(await get(agent.readinessUrl)).toEqual({ status: 200, body: '' });

@@ -32,8 +32,8 @@ describe.each(['sotw', 'delta'] as const)('removing a listener over %s', (xdsMod
     const { envoy, istiod, ports } = lab;
     await envoy.waitForLive({ timeoutMs: 20_000 });
     const withoutOutbound = makeLabResources(ports).filter((r) => r.name !== 'virtualOutbound');
-    const result = istiod.setResources(withoutOutbound);
-    expect(result.ok && result.value.changed).toEqual([LISTENER_TYPE]);
+    const result = await istiod.control.setResources({ resources: withoutOutbound });
+    expect(result.changed).toEqual(['LDS']);
     await istiod.waitForAck(LISTENER_TYPE);
     await waitFor(async () => (await envoy.dynamicListeners()).length === 1, {
       description: 'virtualOutbound to leave config_dump',

@@ -35,8 +35,8 @@ describe.each(['sotw', 'delta'] as const)('the EDS + RDS lab over %s', (xdsMode)
             })
           : r,
       );
-      const result = istiod.setResources(resources);
-      expect(result.ok && result.value.changed).toEqual([ENDPOINT_TYPE]);
+      const result = await istiod.control.setResources({ resources });
+      expect(result.changed).toEqual(['EDS']);
       await waitFor(
         async () => {
           const res = await get(lab.inboundUrl('/orders'));
@@ -67,7 +67,9 @@ describe('an EDS cluster without a ClusterLoadAssignment in the set', () => {
       body: 'no healthy upstream',
     });
 
-    expect(istiod.setResources(makeLabResources({ ...ports, discovery: 'eds-rds' })).ok).toBe(true);
+    await istiod.control.setResources({
+      resources: makeLabResources({ ...ports, discovery: 'eds-rds' }),
+    });
     await waitFor(
       async () => {
         const res = await get(lab.inboundUrl('/orders'));
@@ -93,7 +95,9 @@ describe('an EDS cluster without a ClusterLoadAssignment in the set', () => {
     expect(await envoy.stat('cluster_manager.warming_clusters')).toBe(1);
     expect(await get(lab.inboundUrl('/orders'))).toEqual({ error: 'ECONNREFUSED' });
 
-    expect(istiod.setResources(makeLabResources({ ...ports, discovery: 'eds-rds' })).ok).toBe(true);
+    await istiod.control.setResources({
+      resources: makeLabResources({ ...ports, discovery: 'eds-rds' }),
+    });
     await envoy.waitForLive({ timeoutMs: 20_000 });
     expect(await envoy.stat('cluster_manager.warming_clusters')).toBe(0);
     expect(await get(lab.inboundUrl('/orders'))).toMatchObject({ status: 200 });

@@ -28,11 +28,11 @@ describe('delay', () => {
     await lab.connected(1);
     expect(await lab.envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
     await lab.envoy.waitForState('LIVE', { timeoutMs: 20_000 });
-    const response = lab.istiod.journal({ typeUrl: CLUSTER_TYPE, kind: 'response' })[0];
+    const response = lab.istiod.journal.query({ typeUrl: CLUSTER_TYPE, kind: 'response' })[0];
     expect(response && gapMs(request, response)).toBeGreaterThanOrEqual(1_490);
     // LDS was not in scope: answered at once.
     const ldsRequest = await lab.istiod.waitForRequest('LDS');
-    const ldsResponse = lab.istiod.journal({ typeUrl: LISTENER_TYPE, kind: 'response' })[0];
+    const ldsResponse = lab.istiod.journal.query({ typeUrl: LISTENER_TYPE, kind: 'response' })[0];
     expect(ldsResponse && gapMs(ldsRequest, ldsResponse)).toBeLessThan(500);
   });
 
@@ -42,12 +42,12 @@ describe('delay', () => {
     await lab.envoy.waitForState('LIVE', { timeoutMs: 20_000 });
     const random = seededRandom(params.seed);
     const expected = [jittered(random, 400, 300), jittered(random, 400, 300)];
-    expect(lab.istiod.faults.get('jitter')?.counts).toEqual({
+    expect((await lab.istiod.control.getFault({ id: 'jitter' })).fault?.counts).toEqual({
       delayed: 2,
       delayedMs: expected[0]! + expected[1]!,
     });
     const cdsRequest = await lab.istiod.waitForRequest('CDS');
-    const cds = lab.istiod.journal({ typeUrl: CLUSTER_TYPE, kind: 'response' })[0]!;
+    const cds = lab.istiod.journal.query({ typeUrl: CLUSTER_TYPE, kind: 'response' })[0]!;
     expect(gapMs(cdsRequest, cds)).toBeGreaterThanOrEqual(expected[0]! - 10);
   });
 });

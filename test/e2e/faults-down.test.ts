@@ -28,7 +28,7 @@ function tcpConnect(port: number): Promise<string> {
 }
 
 function opens(lab: FaultLab): number {
-  return lab.istiod.journal({ kind: 'open' }).length;
+  return lab.istiod.journal.query({ kind: 'open' }).length;
 }
 
 describe('down / up', () => {
@@ -40,16 +40,16 @@ describe('down / up', () => {
     const failures = await lab.stat('cluster_manager.cds.update_failure');
 
     const fault = await istiod.inject({ scenario: 'down' });
-    expect(istiod.serving).toBe(false);
+    expect((await istiod.control.state()).serving).toBe(false);
     expect(await tcpConnect(istiod.addresses.xds.port)).toBe('ECONNREFUSED');
     await lab.connected(0);
     await envoy.waitForStat('cluster_manager.cds.update_failure', (v) => Number(v) >= failures + 2);
     expect(await get(lab.inboundUrl())).toMatchObject({ status: 200 });
     expect(await envoy.ready()).toEqual({ status: 200, body: 'LIVE' });
 
-    const since = istiod.journal().at(-1)?.seq ?? 0;
+    const since = istiod.journal.query().at(-1)?.seq ?? 0;
     await fault.remove();
-    expect(istiod.serving).toBe(true);
+    expect((await istiod.control.state()).serving).toBe(true);
     const reconnect = await istiod.waitForRequest('CDS', { kind: 'reconnect', since });
     expect(reconnect.version).toBe(acked.version);
     expect(istiod.snapshot().get(CLUSTER_TYPE).version).toBe(acked.version);

@@ -30,7 +30,7 @@ describe('startEnvoy', () => {
     ]);
     await expect(assertNoLeaks()).rejects.toThrow(/left behind by the test/);
 
-    istiod.release();
+    await istiod.control.release();
     await envoy.waitForState('LIVE');
     await envoy.stop();
     await istiod.close();
@@ -59,7 +59,7 @@ describe('startEnvoy', () => {
     await envoy.waitForState('LIVE');
     await closeAll();
     expect(envoy.exitStatus).toBeDefined();
-    expect(istiod.serving).toBe(false);
+    expect((await istiod.control.state()).serving).toBe(false);
     expect(await leaks()).toEqual([]);
   });
 });

@@ -77,8 +77,10 @@ describe('after the NACK', () => {
     await lab.envoy.waitForStat('listener_manager.lds.update_rejected', (v) => v === 1);
     // A real change while stopped is held too: the proxy stays on its last good config.
     const [outboundPort] = (await freePorts(1)) as [number];
-    const changed = lab.istiod.setResources(makeLabResources({ ...lab.ports, outboundPort }));
-    expect(changed.ok && changed.value.changed).toEqual([LISTENER_TYPE]);
+    const changed = await lab.istiod.control.setResources({
+      resources: makeLabResources({ ...lab.ports, outboundPort }),
+    });
+    expect(changed.changed).toEqual(['LDS']);
     await lab.istiod.expectNoResponse('LDS', 1_500);
     expect(await lab.stat('listener_manager.lds.update_rejected')).toBe(1);
     expect(fault.info().counts.rejected).toBe(1);

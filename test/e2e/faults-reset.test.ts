@@ -26,7 +26,7 @@ function closedLine(lab: FaultLab, code: number, message: string): string | unde
 }
 
 async function reconnected(lab: FaultLab, opensBefore: number): Promise<void> {
-  await waitFor(() => lab.istiod.journal({ kind: 'open' }).length > opensBefore, {
+  await waitFor(() => lab.istiod.journal.query({ kind: 'open' }).length > opensBefore, {
     timeoutMs: 10_000,
     description: 'Envoy to open a new stream',
   });
@@ -47,7 +47,7 @@ describe('reset with each of istiod’s refusals, one Envoy for all', () => {
     '%s: Envoy logs the status and reconnects',
     async (preset, p) => {
       const failuresBefore = await lab.stat('cluster_manager.cds.update_failure');
-      const opensBefore = lab.istiod.journal({ kind: 'open' }).length;
+      const opensBefore = lab.istiod.journal.query({ kind: 'open' }).length;
       const fault = await lab.istiod.inject({ scenario: 'reset', params: { preset, times: 1 } });
       const message = p.message(lab.istiod.streams()[0]);
       expect(fault.info()).toMatchObject({ state: 'done', counts: { ended: 1 } });
@@ -68,7 +68,7 @@ describe('reset with each of istiod’s refusals, one Envoy for all', () => {
   );
 
   it('after N responses: the stream ends once the Nth response went out', async () => {
-    const opensBefore = lab.istiod.journal({ kind: 'open' }).length;
+    const opensBefore = lab.istiod.journal.query({ kind: 'open' }).length;
     const fault = await lab.istiod.inject({
       scenario: 'reset',
       params: { code: 'INTERNAL', message: 'closed after one response', times: 1 },
@@ -76,7 +76,11 @@ describe('reset with each of istiod’s refusals, one Envoy for all', () => {
     });
     expect(fault.info().state).toBe('armed');
     expect(
-      lab.istiod.push({ types: ['type.googleapis.com/envoy.config.cluster.v3.Cluster'] }),
+      (
+        await lab.istiod.control.push({
+          types: ['type.googleapis.com/envoy.config.cluster.v3.Cluster'],
+        })
+      ).streams,
     ).toBe(1);
     await fault.whenActive();
     await waitFor(() => closedLine(lab, 13, 'closed after one response'), {

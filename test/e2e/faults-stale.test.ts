@@ -23,18 +23,18 @@ describe('stale', () => {
     const v1 = istiod.snapshot().get(CLUSTER_TYPE).version;
     const second = await startLabUpstream({ mode: 'ok', port: 0 });
     try {
-      expect(istiod.setResources(makeLabResources({ ...ports, appPort: second.port })).ok).toBe(
-        true,
-      );
+      await istiod.control.setResources({
+        resources: makeLabResources({ ...ports, appPort: second.port }),
+      });
       const v2 = istiod.snapshot().get(CLUSTER_TYPE).version;
       await istiod.waitForAck(LISTENER_TYPE);
       await waitForBody(lab.inboundUrl(), `ok:${second.port} /orders`);
-      const lastCds = istiod.journal({ typeUrl: CLUSTER_TYPE, kind: 'response' }).at(-1);
+      const lastCds = istiod.journal.query({ typeUrl: CLUSTER_TYPE, kind: 'response' }).at(-1);
 
       const fault = await istiod.inject({ scenario: 'stale' });
       await waitForBody(lab.inboundUrl(), `ok:${ports.appPort} /orders`);
       expect(await envoy.stat('cluster_manager.cds.version_text')).toBe(v1);
-      const staleCds = istiod.journal({ typeUrl: CLUSTER_TYPE, kind: 'response' }).at(-1);
+      const staleCds = istiod.journal.query({ typeUrl: CLUSTER_TYPE, kind: 'response' }).at(-1);
       expect(staleCds).toMatchObject({ version: v1, nonce: lastCds?.nonce });
       await istiod.waitForAck(CLUSTER_TYPE, { version: v1 });
       expect(await lab.stat('cluster_manager.cds.update_rejected')).toBe(0);

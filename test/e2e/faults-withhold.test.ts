@@ -36,10 +36,12 @@ describe('withhold', () => {
     await lab.istiod.expectNoResponse('CDS', 500);
     expect(await lab.envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
     expect(await lab.stat('cluster_manager.cds.update_success')).toBe(0);
-    expect(lab.istiod.faults.get('hold')?.counts.held).toBeGreaterThan(0);
+    expect((await lab.istiod.control.getFault({ id: 'hold' })).fault?.counts.held).toBeGreaterThan(
+      0,
+    );
 
-    expect(lab.istiod.release()).toBe(true);
-    expect(lab.istiod.faults.list()).toEqual([]);
+    expect((await lab.istiod.control.release()).released).toBe(true);
+    expect((await lab.istiod.control.listFaults()).faults).toEqual([]);
     await lab.envoy.waitForState('LIVE', { timeoutMs: 20_000 });
     expect(await get(lab.inboundUrl())).toMatchObject({ status: 200 });
   });
@@ -49,7 +51,7 @@ describe('withhold', () => {
       faults: [{ scenario: 'withhold', id: 'lds', scope: { types: ['LDS'] } }],
     });
     await expectInitializingWithClusters(lab);
-    await lab.istiod.faults.remove('lds');
+    await lab.istiod.control.removeFault({ id: 'lds' });
     await lab.envoy.waitForState('LIVE', { timeoutMs: 20_000 });
     await lab.istiod.waitForAck(LISTENER_TYPE);
     expect(await get(lab.inboundUrl())).toMatchObject({ status: 200 });
@@ -61,7 +63,7 @@ describe('withhold', () => {
       live: true,
     });
     expect(await get(lab.inboundUrl())).toMatchObject({ status: 200 });
-    expect(lab.istiod.faults.list()[0]?.counts).toEqual({});
+    expect((await lab.istiod.control.listFaults()).faults[0]?.counts).toEqual({});
   });
 });
 
@@ -71,7 +73,7 @@ describe('partial', () => {
       faults: [{ scenario: 'partial', params: { answer: ['CDS'] } }],
     });
     await expectInitializingWithClusters(lab);
-    expect(lab.istiod.release()).toBe(true);
+    expect((await lab.istiod.control.release()).released).toBe(true);
     await lab.envoy.waitForState('LIVE', { timeoutMs: 20_000 });
     await waitFor(async () => (await lab.stat('listener_manager.lds.update_success')) === 1, {
       description: 'lds.update_success 1',

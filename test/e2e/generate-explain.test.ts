@@ -140,13 +140,12 @@ describe('generate: what istiod sends the lab pod, served to a real Envoy', () =
     await waitFor(() => mock.streams().length === 1, { description: 'the mock to see the stream' });
     expect(await envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
     expect(await envoy.stat('cluster_manager.cds.update_success')).toBe(0);
-    expect(mock.release()).toBe(true);
+    expect((await mock.control.release()).released).toBe(true);
     await envoy.waitForLive({ timeoutMs: 20_000 });
     expect(await catchAll(envoy)).toBe('BlackHoleCluster');
 
     const allowAny = await ask('ALLOW_ANY');
-    const set = mock.setResourceSets([allowAny.imported.spec]);
-    expect(set.ok).toBe(true);
+    await mock.control.setResources({ sets: [allowAny.imported.spec] });
     await waitFor(async () => (await catchAll(envoy)) === 'PassthroughCluster', {
       timeoutMs: 10_000,
       description: "virtualOutbound's catch-all PassthroughCluster after the ALLOW_ANY push",

@@ -152,7 +152,7 @@ describe('faults on an imported set', () => {
     });
     expect(await envoy.ready()).toEqual({ status: 503, body: 'INITIALIZING' });
     expect(await envoy.dynamicListeners()).toEqual([]);
-    await istiod.faults.remove('lds');
+    await istiod.control.removeFault({ id: 'lds' });
     await envoy.waitForLive({ timeoutMs: 20_000 });
     await istiod.waitForAck(LISTENER_TYPE);
     expect(await get(url)).toEqual({ status: 200, body: `ok:${upstream.port} /any` });
@@ -185,7 +185,7 @@ describe('faults on an imported set', () => {
     const fault = await istiod.inject({ scenario: 'down' });
     await envoy.waitForStat('control_plane.connected_state', (v) => v === 0);
     expect(await get(url)).toEqual({ status: 200, body: `ok:${upstream.port} /any` });
-    const since = istiod.journal().at(-1)?.seq ?? 0;
+    const since = istiod.journal.query().at(-1)?.seq ?? 0;
     await fault.remove();
     const reconnect = await istiod.waitForRequest('CDS', { kind: 'reconnect', since });
     expect(reconnect.version).toBe('2026-11-30T10:00:00Z/42');

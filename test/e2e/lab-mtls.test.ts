@@ -107,11 +107,13 @@ describe('the mtls lab variant', () => {
     expect(await envoy.ready()).toEqual({ status: 503, body: 'INITIALIZING' });
   });
 
-  it('is served as it is: no warning, the inbound filter chain names default and ROOTCA', ({
+  it('is served as it is: no warning, the inbound filter chain names default and ROOTCA', async ({
     mock: istiod,
   }) => {
-    const change = istiod.setResources(makeLabResources({ mtls: true }));
-    expect(change.ok && change.warnings).toEqual([]);
+    const change = await istiod.control.setResources({
+      resources: makeLabResources({ mtls: true }),
+    });
+    expect(change.warnings).toEqual([]);
     const inbound = JSON.stringify(makeLabResources({ mtls: true })[2]);
     expect(inbound).toContain('"require_client_certificate":true');
     expect(inbound).toMatch(/"name":"default","sds_config".*"cluster_name":"sds-grpc"/);

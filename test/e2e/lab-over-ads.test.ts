@@ -48,7 +48,7 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
     expect(await envoy.stat('cluster_manager.cds.update_success')).toBe(0);
     expect(await get(lab.inboundUrl('/orders'))).toEqual({ error: 'ECONNREFUSED' });
 
-    expect(istiod.release()).toBe(true);
+    expect((await istiod.control.release()).released).toBe(true);
     await envoy.waitForLive({ timeoutMs: 20_000 });
     expect(await get(lab.inboundUrl('/orders'))).toMatchObject({ status: 200 });
   });
@@ -85,9 +85,9 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
     await envoy.waitForLive({ timeoutMs: 20_000 });
     const second = await startLabUpstream({ mode: 'ok', port: 0 });
     try {
-      expect(istiod.setResources(makeLabResources({ ...ports, appPort: second.port })).ok).toBe(
-        true,
-      );
+      await istiod.control.setResources({
+        resources: makeLabResources({ ...ports, appPort: second.port }),
+      });
       await istiod.waitForAck(CLUSTER_TYPE);
       await istiod.waitForAck(LISTENER_TYPE);
       await waitFor(
@@ -108,7 +108,7 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
     const lab2 = makeLabResources({ ...ports, appPort: second.port });
     const clusters = lab2.filter((r) => r['@type'] === CLUSTER_TYPE);
     const outbound = lab2.filter((r) => r.name === 'virtualOutbound');
-    expect(istiod.setResources([...clusters, ...outbound, bad]).ok).toBe(true);
+    await istiod.control.setResources({ resources: [...clusters, ...outbound, bad] });
     const { nack } = await istiod.waitForNack(LISTENER_TYPE);
     expect(nack.message).toContain("unknown cluster 'no-such-cluster'");
     await waitFor(async () => (await envoy.stat('listener_manager.lds.update_rejected')) === 1);
@@ -119,7 +119,7 @@ describe('a sidecar Envoy fed by mock-istiod', () => {
     // NACKed"), which Envoy rejects again, keeping its listeners.
     const ldsNonce = istiod.streams()[0]?.types.get(LISTENER_TYPE)?.sent?.nonce;
     const extra = makeStaticCluster({ name: 'extra', endpoints: [] });
-    expect(istiod.setResources([...clusters, extra, ...outbound, bad]).ok).toBe(true);
+    await istiod.control.setResources({ resources: [...clusters, extra, ...outbound, bad] });
     await istiod.waitForAck(CLUSTER_TYPE);
     await waitFor(async () => (await envoy.stat('listener_manager.lds.update_rejected')) === 2);
     expect(istiod.streams()[0]?.types.get(LISTENER_TYPE)?.sent?.nonce).not.toBe(ldsNonce);

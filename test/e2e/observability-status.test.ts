@@ -62,7 +62,7 @@ describe('mock-istiod status against a real Envoy', () => {
     });
     expect(typeOf(withheld.report, 'CDS')?.status).toBe('NOT SENT');
 
-    istiod.release();
+    await istiod.control.release();
     await envoy.waitForLive({ timeoutMs: 20_000 });
     await istiod.waitForAck(LISTENER_TYPE);
     const live = await collectStatus({

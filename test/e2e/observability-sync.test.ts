@@ -48,7 +48,7 @@ describe('the sync status of a real Envoy', () => {
       /orders-v1-0\.default {5}Kubernetes {5}NOT SENT {5}IGNORED /,
     );
 
-    istiod.release();
+    await istiod.control.release();
     await envoy.waitForLive({ timeoutMs: 20_000 });
     await istiod.waitForAck(LISTENER_TYPE);
     const [synced] = await syncz();
@@ -98,7 +98,7 @@ describe('the sync status of a real Envoy', () => {
     const lab2 = makeLabResources(ports);
     const bad = makeBrokenInbound(ports.inboundPort);
     const withoutInbound = lab2.filter((r) => r.name !== 'virtualInbound');
-    expect(istiod.setResources([...withoutInbound, bad]).ok).toBe(true);
+    await istiod.control.setResources({ resources: [...withoutInbound, bad] });
     const { nack } = await istiod.waitForNack(LISTENER_TYPE);
     expect(nack.code).toBe(13);
 
@@ -120,7 +120,7 @@ describe('the sync status of a real Envoy', () => {
     expect(sample(metrics, 'pilot_xds_pushes{type="lds"}')).toBe(2);
     expect(sample(metrics, 'mock_istiod_proxy_sync{type="LDS",status="ERROR"}')).toBe(1);
 
-    expect(istiod.setResources(lab2).ok).toBe(true);
+    await istiod.control.setResources({ resources: lab2 });
     await istiod.waitForAck(LISTENER_TYPE);
     const [fixed] = await syncz();
     expect(fixed?.resources?.[LISTENER_TYPE]).not.toHaveProperty('lastError');

@@ -75,8 +75,12 @@ describe.each(['sotw', 'delta'] as const)('pinned versions over %s', (xdsMode) =
   }) => {
     const { mock, envoy } = await live(startMock, startEnvoy, xdsMode);
     const startVersion = mock.snapshot().get(LISTENER_TYPE).version;
-    const pinned = mock.setResources(labWith('1s'), { versions: { CDS: '2', LDS: '2' } });
-    expect(pinned.ok && pinned.value.snapshot.get(CLUSTER_TYPE).version).toBe('2');
+    const pinned = await mock.control.setResources({
+      resources: labWith('1s'),
+      versions: { CDS: '2', LDS: '2' },
+    });
+    expect(mock.snapshot().get(CLUSTER_TYPE).version).toBe('2');
+    expect(pinned.changed).toContain('CDS');
     await mock.waitForAck(CLUSTER_TYPE, { version: '2' });
     await mock.waitForAck(LISTENER_TYPE, { version: '2' });
     await waitFor(async () => (await dumpedClusters(envoy)).clusters.has('extra'), {
@@ -93,8 +97,7 @@ describe.each(['sotw', 'delta'] as const)('pinned versions over %s', (xdsMode) =
     expect(await dumpedListenersVersion(envoy)).toBe(startVersion);
 
     // The next change names 3; a type it does not name gets istiod's push version.
-    const next = mock.setResources(labWith('2s'), { versions: { CDS: '3' } });
-    expect(next.ok).toBe(true);
+    await mock.control.setResources({ resources: labWith('2s'), versions: { CDS: '3' } });
     const lds = mock.snapshot().get(LISTENER_TYPE).version;
     expect(lds).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\/\d+$/);
     await mock.waitForAck(CLUSTER_TYPE, { version: '3' });
@@ -113,14 +116,14 @@ describe.each(['sotw', 'delta'] as const)('pinned versions over %s', (xdsMode) =
   }) => {
     const { mock, envoy } = await live(startMock, startEnvoy, xdsMode);
     const versions = { CDS: '7' };
-    expect(mock.setResources(labWith('1s'), { versions }).ok).toBe(true);
+    await mock.control.setResources({ resources: labWith('1s'), versions });
     await mock.waitForAck(CLUSTER_TYPE, { version: '7' });
     await waitFor(async () => (await dumpedClusters(envoy)).clusters.has('extra'), {
       description: 'the cluster extra in the config_dump',
     });
     const acksBefore = ackCount(mock, CLUSTER_TYPE);
-    const again = mock.setResources(labWith('4s'), { versions });
-    expect(again.ok && again.warnings.map((w) => w.path)).toEqual(['versions.CDS']);
+    const again = await mock.control.setResources({ resources: labWith('4s'), versions });
+    expect(again.warnings?.map((w) => w.path)).toEqual(['versions.CDS']);
     await waitFor(
       async () =>
         (await dumpedClusters(envoy)).clusters.get('extra')?.cluster?.connect_timeout === '4s',
@@ -145,7 +148,7 @@ describe('pinned resource versions over delta', () => {
   }) => {
     const { mock, envoy } = await live(startMock, startEnvoy, 'delta');
     const pins = { versions: { CDS: '5' }, resourceVersions: { CDS: { extra: 'extra-1' } } };
-    expect(mock.setResources(labWith('1s'), pins).ok).toBe(true);
+    await mock.control.setResources({ resources: labWith('1s'), ...pins });
     await mock.waitForAck(CLUSTER_TYPE, { version: '5' });
     await waitFor(async () => (await dumpedClusters(envoy)).clusters.has('extra'), {
       description: 'the cluster extra in the config_dump',
@@ -157,8 +160,8 @@ describe('pinned resource versions over delta', () => {
 
     // The same system version and the same resource version, with other content.
     const acksBefore = ackCount(mock, CLUSTER_TYPE);
-    const again = mock.setResources(labWith('3s'), pins);
-    expect(again.ok && again.warnings.map((w) => w.path)).toEqual([
+    const again = await mock.control.setResources({ resources: labWith('3s'), ...pins });
+    expect(again.warnings?.map((w) => w.path)).toEqual([
       'versions.CDS',
       'resourceVersions.CDS.extra',
     ]);
@@ -176,5 +179,5 @@ describe('pinned resource versions over delta', () => {
 });
 
 function ackCount(mock: TestMockIstiod, typeUrl: string): number {
-  return mock.journal({ kind: 'ack', typeUrl }).length;
+  return mock.journal.query({ kind: 'ack', typeUrl }).length;
 }

@@ -58,7 +58,7 @@ describe('mock-istiod pilot-agent', () => {
     const dir = (JSON.parse(started ?? '{}') as { dir?: string }).dir ?? '';
     expect(existsSync(`${dir}/var/run/secrets/tokens/istio-token`)).toBe(true);
 
-    istiod.release();
+    await istiod.control.release();
     await waitFor(() => podLines().length === 3, { timeoutMs: 20_000, description: '2/2' });
     expect(podLines()[2]).toMatch(/^orders-v1-0 {3}2\/2 {5}Running /);
 

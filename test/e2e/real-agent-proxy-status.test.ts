@@ -162,7 +162,7 @@ describe('istioctl proxy-status against the mock, about the real sidecar', () =>
     await lab.istiod.waitForRequest('CDS');
     await expectBothSay(lab, { CDS: 'NOT SENT' });
 
-    lab.istiod.release();
+    await lab.istiod.control.release();
     await lab.istiod.waitForAck(LISTENER_TYPE);
     await expectBothSay(lab, { CDS: 'SYNCED', LDS: 'SYNCED' });
   });
@@ -177,8 +177,7 @@ describe('istioctl proxy-status against the mock, about the real sidecar', () =>
     try {
       // A new cluster: as istiod's full push, the mock pushes CDS and LDS at one new version
       // (conformance: "Pushes"), and nobody ACKs.
-      const changed = lab.istiod.setResources(withNewVersion(lab));
-      expect(changed.ok).toBe(true);
+      await lab.istiod.control.setResources({ resources: withNewVersion(lab) });
       await waitFor(
         async () => {
           const statuses = await mockStatuses(lab);

@@ -88,7 +88,7 @@ describe('the real pilot-agent against the mock', () => {
     expect(view.lastProbe).toMatch(/connect: connection refused$/);
     expect(await agent.envoy.serverInfoState()).toBe('PRE_INITIALIZING');
 
-    lab.istiod.release();
+    await lab.istiod.control.release();
     await agent.waitForPod((v) => v.ready === 2);
     expect(await get(agent.readinessUrl)).toEqual({ status: 200, body: '' });
     expect(await get(agent.statusUrl)).toEqual({ status: 200, body: '' });

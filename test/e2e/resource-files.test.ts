@@ -36,7 +36,7 @@ it('a bad reload keeps the old config and reports the exact error; a good one is
 
   const bad = makeLabResources(ports).filter((r) => r.name !== `inbound|${ports.appPort}||`);
   writeFileSync(file, JSON.stringify(bad));
-  const status = await waitFor(() => istiod.resourceStatus().lastError, {
+  const status = await waitFor(async () => (await istiod.control.resourceStatus()).lastError, {
     description: 'the bad reload to be reported',
   });
   expect(status.problems).toEqual([
@@ -51,7 +51,7 @@ it('a bad reload keeps the old config and reports the exact error; a good one is
   const second = await startLabUpstream({ mode: 'ok', port: 0 });
   try {
     writeFileSync(file, JSON.stringify(makeLabResources({ ...ports, appPort: second.port })));
-    await waitFor(() => istiod.resourceStatus().lastError === undefined, {
+    await waitFor(async () => (await istiod.control.resourceStatus()).lastError === undefined, {
       description: 'a good reload',
     });
     await istiod.waitForAck(CLUSTER_TYPE);

@@ -100,18 +100,20 @@ describe.each(['sotw', 'delta'] as const)('scoped routes over %s', (xdsMode) => 
     });
     expect(await getScoped(url, 'b')).toMatch(/^404/);
 
-    const current = istiod.resourceSets()[0]?.snapshot;
-    expect(current?.get(SCOPED_ROUTE_TYPE).resources.size).toBe(1);
-    const pushed = istiod.setResources([
-      ...makeLabResources(lab.ports).map((r) =>
-        r.name === 'virtualInbound' ? scopedInbound(r) : r,
-      ),
-      scope('a'),
-      routes('a'),
-      scope('b'),
-      routes('b'),
-    ]);
-    expect(pushed.ok && pushed.warnings).toEqual([]);
+    const current = istiod.snapshot();
+    expect(current.get(SCOPED_ROUTE_TYPE).resources.size).toBe(1);
+    const pushed = await istiod.control.setResources({
+      resources: [
+        ...makeLabResources(lab.ports).map((r) =>
+          r.name === 'virtualInbound' ? scopedInbound(r) : r,
+        ),
+        scope('a'),
+        routes('a'),
+        scope('b'),
+        routes('b'),
+      ],
+    });
+    expect(pushed.warnings).toEqual([]);
     await waitFor(async () => (await getScoped(url, 'b')) === '200 scope b', {
       description: 'traffic with x-scope: b to be answered by the scope pushed later',
     });

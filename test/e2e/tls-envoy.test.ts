@@ -108,9 +108,9 @@ describe('xDS over TLS', () => {
         ) || undefined,
       { timeoutMs: 10_000, description: 'two refused streams (Envoy retries)' },
     );
-    expect(istiod.journal({ kind: 'rejected' })[0]?.reason).toBe('authentication failure');
+    expect(istiod.journal.query({ kind: 'rejected' })[0]?.reason).toBe('authentication failure');
     expect(await envoy.serverInfoState()).toBe('PRE_INITIALIZING');
-    expect(istiod.journal({ kind: 'open' })).toEqual([]);
+    expect(istiod.journal.query({ kind: 'open' })).toEqual([]);
   });
 
   it('Envoy trusting another CA refuses the certificate and never gets config', async ({
@@ -139,7 +139,7 @@ describe('xDS over TLS', () => {
     expect(await envoy.serverInfoState()).toBe('PRE_INITIALIZING');
     expect(await envoy.ready()).toEqual({ status: 503, body: 'PRE_INITIALIZING' });
     // No stream ever reached the mock: the handshake failed before any gRPC call.
-    expect(istiod.journal({ kind: 'open' })).toEqual([]);
+    expect(istiod.journal.query({ kind: 'open' })).toEqual([]);
     // Envoy's connection logger (at debug) names OpenSSL's verdict.
     await waitFor(() => envoy.logs().includes('CERTIFICATE_VERIFY_FAILED') || undefined, {
       timeoutMs: 5_000,
@@ -163,7 +163,7 @@ describe('xDS over TLS', () => {
     // stat flickers to 1 for a moment: wait for the resting value.
     await envoy.waitForStat('control_plane.connected_state', (v) => v === 0);
     expect(await envoy.serverInfoState()).toBe('PRE_INITIALIZING');
-    expect(istiod.journal({ kind: 'open' })).toEqual([]);
+    expect(istiod.journal.query({ kind: 'open' })).toEqual([]);
   });
 });
 

@@ -295,7 +295,7 @@ describe('the live page, in a real browser', () => {
     expect(await text(page, 'withheld-state')).toBe('responses flowing');
     await page.getByTestId('withhold-button').click();
     await expect.poll(() => text(page, 'withheld-state'), POLL).toBe('responses withheld');
-    expect(istiod.withheld).toBe(true);
+    expect((await istiod.control.state()).withheld).toBe(true);
 
     // The delay button applies a fault; its Remove button takes it away again.
     await page.getByTestId('delay-input').locator('input').fill('1500');
@@ -303,10 +303,10 @@ describe('the live page, in a real browser', () => {
     const fault = page.getByTestId('fault');
     await expect.poll(() => fault.count(), POLL).toBe(1);
     expect(await fault.textContent()).toContain('ms=1500');
-    expect(istiod.faults.list().map((f) => f.scenario)).toEqual(['delay']);
+    expect((await istiod.control.listFaults()).faults.map((f) => f.scenario)).toEqual(['delay']);
     await fault.getByRole('button', { name: 'Remove' }).click();
     await page.getByTestId('faults-empty').waitFor();
-    expect(istiod.faults.list()).toEqual([]);
+    expect((await istiod.control.listFaults()).faults).toEqual([]);
   });
 
   it('shows two proxies side by side, each with its own READY and state', async ({ startMock }) => {

@@ -32,7 +32,7 @@ it('does not queue pushes for a stream that stops reading, and catches it up whe
   stream.pause();
   const pushes = 200;
   for (let generation = 1; generation <= pushes; generation++) {
-    expect(server.setResources(bigResourceSet(generation)).ok).toBe(true);
+    await server.control.setResources({ resources: bigResourceSet(generation) });
     await new Promise((resolve) => setImmediate(resolve));
   }
   // 200 pushes of ~150 KB each would be ~30 MB queued for one stream; with backpressure the

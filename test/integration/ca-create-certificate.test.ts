@@ -212,8 +212,8 @@ describe('the CA and ADS over TLS', () => {
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     expect((await stream.next(10_000)).resources).toHaveLength(2);
 
-    await istiod.down();
-    await istiod.up();
+    await istiod.control.down();
+    await istiod.control.up();
     const again = await createCertificate(client, { csr: await makeCsr() }, token);
     expect(again.ok).toBe(true);
   });

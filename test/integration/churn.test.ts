@@ -27,7 +27,7 @@ it(
     await waitFor(() => server.streams().length === 0, { description: 'every stream to be gone' });
     const debug = (await (await fetch(connections)).json()) as { totalClients: number };
     expect(debug.totalClients).toBe(0);
-    expect(server.journal({ kind: 'open' }).length).toBeLessThanOrEqual(100);
+    expect(server.journal.query({ kind: 'open' }).length).toBeLessThanOrEqual(100);
     const growth = settledHeap() - baseline;
     expect(growth).toBeLessThan(TOLERANCE_BYTES);
   },

@@ -53,7 +53,7 @@ async function nack(server: TestMockIstiod, stream: AdsTestStream, count: number
       error_detail: { code: 13, message },
     });
   }
-  await waitFor(() => server.journal({ kind: 'nack' }).length === count, {
+  await waitFor(() => server.journal.query({ kind: 'nack' }).length === count, {
     description: `${count} NACKs in the journal`,
   });
 }
@@ -103,7 +103,7 @@ describe('/metrics with label values clients choose', () => {
         error_detail: { code: i + 1, message: 'no' },
       });
     }
-    await waitFor(() => server.journal({ kind: 'nack' }).length === 5, {
+    await waitFor(() => server.journal.query({ kind: 'nack' }).length === 5, {
       description: '5 NACKs',
     });
     const text = await get(server, '/metrics');
@@ -177,7 +177,7 @@ describe('the journal', () => {
     for (let i = 0; i < 10; i++) {
       stream.send({ type_url: CLUSTER_TYPE, response_nonce: `${i}${'n'.repeat(MiB)}` });
     }
-    await waitFor(() => server.journal({ kind: 'stale' }).at(-1)?.nonce?.startsWith('9'), {
+    await waitFor(() => server.journal.query({ kind: 'stale' }).at(-1)?.nonce?.startsWith('9'), {
       description: 'the last stale nonce in the journal',
     });
     const journal = await get(server, '/debug/journal');

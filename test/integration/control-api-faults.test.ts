@@ -205,11 +205,13 @@ describe('POST /control/reset', () => {
   }) => {
     const startVersion = mock.snapshot().version;
     await client.call('applyFault', { scenario: 'down' });
-    expect(mock.serving).toBe(false);
-    mock.setResources([makeStaticCluster({ name: 'only', endpoints: [] })]);
+    expect((await mock.control.state()).serving).toBe(false);
+    await mock.control.setResources({
+      resources: [makeStaticCluster({ name: 'only', endpoints: [] })],
+    });
     const reset = await client.call('reset');
     expect(reset).toMatchObject({ removedFaults: 1, withheld: false, serving: true });
-    expect(mock.journal()).toEqual([]);
+    expect(mock.journal.query()).toEqual([]);
     expect(mock.snapshot().version).not.toBe(startVersion);
     const stream = await proxyWithClusters(ads);
     expect(stream).toBeDefined();
@@ -267,7 +269,7 @@ describe('POST /control/down and /control/up', () => {
     const stream = await proxyWithClusters(ads);
     expect(await client.call('down')).toEqual({ serving: false });
     expect(await stream.done).toMatchObject({ code: grpc.status.UNAVAILABLE });
-    expect(mock.serving).toBe(false);
+    expect((await mock.control.state()).serving).toBe(false);
     expect(await client.call('up')).toEqual({ serving: true });
     const again = await proxyWithClusters(ads);
     again.send({ type_url: LISTENER_TYPE });

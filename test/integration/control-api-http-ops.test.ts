@@ -13,7 +13,6 @@ import { servingHosts } from '../../src/ca/security-options.js';
 import { TLS_FILES } from '../../src/tls/tls-files.js';
 import { prepareTlsMaterial } from '../../src/tls/tls-material.js';
 import { describe, expect } from 'vitest';
-import { localControl } from '../../src/testing/control.js';
 import { connectMockIstiod } from '../../src/testing/remote.js';
 import { isMockIstiodError } from '../../src/util/errors.js';
 import { waitFor } from '../../src/util/wait.js';
@@ -26,7 +25,7 @@ import { it, test } from '../support/fixtures/test.js';
 const TOKEN = 'ops-token';
 
 describe('control operations over HTTP', () => {
-  test.override({ mockOptions: { controlToken: TOKEN } });
+  test.override({ mockOptions: { controlToken: TOKEN }, controlVia: 'remote' });
 
   it('answers /healthz and /ready without the token, and nothing else', async ({ mock }) => {
     const base = `http://127.0.0.1:${mock.addresses.control?.port}`;
@@ -42,11 +41,11 @@ describe('control operations over HTTP', () => {
   it('waitForAck answers an ACK of the current version, at once once it happened', async ({
     mock,
     ads,
-    remoteControl,
+    control,
   }) => {
     const stream = ads.sotw();
     const { lds } = await handshake(stream);
-    const waiting = remoteControl.waitForAck({ type: 'LDS', timeout: '10s' });
+    const waiting = control.waitForAck({ type: 'LDS', timeout: '10s' });
     ack(stream, lds);
     const acked = await waiting;
     expect(acked).toMatchObject({
@@ -57,15 +56,13 @@ describe('control operations over HTTP', () => {
     });
     expect(acked.nack).toBeUndefined();
     // Already ACKed: answered at once; the same through the in-process client.
-    expect(
-      await localControl(mock).waitForAck({ type: CLUSTER_TYPE, node: 'sidecar~*' }),
-    ).toMatchObject({
+    expect(await mock.control.waitForAck({ type: CLUSTER_TYPE, node: 'sidecar~*' })).toMatchObject({
       result: 'ack',
       typeUrl: CLUSTER_TYPE,
     });
   });
 
-  it("waitForAck answers a NACK with Envoy's error detail", async ({ ads, remoteControl }) => {
+  it("waitForAck answers a NACK with Envoy's error detail", async ({ ads, control }) => {
     const stream = ads.sotw();
     const { lds } = await handshake(stream);
     stream.send({
@@ -74,7 +71,7 @@ describe('control operations over HTTP', () => {
       response_nonce: lds.nonce,
       error_detail: { code: 3, message: 'Error adding/updating listener(s) bad: no filters' },
     });
-    const answer = await remoteControl.waitForAck({ type: 'LDS', timeout: 5000 });
+    const answer = await control.waitForAck({ type: 'LDS', timeout: 5000 });
     expect(answer).toMatchObject({
       result: 'nack',
       version: lds.version_info,
@@ -88,20 +85,20 @@ describe('control operations over HTTP', () => {
 
   it('waitForAck times out with 408 and a problem on timeout, saying what it saw', async ({
     ads,
-    remoteControl,
+    control,
   }) => {
     const stream = ads.sotw();
     await handshake(stream);
     const started = Date.now();
     const refused = await refusal(
-      remoteControl.waitForAck({ type: 'LDS', node: 'sidecar~*~orders-*', timeout: '300ms' }),
+      control.waitForAck({ type: 'LDS', node: 'sidecar~*~orders-*', timeout: '300ms' }),
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(refused.status).toBe(408);
     expect(refused.body.error).toMatch(/^timed out after 300 ms waiting for an ACK or NACK of LDS/);
     expect(pathsOf(refused.problems)).toEqual(['timeout']);
     expect(refused.problems[0]?.message).toMatch(/orders-v1-0.* acked nothing/);
-    const bad = await refusal(remoteControl.waitForAck({ type: 'LDZ', timeout: 'soon' }));
+    const bad = await refusal(control.waitForAck({ type: 'LDZ', timeout: 'soon' }));
     expect([bad.status, pathsOf(bad.problems)]).toEqual([400, ['type', 'timeout']]);
   });
 
@@ -129,11 +126,11 @@ describe('control operations over HTTP', () => {
   it('state gives what the library reads: versions, and per stream and type sent, ACKed, NACKed', async ({
     mock,
     ads,
-    remoteControl,
+    control,
   }) => {
     const stream = ads.sotw();
     const { cds } = await handshake(stream);
-    const state = await remoteControl.state();
+    const state = await control.state();
     const versions = Object.fromEntries(
       mock
         .snapshot()
@@ -160,13 +157,13 @@ describe('control operations over HTTP', () => {
 
   it('the journal long poll answers when an entry comes, or [] when wait runs out', async ({
     ads,
-    remoteControl,
+    control,
   }) => {
-    const last = (await remoteControl.journal()).at(-1)?.seq ?? 0;
+    const last = (await control.journal()).at(-1)?.seq ?? 0;
     const empty = Date.now();
-    expect(await remoteControl.journal({ since: last, wait: '200ms' })).toEqual([]);
+    expect(await control.journal({ since: last, wait: '200ms' })).toEqual([]);
     expect(Date.now() - empty).toBeGreaterThanOrEqual(190);
-    const polling = remoteControl.journal({ since: last, kind: 'ack', wait: '10s' });
+    const polling = control.journal({ since: last, kind: 'ack', wait: '10s' });
     const stream = ads.sotw();
     await handshake(stream);
     const entries = await polling;
@@ -176,9 +173,9 @@ describe('control operations over HTTP', () => {
 
   it('issues a certificate for an identity, from a CSR or with a key made for it', async ({
     mock,
-    remoteControl,
+    control,
   }) => {
-    const made = await remoteControl.issueCertificate({
+    const made = await control.issueCertificate({
       namespace: 'shop',
       serviceAccount: 'orders',
     });
@@ -194,14 +191,14 @@ describe('control operations over HTTP', () => {
 
     // With the caller's own key, as a CSR.
     const { csr, keyPem } = await makeKeyAndCsr();
-    const signed = await remoteControl.issueCertificate({ csr, ttlSeconds: 600 });
+    const signed = await control.issueCertificate({ csr, ttlSeconds: 600 });
     expect(signed.privateKey).toBeUndefined();
     const own = new X509Certificate(signed.certChain[0]!);
     expect(own.checkPrivateKey(createPrivateKey(keyPem))).toBe(true);
     expect(own.subjectAltName).toBe('URI:spiffe://cluster.local/ns/default/sa/default');
 
     const bad = await refusal(
-      remoteControl.issueCertificate({
+      control.issueCertificate({
         namespace: 'Shop!',
         ttlSeconds: 100 * 24 * 3600,
         csr: 'not a CSR',
@@ -229,7 +226,7 @@ describe('control operations over HTTP', () => {
       expect(prepared.ok).toBe(true);
       unlinkSync(join(dir, TLS_FILES.caKey));
       const other = await startMock({ tls: { dir } });
-      const refused = await refusal(localControl(other).issueCertificate({ namespace: 'shop' }));
+      const refused = await refusal(other.control.issueCertificate({ namespace: 'shop' }));
       expect(refused.status).toBe(409);
       expect(refused.body.error).toMatch(/CA cannot sign: .*no ca-key\.pem/);
       await other.close();

@@ -28,7 +28,7 @@ describe('control verbs against a running mock', () => {
       code: 0,
       stdout: 'withholding every response\n',
     });
-    expect(server.withheld).toBe(true);
+    expect((await server.control.state()).withheld).toBe(true);
     expect(await run('release', '-o', 'json')).toMatchObject({
       code: 0,
       stdout: '{"released":true,"withheld":false}\n',
@@ -38,9 +38,9 @@ describe('control verbs against a running mock', () => {
       stdout: 'pushed to 1 stream(s)\n',
     });
     expect(await run('down')).toMatchObject({ code: 0 });
-    expect(server.serving).toBe(false);
+    expect((await server.control.state()).serving).toBe(false);
     expect(await run('up')).toMatchObject({ code: 0 });
-    expect(server.serving).toBe(true);
+    expect((await server.control.state()).serving).toBe(true);
     expect(await run('reset', '-o', 'json')).toMatchObject({
       code: 0,
       stdout: '{"removedFaults":0,"withheld":false,"serving":true}\n',
@@ -76,7 +76,7 @@ describe('control verbs against a running mock', () => {
       code: 0,
       stdout: 'fault hold (withhold) active\n',
     });
-    expect(server.faults.list().map((f) => f.id)).toEqual(['hold']);
+    expect((await server.control.listFaults()).faults.map((f) => f.id)).toEqual(['hold']);
     const ls = await run('fault', 'ls');
     expect(ls.stdout).toMatch(/^ID +SCENARIO +STATE +SCOPE +COUNTS\nhold +withhold +active +LDS/);
     const json = JSON.parse((await run('fault', 'ls', '-o', 'json')).stdout) as {
@@ -90,7 +90,7 @@ describe('control verbs against a running mock', () => {
       code: 0,
       stdout: 'removed 1 fault(s)\n',
     });
-    expect(server.faults.list()).toEqual([]);
+    expect((await server.control.listFaults()).faults).toEqual([]);
     expect((await run('fault', 'rm', 'hold')).code).toBe(2);
     expect((await run('fault', 'frobnicate')).code).toBe(2);
     const away = await cli.run(['fault', 'ls', '--control', 'http://127.0.0.1:1']);

@@ -254,8 +254,8 @@ describe('/debug/config_dump', () => {
     getJson,
   }) => {
     const first = await requestClusters(client.sotw());
-    server.withhold();
-    server.setResources([]);
+    await server.control.withhold();
+    await server.control.setResources({ resources: [] });
     const typed = await getJson<{ configs: { '@type': string; name: string }[] }>(
       '/debug/config_dump?proxyID=orders&types=cds,lds',
     );

@@ -181,6 +181,6 @@ describe("istiod's debug types over ADS", () => {
     expect(syncz).toHaveLength(1);
     expect(connections.totalClients).toBe(1);
     expect(metrics).toMatch(/^pilot_xds\{[^}]*\} 1$/m);
-    expect(server.journal().filter((e) => e.nodeId?.includes('test-1'))).toEqual([]);
+    expect(server.journal.query().filter((e) => e.nodeId?.includes('test-1'))).toEqual([]);
   });
 });

@@ -64,7 +64,9 @@ describe('delta ADS', () => {
     await server.waitForAck(CLUSTER_TYPE);
 
     const lab = makeLabResources({ appPort: 9000 }).filter((r) => r.name !== 'BlackHoleCluster');
-    server.setResources([...lab, makeStaticCluster({ name: 'extra', endpoints: [] })]);
+    await server.control.setResources({
+      resources: [...lab, makeStaticCluster({ name: 'extra', endpoints: [] })],
+    });
     const pushed = await stream.nextDelta();
     expect(names(pushed)).toEqual(['extra', 'inbound|9000||']);
     expect(pushed.removed_resources.sort()).toEqual(['BlackHoleCluster', 'inbound|8101||']);
@@ -142,14 +144,16 @@ describe('delta ADS', () => {
     });
     expect(names(await stream.nextDelta())).toEqual(['b']);
     stream.send({ type_url: ENDPOINT_TYPE, resource_names_unsubscribe: ['a'] });
-    await waitFor(() => server.journal({ kind: 'unsubscribe' }).length === 1, {
+    await waitFor(() => server.journal.query({ kind: 'unsubscribe' }).length === 1, {
       description: 'the unsubscribe request to reach the server',
     });
     // Removing "a" from the set is not sent to a proxy that unsubscribed from it. The change
     // is a full push, as istiod's: every name still subscribed is sent again, "missing" as an
     // empty resource (conformance: "delta: a push re-sends every resource of every watched
     // type, at one new version").
-    server.setResources([...makeLabResources(), loadAssignment('b', 3)]);
+    await server.control.setResources({
+      resources: [...makeLabResources(), loadAssignment('b', 3)],
+    });
     const pushed = await stream.nextDelta();
     expect(names(pushed)).toEqual(['b', 'missing']);
     expect(pushed.removed_resources).toEqual([]);
@@ -172,7 +176,7 @@ describe('delta ADS', () => {
     expect((await stream.nextDelta()).type_url).toBe(LISTENER_TYPE);
     const { nack } = await server.waitForNack(CLUSTER_TYPE);
     expect(nack).toMatchObject({ nonce: cds.nonce, message: 'no', code: 13 });
-    expect(server.journal({ kind: 'stale' })).toHaveLength(1);
+    expect(server.journal.query({ kind: 'stale' })).toHaveLength(1);
     expect(server.streams()[0]?.protocol).toBe('delta');
   });
 
@@ -187,7 +191,7 @@ describe('delta ADS', () => {
     stream.send({ type_url: CLUSTER_TYPE, response_nonce: 'from-before' });
     stream.send({ type_url: LISTENER_TYPE, response_nonce: 'unknown-too' });
     expect((await stream.nextDelta()).type_url).toBe(LISTENER_TYPE);
-    expect(server.journal({ kind: 'stale' })).toHaveLength(1);
+    expect(server.journal.query({ kind: 'stale' })).toHaveLength(1);
   });
 });
 
@@ -200,12 +204,12 @@ describe('delta streams and the rest of the server', () => {
     const client = connect(server);
     const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    await waitFor(() => server.journal({ kind: 'subscribe' }).length === 1, {
+    await waitFor(() => server.journal.query({ kind: 'subscribe' }).length === 1, {
       description: 'the delta subscription to reach the server',
     });
     expect(server.streams()[0]?.types.get(CLUSTER_TYPE)?.sent).toBeUndefined();
-    expect(server.release()).toBe(true);
+    expect((await server.control.release()).released).toBe(true);
     expect(names(await stream.nextDelta())).toEqual(['BlackHoleCluster', 'inbound|8101||']);
-    expect(server.journal().map((e) => e.kind)).toEqual(['open', 'subscribe', 'response']);
+    expect(server.journal.query().map((e) => e.kind)).toEqual(['open', 'subscribe', 'response']);
   });
 });

@@ -42,22 +42,25 @@ describe('inject and withFault', () => {
       state: 'active',
     });
     await handle.remove();
-    expect(istiod.faults.list()).toEqual([]);
+    expect((await istiod.control.listFaults()).faults).toEqual([]);
     expect(handle.info().id).toBe('slow');
   });
 
   it('withFault returns what the block returns and removes the fault even when it throws', async () => {
     const { istiod } = await setup();
     expect(
-      await istiod.withFault({ scenario: 'withhold' }, () => istiod.faults.list().length),
+      await istiod.withFault(
+        { scenario: 'withhold' },
+        async () => (await istiod.control.listFaults()).faults.length,
+      ),
     ).toBe(1);
-    expect(istiod.faults.list()).toEqual([]);
+    expect((await istiod.control.listFaults()).faults).toEqual([]);
     await expect(
       istiod.withFault({ scenario: 'withhold' }, () => {
         throw new Error('the test failed');
       }),
     ).rejects.toThrow('the test failed');
-    expect(istiod.faults.list()).toEqual([]);
+    expect((await istiod.control.listFaults()).faults).toEqual([]);
   });
 });
 
@@ -90,7 +93,7 @@ describe('waitForRequest and expectNoResponse', () => {
     stream.send({ type_url: CLUSTER_TYPE, node: NODE });
     await istiod.expectNoResponse('CDS', 200);
     const quiet = istiod.expectNoResponse('CDS', 2_000, { node: 'orders' });
-    istiod.release();
+    await istiod.control.release();
     await expect(quiet).rejects.toThrow(
       new RegExp(
         `^expected no CDS response for 2000 ms, but one was sent after \\d+ ms to ${NODE.id}`,
@@ -111,7 +114,7 @@ describe('the journal', () => {
       error_detail: { code: 13, message: 'no thanks' },
     });
     await istiod.waitForNack(CLUSTER_TYPE);
-    const entries = istiod.journal({ typeUrl: CLUSTER_TYPE });
+    const entries = istiod.journal.query({ typeUrl: CLUSTER_TYPE });
     expect(entries.map((e) => e.kind)).toEqual(['subscribe', 'response', 'nack']);
     expect(entries[1]).toMatchObject({
       direction: 'response',

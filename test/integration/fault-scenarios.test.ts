@@ -48,7 +48,7 @@ describe('the engine', () => {
         { path: 'params.times', message: 'expected an integer ≥ 1, found 0' },
       ],
     });
-    expect(server.faults.list()).toEqual([]);
+    expect((await server.control.listFaults()).faults).toEqual([]);
   });
 
   it('lets the first active fault in scope decide, and resyncs what it changed on removal', async ({
@@ -69,7 +69,7 @@ describe('the engine', () => {
     await nack.remove(); // idempotent
     // The withhold fault now holds the resync of LDS; releasing lets it out.
     await server.expectNoResponse('LDS', 200);
-    server.release();
+    await server.control.release();
     const back = await stream.next();
     expect(back.version_info).toBe(lds.version_info);
     expect(listenerNames(back)).toEqual(['virtualInbound', 'virtualOutbound']);
@@ -189,7 +189,9 @@ describe('nack policies', () => {
         error_detail: { code: 13, message: 'rejected' },
       });
     }
-    await waitFor(() => (server.faults.list()[0]?.counts.rejected ?? 0) >= 3);
+    await waitFor(
+      async () => ((await server.control.listFaults()).faults[0]?.counts.rejected ?? 0) >= 3,
+    );
   });
 
   it('stop: nothing more after the NACK, even for a new version of the type', async ({
@@ -206,7 +208,7 @@ describe('nack policies', () => {
       error_detail: { code: 13, message: 'rejected' },
     });
     await server.waitForNack(LISTENER_TYPE);
-    expect(server.setResources([]).ok).toBe(true); // a new (empty) version of every type
+    await server.control.setResources({ resources: [] }); // a new (empty) version of every type
     await server.expectNoResponse('LDS', 300);
   });
 });
@@ -217,7 +219,7 @@ describe('stale', () => {
     ads: client,
   }) => {
     const { stream, lds } = await synced(client);
-    server.setResources([]); // a second version of every type: empty
+    await server.control.setResources({ resources: [] }); // a second version of every type: empty
     const empty = await stream.next(); // CDS, then LDS
     ack(stream, empty);
     const emptyLds = await stream.next();
@@ -246,7 +248,7 @@ describe('down / up', () => {
   }) => {
     const { stream, cds } = await synced(client);
     const port = server.addresses.xds.port;
-    await server.down();
+    await server.control.down();
     expect(await stream.done).toEqual({
       code: grpc.status.UNAVAILABLE,
       details: 'mock istiod is down',
@@ -257,12 +259,12 @@ describe('down / up', () => {
       socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code));
     });
     expect(refused).toBe('ECONNREFUSED');
-    await server.up();
+    await server.control.up();
     expect(server.addresses.xds.port).toBe(port);
     const again = client.sotw();
     again.send({ type_url: CLUSTER_TYPE, node: sidecarNode(), version_info: cds.version_info });
     expect((await again.next()).version_info).toBe(cds.version_info);
-    expect(server.journal({ kind: 'reconnect' })).toHaveLength(1);
+    expect(server.journal.query({ kind: 'reconnect' })).toHaveLength(1);
   });
 
   it('flap runs its cycles and ends up, done', async ({ mock: server }) => {
@@ -272,7 +274,7 @@ describe('down / up', () => {
     });
     await waitFor(() => fault.info().state === 'done', { description: 'three cycles' });
     expect(fault.info().counts.downs).toBe(3);
-    expect(server.serving).toBe(true);
+    expect((await server.control.state()).serving).toBe(true);
   });
 });
 
@@ -290,7 +292,13 @@ describe('over delta xDS', () => {
     expect(first.resources).toHaveLength(2);
     stream.send({ type_url: CLUSTER_TYPE, response_nonce: first.nonce });
     await server.waitForAck(CLUSTER_TYPE);
-    expect(server.disconnect({ node: 'sidecar~*' }, grpc.status.INTERNAL, 'bye')).toBe(1);
+    expect(
+      await server.control.disconnect({
+        node: 'sidecar~*',
+        code: grpc.status.INTERNAL,
+        message: 'bye',
+      }),
+    ).toEqual({ disconnected: 1, code: 'INTERNAL' });
     expect(await stream.done).toEqual({ code: grpc.status.INTERNAL, details: 'bye' });
   });
 });

@@ -49,8 +49,8 @@ steps:
     expect(await stream.done).toEqual({ code: grpc.status.ABORTED, details: 'timeline' });
     await run.done;
     expect(Date.now() - started).toBeGreaterThanOrEqual(790);
-    expect(server.serving).toBe(true); // brought down, then reset
-    expect(server.faults.list()).toEqual([]);
+    expect((await server.control.state()).serving).toBe(true); // brought down, then reset
+    expect((await server.control.listFaults()).faults).toEqual([]);
   });
 
   it('with start: first-stream waits for a stream; stop() ends the run before its next step', async ({
@@ -64,13 +64,17 @@ steps:
       ),
     );
     await expect(
-      waitFor(() => server.faults.list().length > 0, { timeoutMs: 200 }),
+      waitFor(async () => (await server.control.listFaults()).faults.length > 0, {
+        timeoutMs: 200,
+      }),
     ).rejects.toThrow();
     connect(server).sotw().send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-    await waitFor(() => server.faults.list().length === 1, { description: 'the 0s step' });
+    await waitFor(async () => (await server.control.listFaults()).faults.length === 1, {
+      description: 'the 0s step',
+    });
     run.stop();
     await run.done;
-    expect(server.serving).toBe(true);
-    expect(server.faults.list().map((f) => f.scenario)).toEqual(['delay']);
+    expect((await server.control.state()).serving).toBe(true);
+    expect((await server.control.listFaults()).faults.map((f) => f.scenario)).toEqual(['delay']);
   });
 });

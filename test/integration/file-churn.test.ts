@@ -96,7 +96,7 @@ it('a watched directory deleted and created again is watched again', async ({ st
   writeFileSync(join(resources, 'a.yaml'), clustersYaml(['first']));
   const server = await startMock({ resourcesPath: resources });
   rmSync(resources, { recursive: true });
-  await waitFor(() => server.resourceStatus().lastError, {
+  await waitFor(async () => (await server.control.resourceStatus()).lastError, {
     description: 'the missing directory to be reported',
   });
   expect([...server.snapshot().get(CLUSTER_TYPE).resources.keys()]).toEqual(['first']);

@@ -31,6 +31,6 @@ describe('a Go net/http client on the control port', () => {
     expect(figures).toMatchObject({ requests: 300, failures: 0, pauses: 6 });
     // The first request opened the one connection; every pause reused it.
     expect(figures.newConnections).toBe(1);
-    expect(mock.resourceSets()[0]?.snapshot.version).toBe(figures.lastVersion);
+    expect((await mock.control.getResources()).sets[0]?.version).toBe(figures.lastVersion);
   }, 90_000);
 });

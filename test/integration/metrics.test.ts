@@ -88,7 +88,7 @@ describe('/metrics', () => {
     stream.send({ type_url: LISTENER_TYPE });
     await stream.next();
     expect(sample((await scrape(server)).text, 'pilot_proxy_convergence_time_count')).toBe(0);
-    expect(server.setResources(makeLabResources({ appPort: 8102 })).ok).toBe(true);
+    await server.control.setResources({ resources: makeLabResources({ appPort: 8102 }) });
     await stream.next();
     await stream.next();
     const { text } = await scrape(server);
@@ -100,8 +100,8 @@ describe('/metrics', () => {
   it('counts faults applied by scenario and shows when responses are withheld', async ({
     mock: server,
   }) => {
-    expect((await server.faults.apply({ scenario: 'withhold', id: 'hold' })).ok).toBe(true);
-    server.withhold();
+    await server.control.applyFault({ scenario: 'withhold', id: 'hold' });
+    await server.control.withhold();
     const { text } = await scrape(server);
     expect(sample(text, 'mock_istiod_faults_applied_total{scenario="withhold"}')).toBe(1);
     expect(sample(text, 'mock_istiod_withheld')).toBe(1);

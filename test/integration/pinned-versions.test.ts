@@ -44,10 +44,11 @@ async function nextPush(stream: AdsTestStream): Promise<Map<string, ClientRespon
 }
 
 describe('pinned versions over the control API and the library', () => {
+  it.override({ controlVia: 'remote' });
   it('PUT /control/resources with versions: CDS goes out at 2, LDS at the push version', async ({
     mock,
     ads,
-    remoteControl,
+    control: remoteControl,
   }) => {
     const stream = ads.sotw();
     await watching(stream);
@@ -70,9 +71,9 @@ describe('pinned versions over the control API and the library', () => {
   }) => {
     const stream = ads.sotw();
     await watching(stream);
-    expect(mock.setResources(labWith('1s'), { versions: { CDS: '2' } }).ok).toBe(true);
+    await mock.control.setResources({ resources: labWith('1s'), versions: { CDS: '2' } });
     await nextPush(stream);
-    expect(mock.push()).toBe(1);
+    expect((await mock.control.push()).streams).toBe(1);
     const lds = await stream.next();
     expect([lds.type_url, PUSH_VERSION.test(lds.version_info)]).toEqual([LISTENER_TYPE, true]);
     ack(stream, lds);
@@ -84,10 +85,10 @@ describe('pinned versions over the control API and the library', () => {
     const stream = ads.sotw();
     await watching(stream);
     const versions = { CDS: '2', LDS: '2' };
-    expect(mock.setResources(labWith('1s'), { versions }).ok).toBe(true);
+    await mock.control.setResources({ resources: labWith('1s'), versions });
     await nextPush(stream);
-    const again = mock.setResources(labWith('5s'), { versions });
-    expect(again.ok && again.warnings).toEqual([
+    const again = await mock.control.setResources({ resources: labWith('5s'), versions });
+    expect(again.warnings).toEqual([
       {
         path: 'versions.CDS',
         message:
@@ -100,7 +101,7 @@ describe('pinned versions over the control API and the library', () => {
     ack(stream, cds);
     await expect(stream.next(300)).rejects.toThrow();
     // The same pins and the same content again: nothing changes, nothing is sent.
-    expect(mock.setResources(labWith('5s'), { versions }).ok).toBe(true);
+    await mock.control.setResources({ resources: labWith('5s'), versions });
     await expect(stream.next(300)).rejects.toThrow();
   });
 
@@ -110,9 +111,9 @@ describe('pinned versions over the control API and the library', () => {
   }) => {
     const stream = ads.sotw();
     await watching(stream);
-    mock.setResources(labWith('1s'), { versions: { CDS: '2', LDS: '2' } });
+    await mock.control.setResources({ resources: labWith('1s'), versions: { CDS: '2', LDS: '2' } });
     await nextPush(stream);
-    mock.setResources(labWith('1s'));
+    await mock.control.setResources({ resources: labWith('1s') });
     const pushed = await nextPush(stream);
     const versions = [...pushed.values()].map((r) => r.version_info);
     expect(versions[0]).toMatch(PUSH_VERSION);
@@ -129,7 +130,7 @@ describe('pinned versions over the control API and the library', () => {
     stream.send({ type_url: CLUSTER_TYPE, response_nonce: first.nonce });
     await mock.waitForAck(CLUSTER_TYPE);
     const pins = { versions: { CDS: '3' }, resourceVersions: { CDS: { extra: 'e1' } } };
-    expect(mock.setResources(labWith('1s'), pins).ok).toBe(true);
+    await mock.control.setResources({ resources: labWith('1s'), ...pins });
     const pushed = await stream.nextDelta();
     expect(pushed.system_version_info).toBe('3');
     const versions = Object.fromEntries(pushed.resources.map((r) => [r.name, r.version]));
@@ -138,8 +139,8 @@ describe('pinned versions over the control API and the library', () => {
     await mock.waitForAck(CLUSTER_TYPE, { version: '3' });
 
     // The same versions, extra's content changed: extra alone is sent again, warned of.
-    const again = mock.setResources(labWith('2s'), pins);
-    expect(again.ok && again.warnings.map((w) => w.path)).toEqual([
+    const again = await mock.control.setResources({ resources: labWith('2s'), ...pins });
+    expect(again.warnings?.map((w) => w.path)).toEqual([
       'versions.CDS',
       'resourceVersions.CDS.extra',
     ]);
@@ -154,7 +155,7 @@ describe('pinned versions over the control API and the library', () => {
   }) => {
     const mock = await startMock({ deltaResourceVersions: true });
     const pins = { resourceVersions: { CDS: { extra: 'e1' } } };
-    expect(mock.setResources(labWith('1s'), pins).ok).toBe(true);
+    await mock.control.setResources({ resources: labWith('1s'), ...pins });
     const client = connect(mock);
     const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
@@ -168,7 +169,7 @@ describe('pinned versions over the control API and the library', () => {
     expect([response.resources, response.removed_resources]).toEqual([[], []]);
   });
 
-  it('sets: each set names its own versions', async ({ mock, ads, remoteControl }) => {
+  it('sets: each set names its own versions', async ({ mock, ads, control: remoteControl }) => {
     const stream = ads.sotw();
     await watching(stream);
     await remoteControl.setResources({
@@ -177,7 +178,7 @@ describe('pinned versions over the control API and the library', () => {
     const pushed = await nextPush(stream);
     expect(pushed.get(CLUSTER_TYPE)?.version_info).toBe('c');
     expect(pushed.get(LISTENER_TYPE)?.version_info).toBe('l');
-    expect(mock.resourceSets()[0]?.snapshot.get(LISTENER_TYPE).version).toBe('l');
+    expect((await mock.control.getResources()).sets[0]?.types['LDS']).toBe('l');
   });
 });
 
@@ -242,21 +243,21 @@ describe('pinned versions in a resource file', () => {
       expect(cds.version_info).toBe('file-1');
       ack(stream, lds);
       write({ CDS: 'file-2', LDS: 'file-2' }, '1s');
-      expect(mock.reloadResources().ok).toBe(true);
+      await mock.control.reloadResources();
       const pushed = await nextPush(stream);
       expect([...pushed.values()].map((r) => r.version_info)).toEqual(['file-2', 'file-2']);
       // The same pins with other content: served, and the warning is in the status.
       write({ CDS: 'file-2', LDS: 'file-2' }, '9s');
-      expect(mock.reloadResources().ok).toBe(true);
+      await mock.control.reloadResources();
       const cdsAgain = await stream.next();
       expect([cdsAgain.type_url, cdsAgain.version_info]).toEqual([CLUSTER_TYPE, 'file-2']);
-      expect(mock.resourceStatus().warnings.map((w) => w.path)).toEqual(['versions.CDS']);
+      expect((await mock.control.resourceStatus()).warnings.map((w) => w.path)).toEqual([
+        'versions.CDS',
+      ]);
       // A bad pin fails the reload, with the file named; the last good set keeps serving.
       write({ CDS: 3 }, '9s');
-      const bad = mock.reloadResources();
-      expect(!bad.ok && bad.problems.map((p) => p.message)).toEqual([
-        'expected a non-empty version string',
-      ]);
+      const bad = await refusal(mock.control.reloadResources());
+      expect(bad.problems.map((p) => p.message)).toEqual(['expected a non-empty version string']);
       expect(mock.snapshot().get(CLUSTER_TYPE).version).toBe('file-2');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -40,8 +40,8 @@ describe('pushes', () => {
   }) => {
     const stream = client.sotw();
     const before = await watchClustersAndListeners(stream);
-    const change = server.setResources(withExtraCluster());
-    expect(change.ok && change.value.changed).toEqual([CLUSTER_TYPE]);
+    const change = await server.control.setResources({ resources: withExtraCluster() });
+    expect(change.changed).toEqual(['CDS']);
     const cds = await stream.next();
     const lds = await stream.next();
     expect([cds.type_url, lds.type_url]).toEqual([CLUSTER_TYPE, LISTENER_TYPE]);
@@ -55,7 +55,7 @@ describe('pushes', () => {
   }) => {
     const stream = client.sotw();
     const before = await watchClustersAndListeners(stream);
-    expect(server.push()).toBe(1);
+    expect((await server.control.push()).streams).toBe(1);
     const cds = await stream.next();
     const lds = await stream.next();
     expect(cds.version_info).not.toBe(before);
@@ -68,7 +68,7 @@ describe('pushes', () => {
   }) => {
     const stream = client.sotw();
     const before = await watchClustersAndListeners(stream);
-    expect(server.push({ types: [LISTENER_TYPE] })).toBe(1);
+    expect((await server.control.push({ types: [LISTENER_TYPE] })).streams).toBe(1);
     const lds = await stream.next();
     expect([lds.type_url, lds.version_info]).toEqual([LISTENER_TYPE, before]);
   });
@@ -82,7 +82,7 @@ describe('pushes', () => {
     const first = await stream.nextDelta();
     stream.send({ type_url: CLUSTER_TYPE, response_nonce: first.nonce });
     await server.waitForAck(CLUSTER_TYPE);
-    server.setResources(withExtraCluster());
+    await server.control.setResources({ resources: withExtraCluster() });
     const pushed = await stream.nextDelta();
     expect(pushed.resources.map((r) => r.name).sort()).toEqual([
       'BlackHoleCluster',
@@ -100,7 +100,7 @@ describe('pushes', () => {
     const server = await startMock({ versioning: 'per-type' });
     const stream = connect(server).sotw();
     const before = await watchClustersAndListeners(stream);
-    server.setResources(withExtraCluster());
+    await server.control.setResources({ resources: withExtraCluster() });
     const cds = await stream.next();
     expect([cds.type_url, cds.version_info === before]).toEqual([CLUSTER_TYPE, false]);
     expect(await within(stream, 300)).toBeUndefined();

@@ -70,7 +70,7 @@ it('refuses before the first request is read, and journals and logs the refusal 
   for (const stream of rest) expect(await endWithin(stream, 1_500)).toEqual(REFUSED);
   expect(performance.now() - at).toBeLessThan(1_000);
   expect(await answered(first!)).toBe(true);
-  expect(mock.journal({ kind: 'rejected' }).map((e) => e.reason)).toEqual(
+  expect(mock.journal.query({ kind: 'rejected' }).map((e) => e.reason)).toEqual(
     rest.map(() => RATE_LIMIT_MESSAGE),
   );
   // istiod's warning, with the client's address.

@@ -1,6 +1,6 @@
 /**
  * `connectMockIstiod(url)` drives a mock over its control API with the same methods as
- * `localControl(mock)`: one example, written against `MockIstiodControl`, runs against both,
+ * `mock.control`: one example, written against `MockIstiodControl`, runs against both,
  * with a real ADS stream playing the proxy to see each action's effect.
  */
 import { describe, expect } from 'vitest';
@@ -33,7 +33,7 @@ async function example(
   expect(acks.length).toBeGreaterThan(0);
 
   expect(await control.withhold()).toEqual({ withheld: true });
-  expect(server.withheld).toBe(true);
+  expect((await server.control.state()).withheld).toBe(true);
   expect(await control.release()).toEqual({ released: true, withheld: false });
   expect((await control.release()).released).toBe(false);
 
@@ -83,9 +83,9 @@ async function example(
   });
 
   expect(await control.down()).toEqual({ serving: false });
-  expect(server.serving).toBe(false);
+  expect((await server.control.state()).serving).toBe(false);
   expect(await control.up()).toEqual({ serving: true });
-  expect(server.serving).toBe(true);
+  expect((await server.control.state()).serving).toBe(true);
   // A new client: the first one's channel is in its reconnect back-off after the port closed.
   const after = connect(server);
   await requestClusters(after.sotw());
@@ -96,22 +96,18 @@ async function example(
 }
 
 describe('the same example in process and over HTTP', () => {
-  it('runs against localControl(mock)', async ({ mock, control, connect }) => {
+  it('runs against mock.control', async ({ mock, control, connect }) => {
     await example(control, mock, connect);
   });
 
   describe('with a token', () => {
-    it.override({ mockOptions: { controlToken: 's3cret' } });
+    it.override({ mockOptions: { controlToken: 's3cret' }, controlVia: 'remote' });
 
-    it('runs against connectMockIstiod(url), with a token', async ({
-      mock,
-      remoteControl,
-      connect,
-    }) => {
+    it('runs against connectMockIstiod(url), with a token', async ({ mock, control, connect }) => {
       const url = `http://127.0.0.1:${mock.addresses.control?.port}`;
       const refused = await connectMockIstiod(url).catch((e: unknown) => e);
       expect(isMockIstiodError(refused, 'CONTROL_REFUSED') && refused.details.status).toBe(401);
-      await example(remoteControl, mock, connect);
+      await example(control, mock, connect);
     });
   });
 

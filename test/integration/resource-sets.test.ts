@@ -61,7 +61,7 @@ describe('resource files, hot-reloaded', () => {
     );
     await waitFor(() => errors.length > 0, { description: 'the bad reload to be reported' });
     expect(errors).toEqual([`${file}: [0].connect_timeout: ${DURATION_MESSAGE}`]);
-    expect(server.resourceStatus().lastError?.problems[0]?.path).toBe(
+    expect((await server.control.resourceStatus()).lastError?.problems[0]?.path).toBe(
       `${file}: [0].connect_timeout`,
     );
     expect(server.snapshot().get(CLUSTER_TYPE).version).toBe(good);
@@ -129,7 +129,7 @@ describe('a proxy whose set goes away', () => {
     });
 
     // Only the east set is removed: the default set's content is untouched.
-    expect(server.setResourceSets([{ name: 'default', resources: lab }]).ok).toBe(true);
+    await server.control.setResources({ sets: [{ name: 'default', resources: lab }] });
     const moved = await stream.next();
     expect(clusterNames(moved)).toEqual(['BlackHoleCluster', 'inbound|8101||']);
     expect(moved.version_info).not.toBe(first.version_info);
@@ -140,7 +140,7 @@ describe('a proxy whose set goes away', () => {
     });
 
     // A selector that now matches it again moves it back.
-    expect(server.setResourceSets([east, { name: 'default', resources: lab }]).ok).toBe(true);
+    await server.control.setResources({ sets: [east, { name: 'default', resources: lab }] });
     expect(clusterNames(await stream.next())).toEqual(['east-only']);
   });
 });
@@ -152,9 +152,9 @@ describe('reset', () => {
     const server = await startMock();
     const startup = server.snapshot().get(CLUSTER_TYPE).resources;
     const east = { name: 'east', match: { nodeId: 'east~*' }, resources: [] };
-    expect(server.setResourceSets([east, { name: 'default', resources: [] }]).ok).toBe(true);
-    await server.reset();
-    expect(server.resourceSets().map((s) => s.name)).toEqual(['default']);
+    await server.control.setResources({ sets: [east, { name: 'default', resources: [] }] });
+    await server.control.reset();
+    expect((await server.control.getResources()).sets.map((s) => s.name)).toEqual(['default']);
     const again = server.snapshot().get(CLUSTER_TYPE).resources;
     expect([...again.values()]).toEqual([...startup.values()]);
   });

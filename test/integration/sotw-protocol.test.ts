@@ -4,6 +4,7 @@ import { makeLabResources } from '../../src/resources/lab.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { encodeStats } from '../../src/xds/wire.js';
+import { refusal } from '../support/fixtures/control-client.js';
 import { ack, requestClusters } from '../support/fixtures/handshake.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
 import { it } from '../support/fixtures/test.js';
@@ -107,7 +108,7 @@ describe('state-of-the-world ADS', () => {
     stream.send({ type_url: CLUSTER_TYPE, response_nonce: 'unknown-again' });
     stream.send({ type_url: LISTENER_TYPE, response_nonce: 'unknown-too' });
     expect((await stream.next()).type_url).toBe(LISTENER_TYPE);
-    expect(server.journal({ kind: 'stale' })).toHaveLength(1);
+    expect(server.journal.query({ kind: 'stale' })).toHaveLength(1);
   });
 
   it("records a NACK with Envoy's message and does not send the rejected version again", async ({
@@ -172,8 +173,10 @@ describe('state-of-the-world ADS', () => {
     );
     const first = await Promise.all(streams.map((s) => s.next()));
     const before = encodeStats.responseBodies;
-    const result = server.setResources(makeLabResources({ appPort: 8102 }));
-    expect(result.ok && result.value.changed).toEqual([CLUSTER_TYPE, LISTENER_TYPE]);
+    const result = await server.control.setResources({
+      resources: makeLabResources({ appPort: 8102 }),
+    });
+    expect(result.changed).toEqual(['CDS', 'LDS']);
     const pushed = await Promise.all(streams.map((s) => s.next()));
     expect(encodeStats.responseBodies - before).toBe(1);
     for (const [i, response] of pushed.entries()) {
@@ -183,13 +186,15 @@ describe('state-of-the-world ADS', () => {
     expect(pushed[0]?.nonce).not.toBe(pushed[1]?.nonce);
   });
 
-  it('keeps serving the last good set when new resources are invalid', ({ mock: server }) => {
+  it('keeps serving the last good set when new resources are invalid', async ({ mock: server }) => {
     const version = server.snapshot().get(CLUSTER_TYPE).version;
-    const result = server.setResources([
-      { '@type': CLUSTER_TYPE, name: 'x', connect_timeout: 'soon' },
-    ]);
-    expect(result.ok).toBe(false);
-    expect(!result.ok && result.problems[0]?.path).toBe('resources[0].connect_timeout');
+    const result = await refusal(
+      server.control.setResources({
+        resources: [{ '@type': CLUSTER_TYPE, name: 'x', connect_timeout: 'soon' }],
+      }),
+    );
+    expect(result.status).toBe(400);
+    expect(result.problems[0]?.path).toBe('resources[0].connect_timeout');
     expect(server.snapshot().get(CLUSTER_TYPE).version).toBe(version);
   });
 });
@@ -227,14 +232,19 @@ describe('the journal', () => {
     const cds = await requestClusters(stream);
     ack(stream, cds);
     await server.waitForAck(CLUSTER_TYPE);
-    expect(server.journal().map((e) => e.kind)).toEqual(['open', 'subscribe', 'response', 'ack']);
-    expect(server.journal({ kind: 'ack', node: 'orders-v1-0' })).toMatchObject([
+    expect(server.journal.query().map((e) => e.kind)).toEqual([
+      'open',
+      'subscribe',
+      'response',
+      'ack',
+    ]);
+    expect(server.journal.query({ kind: 'ack', node: 'orders-v1-0' })).toMatchObject([
       { typeUrl: CLUSTER_TYPE, version: cds.version_info, nonce: cds.nonce },
     ]);
     stream.send({ type_url: LISTENER_TYPE });
     await stream.next();
     // Size 5: the oldest entry ("open") dropped first.
-    expect(server.journal().map((e) => e.kind)).toEqual([
+    expect(server.journal.query().map((e) => e.kind)).toEqual([
       'subscribe',
       'response',
       'ack',
@@ -261,7 +271,7 @@ describe('bad requests', () => {
         code: grpc.status.UNAUTHENTICATED,
         details: 'the api generator requires an authenticated control-plane identity',
       });
-      expect(server.journal({ kind: ['open', 'close'] })).toEqual([]);
+      expect(server.journal.query({ kind: ['open', 'close'] })).toEqual([]);
     },
   );
 

@@ -11,25 +11,37 @@ import { createMocks } from '../support/fixtures/mocks.js';
 import { it, test } from '../support/fixtures/test.js';
 
 describe('the mock fixtures', () => {
-  it('give a started mock, an ADS client on it and the control clients', async ({
+  it('give a started mock, an ADS client on it, its control handle and the HTTP client', async ({
     mock,
     ads,
     control,
-    remoteControl,
     client,
   }) => {
     await handshake(ads.sotw());
     await mock.waitForAck(CLUSTER_TYPE);
     expect(mock.streams()).toHaveLength(1);
+    expect(control).toBe(mock.control);
     expect(await control.listFaults()).toEqual({ faults: [] });
-    expect(await remoteControl.listFaults()).toEqual({ faults: [] });
     expect(await client.call('listFaults')).toEqual({ faults: [] });
+  });
+
+  describe('with controlVia: remote', () => {
+    test.override({ controlVia: 'remote' });
+    it('give a control handle over the control port, with the same answers', async ({
+      mock,
+      control,
+    }) => {
+      expect(control).not.toBe(mock.control);
+      expect(await control.listFaults()).toEqual(await mock.control.listFaults());
+      await control.withhold();
+      expect((await mock.control.state()).withheld).toBe(true);
+    });
   });
 
   describe('with options', () => {
     test.override({ mockOptions: { withholdFirst: true } });
-    it('start the mock with mockOptions', ({ mock }) => {
-      expect(mock.withheld).toBe(true);
+    it('start the mock with mockOptions', async ({ control }) => {
+      expect((await control.state()).withheld).toBe(true);
     });
   });
 });

@@ -40,8 +40,8 @@ async function ackForever(stream: AdsTestStream): Promise<void> {
 /** Milliseconds from a new resource set until every stream ACKed its CDS version. */
 async function push(mock: TestMockIstiod, generation: number): Promise<number> {
   const started = performance.now();
-  const change = mock.setResources(clusters(generation));
-  if (!change.ok) throw new Error('resources refused');
+  // A refusal throws CONTROL_REFUSED.
+  await mock.control.setResources({ resources: clusters(generation) });
   const version = mock.snapshot().get(CLUSTER_TYPE).version;
   await waitFor(
     () =>

@@ -5,6 +5,7 @@
  * wakes only the waits for its type and looks at its own stream, not every stream.
  */
 import { describe, expect, vi } from 'vitest';
+import { targetOf } from '../../src/target/operation-target.js';
 import type { TestMockIstiod } from '../../src/testing/start.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
@@ -18,7 +19,7 @@ function footprint(mock: TestMockIstiod) {
   return {
     request: mock.events.listenerCount('request'),
     snapshot: mock.events.listenerCount('snapshot'),
-    sinks: mock.journalStore.sinkCount,
+    sinks: mock.journal.sinkCount,
     timers: process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length,
   };
 }
@@ -80,7 +81,7 @@ describe('waits end with their clients', () => {
     );
 
     // Requests after that do no work for the waits that went away: nothing scans the streams.
-    const scans = vi.spyOn(mock, 'streams');
+    const scans = vi.spyOn(targetOf(mock), 'openStreams');
     const stream = ads.sotw();
     const { lds } = await handshake(stream);
     ack(stream, lds);
@@ -94,7 +95,7 @@ describe('waits end with their clients', () => {
   }) => {
     const stream = ads.sotw();
     const { lds } = await handshake(stream);
-    const scans = vi.spyOn(mock, 'streams');
+    const scans = vi.spyOn(targetOf(mock), 'openStreams');
     const waits = openWaits(mock, ['/control/wait-for-ack?type=LDS&timeout=30s'], 5);
     // Each wait looks at every stream once, when it begins.
     await waitFor(() => scans.mock.calls.length >= 5, { description: 'the 5 waits begun' });

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { afterEach, describe, expect } from 'vitest';
-import { DOWN_MESSAGE } from '../../src/app/fault-host.js';
+import { DOWN_MESSAGE } from '../../src/target/operation-target.js';
 import { TOKEN_REVIEW_TIMEOUT_MS } from '../../src/ca/kube-token-review.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import type { TestMockIstiod } from '../../src/testing/start.js';
@@ -141,7 +141,7 @@ describe('a stream waiting for its review when the port closes', () => {
       timeoutMs: 5_000,
       description: 'the review under way',
     });
-    await istiod.down();
+    await istiod.control.down();
     expect(await slow.done).toEqual({ code: grpc.status.UNAVAILABLE, details: DOWN_MESSAGE });
     expect(istiod.streams()).toEqual([]);
   });

@@ -39,8 +39,6 @@ describe('resolveOptions', () => {
     expect(lang({ lang: 'fr' as never })).toEqual([
       { path: 'lang', message: 'expected en or ko, found "fr"' },
     ]);
-    // The live page reads it from the mock.
-    expect(createMockIstiod({ lang: 'ko', control: false }).lang).toBe('ko');
   });
 
   it('decides once whether `resources` holds resources (the default set) or sets', () => {
@@ -61,10 +59,12 @@ describe('the resources option', () => {
     const noBlackHole = makeLabResources().filter((r) => r.name !== 'BlackHoleCluster');
     const server = createMockIstiod({ resources: noBlackHole, control: false });
     try {
-      expect(server.resourceStatus().warnings.map((w) => w.message)).toEqual([
+      expect((await server.control.resourceStatus()).warnings.map((w) => w.message)).toEqual([
         "unknown cluster 'BlackHoleCluster': Envoy rejects this (NACK) whenever it is sent",
       ]);
-      expect(server.resourceSets()[0]?.snapshot.typeUrls()).toHaveLength(2);
+      expect(Object.keys((await server.control.getResources()).sets[0]?.types ?? {})).toHaveLength(
+        2,
+      );
     } finally {
       await server.close();
     }

@@ -36,7 +36,7 @@ export const journal = defineOperation({
   waits: { field: 'wait', defaultMs: 0 },
   run: (t, input, context) =>
     input.wait === undefined || input.wait === 0
-      ? t.journal(journalFilter(input))
+      ? t.queryJournal(journalFilter(input))
       : t.waitForJournal(
           journalFilter(input),
           Math.min(input.wait, MAX_JOURNAL_WAIT_MS),

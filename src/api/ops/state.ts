@@ -58,6 +58,6 @@ export const state = defineOperation({
     withheld: t.withheld,
     serving: t.serving,
     versions: t.versions(),
-    streams: t.streams().map((s) => describeStream(s, (type) => t.currentVersion(s, type))),
+    streams: t.openStreams().map((s) => describeStream(s, (type) => t.currentVersion(s, type))),
   }),
 });

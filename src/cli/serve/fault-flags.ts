@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { parseFaultFlag } from '../../faults/flag-spec.js';
 import { resolveFault, type ResolvedFault } from '../../faults/spec.js';
 import { parseTimeline, type Timeline } from '../../app/timeline.js';
+import { targetOf } from '../../target/operation-target.js';
 import { runTimeline } from '../../app/timeline-runner.js';
 import type { MockIstiod } from '../../app/mock-istiod-api.js';
 import { formatProblems } from '../../util/problems.js';
@@ -60,7 +61,7 @@ export async function startFaults(
   log: Logger,
 ): Promise<() => void> {
   for (const { text, fault } of flags.faults) {
-    const applied = await server.faults.applyResolved(fault);
+    const applied = await targetOf(server).faults.applyResolved(fault);
     if (!applied.ok)
       throw new MockIstiodError('USAGE', `--fault "${text}": ${formatProblems(applied.problems)}`);
     log.warn(

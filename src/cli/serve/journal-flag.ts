@@ -46,7 +46,7 @@ export async function attachJournalFile(
     }
     throw err;
   }
-  server.journalStore.addSink(file.sink, () => file.status());
+  server.journal.addSink(file.sink, () => file.status());
   log.info({ path }, 'journal: writing every request and response');
   return file;
 }

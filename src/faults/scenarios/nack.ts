@@ -107,7 +107,7 @@ class NackFault {
   }
 
   activate(): void {
-    this.ctx.host.push({ node: this.ctx.scope.node, types: [this.config.typeUrl] });
+    this.ctx.host.resend({ node: this.ctx.scope.node, types: [this.config.typeUrl] });
   }
 
   decide(query: ResponseQuery): ResponseDecision | undefined {
@@ -162,7 +162,7 @@ class NackFault {
   }
 
   private resendTo(stream: StreamView): void {
-    this.ctx.host.push({ connectionId: stream.connectionId, types: [this.config.typeUrl] });
+    this.ctx.host.resend({ connectionId: stream.connectionId, types: [this.config.typeUrl] });
   }
 
   private stateOf(stream: StreamView): StreamState {

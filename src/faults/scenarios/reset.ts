@@ -96,7 +96,7 @@ export const reset = defineScenario({
     return {
       activate() {
         if (ctx.scope.types) return;
-        for (const stream of ctx.host.streams()) {
+        for (const stream of ctx.host.openStreams()) {
           if (spent() || !ctx.matchesNode(stream)) continue;
           ctx.host.disconnect({ connectionId: stream.connectionId }, code, messageFor(stream));
           ending();

@@ -36,7 +36,7 @@ export const stale = defineScenario({
       : [],
   create: (params, ctx) => ({
     activate() {
-      ctx.host.push({ node: ctx.scope.node, types: ctx.scope.types });
+      ctx.host.resend({ node: ctx.scope.node, types: ctx.scope.types });
     },
     decide(query) {
       const old =

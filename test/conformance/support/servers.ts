@@ -123,10 +123,9 @@ export async function startServers(
         tlsXds: startedTls.xdsAddress,
         tls,
         debugUrl,
-        push: () => {
-          started.push();
-          startedTls.push();
-          return Promise.resolve();
+        push: async () => {
+          await started.control.push();
+          await startedTls.control.push();
         },
         log: () => mockLog.slice(),
         mock: started,

@@ -45,6 +45,7 @@ export const FLOORS: readonly { folder: string; floor: number; may: readonly str
     floor: 7,
     may: ['api', 'live', 'faults', 'debug', 'journal', 'metrics', 'core', 'xds', 'util'],
   },
+  { folder: 'timelines', floor: 7, may: ['api', 'faults', 'core', 'util'] },
   { folder: 'status', floor: 7, may: ['api', 'debug', 'envoy', 'core', 'xds', 'util'] },
   {
     folder: 'target',

@@ -1,6 +1,12 @@
 /**
  * mock-istiod's public API. Anything not exported here is internal.
  */
+import type { Logger } from 'pino';
+import type { MockIstiod } from './app/mock-istiod-api.js';
+import { targetOf } from './target/operation-target.js';
+import type { Timeline } from './timelines/timeline.js';
+import { runTimeline as runTimelineOn, type TimelineRun } from './timelines/timeline-runner.js';
+
 export { createMockIstiod } from './app/mock-istiod.js';
 export { type MockIstiod, type StartedAddresses } from './app/mock-istiod-api.js';
 export type { MockIstiodOptions } from './app/options.js';
@@ -82,7 +88,7 @@ export {
   type Timeline,
   type TimelineAction,
   type TimelineStep,
-} from './app/timeline.js';
+} from './timelines/timeline.js';
 export type { ResourceSetSpec, ValidatedSet } from './snapshot/validated-set.js';
 export {
   importConfigDump,
@@ -112,7 +118,12 @@ export type { EndpointRewrite } from './import/rewrite-endpoints.js';
 export type { ListenerRewrite } from './import/rewrite-listeners.js';
 export type { SdsRewrite, CaFiles } from './import/rewrite-sds.js';
 export type { HostPort } from './import/json-walk.js';
-export { runTimeline, type TimelineRun } from './app/timeline-runner.js';
+export type { TimelineRun };
+
+/** Replays a timeline (`parseTimeline`) against a running mock: `serve --timeline` in process. */
+export function runTimeline(mock: MockIstiod, timeline: Timeline, logger?: Logger): TimelineRun {
+  return runTimelineOn(targetOf(mock), timeline, logger);
+}
 export {
   startEnvoy,
   sidecarBootstrap,

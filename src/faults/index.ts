@@ -1,6 +1,6 @@
 /**
  * Fault injection: the model, the scenarios, the engine (timelines, which also run control
- * operations, are in src/app/timeline.ts). The public surface is
+ * operations, are in src/timelines/timeline.ts). The public surface is
  * re-exported by the package barrel (src/index.ts).
  */
 export type { FaultInfo, FaultSpec, FaultState, StreamSelector, TriggerSpec } from './model.js';

@@ -4,8 +4,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect } from 'vitest';
-import { parseTimeline, type Timeline } from '../../src/app/timeline.js';
-import { runTimeline } from '../../src/app/timeline-runner.js';
+import { parseTimeline, type Timeline } from '../../src/timelines/timeline.js';
+import { runTimeline } from '../../src/index.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';

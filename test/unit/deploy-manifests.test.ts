@@ -12,7 +12,7 @@ import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Namespace, Service, ServiceAccount, type IService } from 'kubernetes-models/v1';
 import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { parseTimeline } from '../../src/app/timeline.js';
+import { parseTimeline } from '../../src/timelines/timeline.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import {
   DEPLOY_DIR,

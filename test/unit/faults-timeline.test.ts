@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimeline } from '../../src/app/timeline.js';
+import { parseTimeline } from '../../src/timelines/timeline.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
 
 describe('parseTimeline', () => {

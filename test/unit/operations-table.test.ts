@@ -10,7 +10,7 @@ import type { Operation } from '../../src/api/operation.js';
 import { operationMethods } from '../../src/api/methods.js';
 import { OPERATIONS } from '../../src/api/table.js';
 import type { OperationTarget } from '../../src/api/target.js';
-import { parseTimeline } from '../../src/app/timeline.js';
+import { parseTimeline } from '../../src/timelines/timeline.js';
 import { CONTROL_VERBS } from '../../src/cli/client/control-verbs.js';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { openApiDocument, openApiPath } from '../../src/control/openapi.js';

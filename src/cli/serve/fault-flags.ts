@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { parseFaultFlag } from '../../faults/flag-spec.js';
 import { resolveFault, type ResolvedFault } from '../../faults/spec.js';
-import { parseTimeline, type Timeline } from '../../app/timeline.js';
+import { parseTimeline, type Timeline } from '../../timelines/timeline.js';
 import { targetOf } from '../../target/operation-target.js';
-import { runTimeline } from '../../app/timeline-runner.js';
+import { runTimeline } from '../../timelines/timeline-runner.js';
 import type { MockIstiod } from '../../app/mock-istiod-api.js';
 import { formatProblems } from '../../util/problems.js';
 import { MockIstiodError } from '../../util/errors.js';
@@ -70,6 +70,6 @@ export async function startFaults(
     );
   }
   if (!flags.timeline) return () => undefined;
-  const run = runTimeline(server, flags.timeline, log);
+  const run = runTimeline(targetOf(server), flags.timeline, log);
   return () => run.stop();
 }

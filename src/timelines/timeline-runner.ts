@@ -5,8 +5,9 @@
  */
 import type { Logger } from 'pino';
 import pino from 'pino';
-import type { MockIstiod } from './mock-istiod-api.js';
-import { targetOf, type MockTarget } from '../target/operation-target.js';
+import type { OperationTarget } from '../api/target.js';
+import type { ServerEventEmitter } from '../core/events.js';
+import type { FaultEngine } from '../faults/engine.js';
 import { formatProblems } from '../util/problems.js';
 import type { Timeline, TimelineAction } from './timeline.js';
 import { Refusal, type Operation } from '../api/operation.js';
@@ -19,7 +20,17 @@ export interface TimelineRun {
   stop(): void;
 }
 
-type Target = MockTarget;
+/**
+ * What a timeline acts on: the control operations, the server's events (a `first-stream`
+ * timeline starts at the first `stream-open`), and the fault engine, which takes the faults
+ * the timeline resolved when it was read.
+ */
+export type TimelineTarget = OperationTarget & {
+  readonly events: ServerEventEmitter;
+  readonly faults: Pick<FaultEngine, 'applyResolved' | 'remove'>;
+};
+
+type Target = TimelineTarget;
 
 /** Sleeping between steps, and waking early when the run is stopped. */
 class Clock {
@@ -46,8 +57,11 @@ class Clock {
   }
 }
 
-export function runTimeline(mock: MockIstiod, timeline: Timeline, logger?: Logger): TimelineRun {
-  const target = targetOf(mock);
+export function runTimeline(
+  target: TimelineTarget,
+  timeline: Timeline,
+  logger?: Logger,
+): TimelineRun {
   const log = (logger ?? pino({ level: 'silent' })).child({
     timeline: timeline.name ?? 'timeline',
   });

@@ -203,11 +203,17 @@ export const STREAM_INFO: JsonSchema = {
 /** What `waitForAck` waits for: a type, and optionally one node and one version. */
 export interface AckQuery {
   typeUrl: string;
-  /** Only this node id (exactly), or a glob (`sidecar~*~orders-*`). */
+  /** Only nodes whose id matches this glob (`sidecar~*~orders-*`; without `*` or `?`, exactly). */
   node?: string;
   /** Only this version (default: the current version of the stream's set). */
   version?: string;
   timeoutMs: number;
+  /**
+   * Only an ACK ends the wait; a NACK of the version is passed over (the test helper's
+   * `waitForAck`, whose fault may be removed and the version sent again). The operation
+   * answers either.
+   */
+  ackOnly?: boolean;
 }
 
 /** What a wait for an ACK found: an ACK, or a NACK with Envoy's error detail. */

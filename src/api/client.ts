@@ -16,6 +16,7 @@ import { parseDuration } from '../util/duration.js';
 import type { Problem } from '../util/problems.js';
 import { requestFor, type OutgoingRequest } from './http-shape.js';
 import type { Operation, OutputOf, RequestOf } from './operation.js';
+import { refusalError } from './refusal.js';
 import { operationNamed, type OperationName, type OperationNamed } from './table.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -125,10 +126,8 @@ export function createControlClient(options: ControlClientOptions): ControlClien
         `mock-istiod at ${where} failed (${status}) on ${what}: ${error}`,
       );
     }
-    return new MockIstiodError('CONTROL_REFUSED', error || `answered ${status} to ${what}`, {
-      problems,
-      details: { status, operation: op?.name, body: parsed.ok ? parsed.value : undefined },
-    });
+    const message = error || `answered ${status} to ${what}`;
+    return refusalError(status, message, problems, op?.name, parsed.ok ? parsed.value : undefined);
   }
 
   function json(request: OutgoingRequest, text: string): unknown {

@@ -5,9 +5,10 @@
  * theirs here, over HTTP and in process, so that the two have the same methods.
  */
 import { validateFields } from '../core/fields.js';
-import { MockIstiodError } from '../util/errors.js';
+import type { MockIstiodError } from '../util/errors.js';
 import type { InputArgs } from './client.js';
 import { invalid, Refusal, type Operation, type OutputOf } from './operation.js';
+import { refusalError } from './refusal.js';
 import { OPERATIONS, type OperationName, type OperationNamed } from './table.js';
 import type { OperationTarget } from './target.js';
 
@@ -15,16 +16,17 @@ export type OperationMethods = {
   readonly [N in OperationName]: (...input: InputArgs<N>) => Promise<OutputOf<OperationNamed<N>>>;
 };
 
-/** The error a refusal becomes for a caller: the same in process as over HTTP (client.ts). */
+/**
+ * The error a refusal becomes for a caller: the same in process as over HTTP (client.ts). A
+ * wait that timed out (408) is `WAIT_TIMEOUT`, as every wait's is; any other refusal
+ * `CONTROL_REFUSED`.
+ */
 export function refusedError(
   refusal: Refusal,
   operation: string,
-): MockIstiodError<'CONTROL_REFUSED'> {
+): MockIstiodError<'CONTROL_REFUSED' | 'WAIT_TIMEOUT'> {
   const body = { error: refusal.error, problems: refusal.problems, ...refusal.extra };
-  return new MockIstiodError('CONTROL_REFUSED', refusal.error, {
-    problems: refusal.problems,
-    details: { status: refusal.status, operation, body },
-  });
+  return refusalError(refusal.status, refusal.error, refusal.problems, operation, body);
 }
 
 /** Methods that run each operation through `call`. */

@@ -1,7 +1,8 @@
 /**
  * An operation's refusal, as its `run` returns it and as every client throws it
- * (`CONTROL_REFUSED`).
+ * (`CONTROL_REFUSED`, or `WAIT_TIMEOUT` for a wait that ran out).
  */
+import { MockIstiodError } from '../util/errors.js';
 import { formatProblems, type Problem } from '../util/problems.js';
 
 /** HTTP statuses an operation may refuse with. */
@@ -27,4 +28,21 @@ export class Refusal {
 /** A 400 for bad input: `<what>: <every problem, with its path>`. */
 export function invalid(what: string, problems: readonly Problem[]): Refusal {
   return new Refusal(400, `${what}: ${formatProblems(problems)}`, problems);
+}
+
+/** `WAIT_TIMEOUT` for a 408, else `CONTROL_REFUSED`, with the answer's problems and body. */
+export function refusalError(
+  status: number,
+  message: string,
+  problems: readonly Problem[],
+  operation: string | undefined,
+  body: unknown,
+): MockIstiodError<'CONTROL_REFUSED' | 'WAIT_TIMEOUT'> {
+  if (status === 408) {
+    return new MockIstiodError('WAIT_TIMEOUT', message, { problems, details: { lastValue: body } });
+  }
+  return new MockIstiodError('CONTROL_REFUSED', message, {
+    problems,
+    details: { status, operation, body },
+  });
 }

@@ -43,7 +43,7 @@ export function ackOfStream(
   const who = { typeUrl: query.typeUrl, version, nodeId: stream.proxy.nodeId };
   const connectionId = stream.connectionId;
   if (state.acked?.version === version) return { result: 'ack', ...who, connectionId };
-  if (state.nack?.version === version) {
+  if (state.nack?.version === version && query.ackOnly !== true) {
     return { result: 'nack', ...who, connectionId, nack: describeNack(state.nack) };
   }
   return undefined;

@@ -75,7 +75,7 @@ export function waitForAck(
   const found = ackOf(parts, query);
   if (found) return Promise.resolve(found);
   const what =
-    `an ACK or NACK of ${shortTypeName(query.typeUrl)} version ${query.version ?? '(current)'}` +
+    `${query.ackOnly === true ? 'an ACK' : 'an ACK or NACK'} of ${shortTypeName(query.typeUrl)} version ${query.version ?? '(current)'}` +
     (query.node === undefined ? '' : ` from ${query.node}`);
   return waitFor<AckAwaited | Refusal>(
     parts.closed,

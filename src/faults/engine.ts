@@ -195,7 +195,8 @@ export class FaultEngine implements ResponsePolicy {
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for fault ${id}'s trigger`));
+        const message = `timed out after ${timeoutMs} ms waiting for fault ${id}'s trigger`;
+        reject(new MockIstiodError('WAIT_TIMEOUT', message, { details: { lastValue: info() } }));
       }, timeoutMs);
       this.events.on('activated', onActive);
       this.events.on('removed', onActive);

@@ -3,6 +3,7 @@
  * entries, kept in a bounded ring buffer (oldest dropped first) and handed to sinks (such
  * as a JSONL file). It listens to the server's events; it never touches the protocol.
  */
+import { globMatches } from '../util/glob.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 
 import type { RequestOutcome } from '../core/stream-state.js';
@@ -31,7 +32,7 @@ export interface JournalEntry {
 }
 
 export interface JournalFilter {
-  /** Node id (substring match, as istiod's `proxyID`). */
+  /** Node-id glob (`*orders*`; without `*` or `?`, the exact id, as istiod's `proxyID`). */
   node?: string;
   typeUrl?: string;
   kind?: JournalKind | readonly JournalKind[];
@@ -97,7 +98,10 @@ export function entryMatcher(filter: JournalFilter): (entry: JournalEntry) => bo
   const kinds = filter.kind === undefined ? undefined : new Set([filter.kind].flat());
   return (entry) =>
     !(filter.since !== undefined && entry.seq <= filter.since) &&
-    !(filter.node !== undefined && !entry.nodeId?.includes(filter.node)) &&
+    !(
+      filter.node !== undefined &&
+      (entry.nodeId === undefined || !globMatches(filter.node, entry.nodeId))
+    ) &&
     !(filter.typeUrl !== undefined && entry.typeUrl !== filter.typeUrl) &&
     !(kinds && !kinds.has(entry.kind));
 }

@@ -8,6 +8,8 @@ import { displayTypeName, parseTypeName } from '../core/types/registry.js';
 import type { JournalEntry, JournalKind } from '../journal/journal.js';
 import type { StreamView, ResponseEvent } from '../core/events.js';
 import type { MockIstiod } from '../app/mock-istiod-api.js';
+import { MockIstiodError } from '../util/errors.js';
+import { matchesGlob } from '../util/glob.js';
 
 /** The requests that ask for resources (not ACKs, NACKs or stale ones). */
 export const RESOURCE_REQUEST_KINDS: readonly JournalKind[] = [
@@ -17,7 +19,7 @@ export const RESOURCE_REQUEST_KINDS: readonly JournalKind[] = [
 ];
 
 export interface RequestFilter {
-  /** Only from nodes whose id contains this (as the journal's `node` filter). */
+  /** Only from nodes whose id matches this glob (`*orders*`; the journal's `node` filter). */
   node?: string;
   /** Which kinds of request count (default: subscribe, reconnect, resubscribe). */
   kind?: JournalKind | readonly JournalKind[];
@@ -68,10 +70,11 @@ export function waitForRequest(
     const timer = setTimeout(() => {
       cleanup();
       const from = filter.node ? ` from a node matching "${filter.node}"` : '';
+      const what = `a ${displayTypeName(typeUrl)} request${from}`;
       reject(
-        new Error(
-          `timed out after ${timeoutMs} ms waiting for a ${displayTypeName(typeUrl)} request${from}`,
-        ),
+        new MockIstiodError('WAIT_TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${what}`, {
+          details: { lastValue: undefined },
+        }),
       );
     }, timeoutMs);
     const cleanup = () => {
@@ -94,7 +97,7 @@ export function expectNoResponse(
   return new Promise((resolve, reject) => {
     const listener = (stream: StreamView, response: ResponseEvent) => {
       if (response.typeUrl !== typeUrl) return;
-      if (options.node !== undefined && !stream.proxy.nodeId.includes(options.node)) return;
+      if (!matchesGlob(options.node, stream.proxy.nodeId)) return;
       cleanup();
       reject(
         new Error(

@@ -1,42 +1,83 @@
 /**
- * Awaiting protocol events on a mock istiod: an ACK or a NACK of a type (optionally from
- * one node, optionally of one version). Resolves at once when it already happened.
+ * Awaiting protocol events on a mock istiod in a test: an ACK of a type (the control
+ * operation `waitForAck`'s one implementation, asked for an ACK only), or a NACK of it. Both
+ * resolve at once when it already happened; a node filter is a glob, as everywhere; a wait
+ * that runs out throws `MockIstiodError('WAIT_TIMEOUT')` saying what it waited for.
  */
+import type { AckAwaited } from '../api/answers.js';
+import { Refusal } from '../api/refusal.js';
 import type { Nack } from '../core/stream-state.js';
 import type { StreamView } from '../core/events.js';
 import type { MockIstiod } from '../app/mock-istiod-api.js';
 import { shortTypeName } from '../core/types/registry.js';
+import { targetOf } from '../target/operation-target.js';
+import { MockIstiodError } from '../util/errors.js';
+import { matchesGlob } from '../util/glob.js';
 
 export interface AckFilter {
-  /** Only this node id (default: any). */
-  nodeId?: string;
-  /** Only this version (default: the current version of the type). */
+  /** Only nodes whose id matches this glob (`sidecar~*~orders-*`; default: any). */
+  node?: string;
+  /** Only this version (default: the current version of the type in the stream's set). */
   version?: string;
   timeoutMs?: number;
 }
 
-export interface Acked {
-  stream: StreamView;
-  version: string;
-}
+/** An ACK, as the control operation `waitForAck` answers it. */
+export type Acked = AckAwaited & { result: 'ack' };
 
 export interface Nacked {
   stream: StreamView;
   nack: Nack;
 }
 
-function matchesNode(stream: StreamView, filter: AckFilter): boolean {
-  return filter.nodeId === undefined || stream.proxy.nodeId === filter.nodeId;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Waits until a stream has ACKed `typeUrl` at the wanted version (a NACK does not end it). */
+export async function waitForAck(
+  server: MockIstiod,
+  typeUrl: string,
+  filter: AckFilter = {},
+): Promise<Acked> {
+  const answer = await targetOf(server).waitForAck({
+    typeUrl,
+    node: filter.node,
+    version: filter.version,
+    timeoutMs: filter.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ackOnly: true,
+  });
+  if (!(answer instanceof Refusal)) return answer as Acked;
+  if (answer.status === 408) {
+    throw new MockIstiodError('WAIT_TIMEOUT', answer.error, {
+      problems: answer.problems,
+      details: { lastValue: answer.problems },
+    });
+  }
+  throw new MockIstiodError('CLOSED', answer.error);
 }
 
-function waitForEvent<T>(
+/** Waits until a stream has NACKed `typeUrl` (optionally a given version). */
+export function waitForNack(
   server: MockIstiod,
-  what: string,
-  timeoutMs: number,
-  check: () => T | undefined,
-): Promise<T> {
+  typeUrl: string,
+  filter: AckFilter = {},
+): Promise<Nacked> {
+  const timeoutMs = filter.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const check = (): Nacked | undefined => {
+    for (const stream of server.streams()) {
+      const nack = stream.types.get(typeUrl)?.nack;
+      if (
+        nack &&
+        matchesGlob(filter.node, stream.proxy.nodeId) &&
+        (!filter.version || nack.version === filter.version)
+      ) {
+        return { stream, nack };
+      }
+    }
+    return undefined;
+  };
   const found = check();
   if (found) return Promise.resolve(found);
+  const what = `a NACK of ${shortTypeName(typeUrl)}${filter.node ? ` from ${filter.node}` : ''}`;
   return new Promise((resolve, reject) => {
     const listener = () => {
       const value = check();
@@ -46,7 +87,11 @@ function waitForEvent<T>(
     };
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      reject(
+        new MockIstiodError('WAIT_TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${what}`, {
+          details: { lastValue: undefined },
+        }),
+      );
     }, timeoutMs);
     const cleanup = () => {
       clearTimeout(timer);
@@ -54,46 +99,4 @@ function waitForEvent<T>(
     };
     server.events.on('request', listener);
   });
-}
-
-/** Waits until a stream has ACKed `typeUrl` at the wanted version. */
-export function waitForAck(
-  server: MockIstiod,
-  typeUrl: string,
-  filter: AckFilter = {},
-): Promise<Acked> {
-  const timeoutMs = filter.timeoutMs ?? 10_000;
-  const check = (): Acked | undefined => {
-    const version = filter.version ?? server.snapshot().get(typeUrl).version;
-    for (const stream of server.streams()) {
-      const acked = stream.types.get(typeUrl)?.acked;
-      if (matchesNode(stream, filter) && acked?.version === version) return { stream, version };
-    }
-    return undefined;
-  };
-  const what = `an ACK of ${shortTypeName(typeUrl)} version ${filter.version ?? '(current)'}`;
-  return waitForEvent(server, what, timeoutMs, check);
-}
-
-/** Waits until a stream has NACKed `typeUrl` (optionally a given version). */
-export function waitForNack(
-  server: MockIstiod,
-  typeUrl: string,
-  filter: AckFilter = {},
-): Promise<Nacked> {
-  const timeoutMs = filter.timeoutMs ?? 10_000;
-  const check = (): Nacked | undefined => {
-    for (const stream of server.streams()) {
-      const nack = stream.types.get(typeUrl)?.nack;
-      if (
-        nack &&
-        matchesNode(stream, filter) &&
-        (!filter.version || nack.version === filter.version)
-      ) {
-        return { stream, nack };
-      }
-    }
-    return undefined;
-  };
-  return waitForEvent(server, `a NACK of ${shortTypeName(typeUrl)}`, timeoutMs, check);
 }

@@ -262,7 +262,7 @@ describe('ADS fields a client chooses', () => {
           // The NACK is journaled before anything else happens on the stream.
           await until(`NACK ${i} in the journal`, async () => {
             const answer = await request(
-              `${target.controlUrl}/debug/journal?kind=nack&node=${encodeURIComponent(`~nack-${i}.`)}&limit=1`,
+              `${target.controlUrl}/debug/journal?kind=nack&node=${encodeURIComponent(`*~nack-${i}.*`)}&limit=1`,
             );
             return answer.status === 200 && answer.body.trim() !== '[]';
           });

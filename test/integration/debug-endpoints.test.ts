@@ -288,9 +288,18 @@ describe('/debug/journal', () => {
       `ack ${CLUSTER_TYPE}`,
       `nack ${LISTENER_TYPE}`,
     ]);
-    const lds2 = await getJson<{ kind: string }[]>('/debug/journal?type=lds&node=orders-v1-0');
+    const lds2 = await getJson<{ kind: string }[]>('/debug/journal?type=lds&node=*orders-v1-0*');
     expect(lds2.map((e) => e.kind)).toEqual(['subscribe', 'response', 'nack']);
     expect(await getJson('/debug/journal?node=nobody')).toEqual([]);
+    // The node filter is a glob, as every node filter: a part of the id matches nothing alone,
+    // the whole id matches exactly, and a glob longer than 1,024 characters is refused.
+    expect(await getJson('/debug/journal?node=orders-v1-0')).toEqual([]);
+    const id = sidecarNode().id;
+    const byId = await getJson<{ nodeId: string }[]>(
+      `/debug/journal?type=lds&node=${encodeURIComponent(id)}`,
+    );
+    expect(byId.map((e) => e.nodeId)).toEqual(lds2.map(() => id));
+    expect((await get(`/debug/journal?node=${'*'.repeat(1025)}`)).status).toBe(400);
     const bad = await get('/debug/journal?kind=ack,nak&limit=0');
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body)).toMatchObject({

@@ -67,7 +67,7 @@ describe('inject and withFault', () => {
 describe('waitForRequest and expectNoResponse', () => {
   it('waitForRequest finds a request already made, or waits for the next one', async () => {
     const { istiod, stream } = await setup();
-    const pending = istiod.waitForRequest('LDS', { node: 'orders-v1-0' });
+    const pending = istiod.waitForRequest('LDS', { node: '*orders-v1-0*' });
     stream.send({ type_url: CLUSTER_TYPE, node: NODE });
     const cds = await stream.next();
     const first = await istiod.waitForRequest('CDS');
@@ -83,7 +83,25 @@ describe('waitForRequest and expectNoResponse', () => {
     expect((await pending).typeUrl).toBe(LISTENER_TYPE);
     await expect(
       istiod.waitForRequest('LDS', { since: acked.seq + 10, timeoutMs: 100 }),
-    ).rejects.toThrow('timed out after 100 ms waiting for a LDS request');
+    ).rejects.toMatchObject({
+      code: 'WAIT_TIMEOUT',
+      message: 'timed out after 100 ms waiting for a LDS request',
+    });
+    // waitForAck: the node filter is a glob, the wait the control operation's, asking for an
+    // ACK only; one that runs out throws WAIT_TIMEOUT saying what it waited for.
+    expect(await istiod.waitForAck(CLUSTER_TYPE, { node: '*~orders-v1-0.*' })).toMatchObject({
+      result: 'ack',
+      version: cds.version_info,
+      nodeId: NODE.id,
+    });
+    await expect(
+      istiod.waitForAck(CLUSTER_TYPE, { node: 'orders-v1-0', timeoutMs: 100 }),
+    ).rejects.toMatchObject({
+      code: 'WAIT_TIMEOUT',
+      message: expect.stringMatching(
+        /^timed out after 100 ms waiting for an ACK of CDS version .* from orders-v1-0$/,
+      ) as string,
+    });
     expect(() => istiod.waitForRequest('XDS')).toThrow('not a resource type: "XDS"');
   });
 
@@ -92,7 +110,7 @@ describe('waitForRequest and expectNoResponse', () => {
     await istiod.inject({ scenario: 'withhold' });
     stream.send({ type_url: CLUSTER_TYPE, node: NODE });
     await istiod.expectNoResponse('CDS', 200);
-    const quiet = istiod.expectNoResponse('CDS', 2_000, { node: 'orders' });
+    const quiet = istiod.expectNoResponse('CDS', 2_000, { node: '*orders*' });
     await istiod.control.release();
     await expect(quiet).rejects.toThrow(
       new RegExp(

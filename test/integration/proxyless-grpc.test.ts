@@ -87,7 +87,7 @@ it('resolves xds:/// through the mock and completes an RPC', async () => {
   );
   expect(reply.toString()).toBe('echo:hello');
   for (const type of [LISTENER_TYPE, ROUTE_TYPE, CLUSTER_TYPE, ENDPOINT_TYPE]) {
-    await server.waitForAck(type, { nodeId: bootstrap.node.id });
+    await server.waitForAck(type, { node: bootstrap.node.id });
   }
   const listener = server.streams()[0]?.types.get(LISTENER_TYPE);
   expect(listener?.names).toEqual([`${host}:8080`]);

@@ -238,7 +238,7 @@ describe('the journal', () => {
       'response',
       'ack',
     ]);
-    expect(server.journal.query({ kind: 'ack', node: 'orders-v1-0' })).toMatchObject([
+    expect(server.journal.query({ kind: 'ack', node: '*orders-v1-0*' })).toMatchObject([
       { typeUrl: CLUSTER_TYPE, version: cds.version_info, nonce: cds.nonce },
     ]);
     stream.send({ type_url: LISTENER_TYPE });

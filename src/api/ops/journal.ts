@@ -13,8 +13,11 @@ import { answer, defineOperation } from '../operation.js';
 export const MAX_JOURNAL_WAIT_MS = 60_000;
 
 const JOURNAL_INPUT = {
-  node: { type: 'string', description: 'node id, or a part of it' },
-  proxyID: { type: 'string', description: 'the same as node, as istiod names it' },
+  node: {
+    type: 'glob',
+    description: 'node-id glob (`*orders*`; without `*` or `?`, the exact id)',
+  },
+  proxyID: { type: 'glob', description: 'the same as node, as istiod names it' },
   type: { type: 'type', description: 'one resource type: cds, LDS, or a type URL' },
   kind: { type: 'enums', values: JOURNAL_KINDS, description: 'only these kinds: ack,nack' },
   since: { type: 'integer', min: 0, description: 'entries after this sequence number' },

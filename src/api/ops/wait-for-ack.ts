@@ -1,9 +1,10 @@
 /**
- * `GET /control/wait-for-ack?type=LDS&node=…&version=…&timeout=10s`: the library's
- * `waitForAck` over HTTP. Answers as soon as a stream (of the node, when given) ACKs the type
- * at the version (default: the version its set serves now), or NACKs it: then
+ * `GET /control/wait-for-ack?type=LDS&node=…&version=…&timeout=10s`, and `control.waitForAck`
+ * in process or remote: answers as soon as a stream (of a node matching the glob, when given)
+ * ACKs the type at the version (default: the version its set serves now), or NACKs it: then
  * `result: "nack"` with Envoy's error detail. At once when that already happened; 408 with a
- * problem on `timeout` when nothing did in time.
+ * problem on `timeout` when nothing did in time (a client throws `WAIT_TIMEOUT`). The test
+ * helper `istiod.waitForAck` runs the same wait, asking for an ACK only.
  */
 import { ACK_AWAITED, type AckAwaited } from '../answers.js';
 import { answer, defineOperation } from '../operation.js';

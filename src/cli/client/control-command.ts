@@ -113,8 +113,14 @@ export function runOperation<N extends OperationName>(
         clientFor(target).call as (n: N, i: unknown) => Promise<OutputOf<OperationNamed<N>>>
       )(name, input);
     } catch (err) {
-      if (!isMockIstiodError(err, 'CONTROL_REFUSED') || err.details.status === 401) throw err;
-      if (output === 'json') process.stdout.write(`${JSON.stringify(err.details.body)}\n`);
+      // A refusal, or a wait that ran out (408): the command's own answer, exit 2.
+      const body = isMockIstiodError(err, 'WAIT_TIMEOUT')
+        ? err.details.lastValue
+        : isMockIstiodError(err, 'CONTROL_REFUSED') && err.details.status !== 401
+          ? err.details.body
+          : undefined;
+      if (body === undefined || !(err instanceof Error)) throw err;
+      if (output === 'json') process.stdout.write(`${JSON.stringify(body)}\n`);
       process.stderr.write(`mock-istiod: ${err.message}\n`);
       return 2;
     }

@@ -2,6 +2,7 @@
  * The shapes of the control API's answers: each as a TypeScript type and as the JSON Schema the
  * OpenAPI document publishes, side by side so that they are read (and changed) together.
  */
+import { describeNack, type NackInfo } from '../core/stream-state.js';
 import type { StreamView } from '../core/events.js';
 import type { JsonSchema } from '../core/fields.js';
 import type { FaultInfo } from '../faults/model.js';
@@ -84,18 +85,6 @@ export const SCENARIO: JsonSchema = {
   required: ['name', 'summary', 'scope', 'releasable', 'params'],
 };
 
-/** A NACK as the API shows it: what Envoy rejected, what it kept, and why. */
-export interface NackInfo {
-  version: string;
-  nonce: string;
-  /** The version Envoy says it still runs (empty in delta). */
-  keptVersion: string;
-  /** The `error_detail` status code (3: INVALID_ARGUMENT). */
-  code: number;
-  message: string;
-  at: string;
-}
-
 /** One stream as `GET /control/state` lists it. */
 export interface StreamInfo {
   connectionId: string;
@@ -120,18 +109,6 @@ export interface StreamInfo {
     ackedAt: string | undefined;
     nack: NackInfo | undefined;
   }[];
-}
-
-export function describeNack(nack: {
-  version: string;
-  nonce: string;
-  keptVersion: string;
-  code: number;
-  message: string;
-  at: Date;
-}): NackInfo {
-  const { version, nonce, keptVersion, code, message, at } = nack;
-  return { version, nonce, keptVersion, code, message, at: at.toISOString() };
 }
 
 /** A stream in its API shape; `current` gives the version its set serves of a type. */

@@ -6,7 +6,8 @@
  * again (resource changes are rare next to requests). The listener is there only while a wait
  * is.
  */
-import { describeNack, type AckAwaited, type AckQuery } from '../api/answers.js';
+import type { AckAwaited, AckQuery } from '../api/answers.js';
+import { describeNack } from '../core/stream-state.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { RequestOutcome } from '../core/stream-state.js';
 import { matchesGlob } from '../util/glob.js';

@@ -34,6 +34,14 @@ export interface Nack {
   at: Date;
 }
 
+/** A NACK as the API, syncz and the page show it: its time as an ISO string. */
+export type NackInfo = Omit<Nack, 'at'> & { at: string };
+
+export function describeNack(nack: Nack): NackInfo {
+  const { version, nonce, keptVersion, code, message, at } = nack;
+  return { version, nonce, keptVersion, code, message, at: at.toISOString() };
+}
+
 /** What a session knows about one subscribed type. */
 export interface TypeState {
   typeUrl: string;

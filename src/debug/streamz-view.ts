@@ -3,7 +3,7 @@
  * endpoints spread over several shapes (nonces in syncz, metadata in adsz) plus versions,
  * times and the last NACK, in one JSON document. The `status` command reads it.
  */
-import type { TypeState } from '../core/stream-state.js';
+import { describeNack, type NackInfo, type TypeState } from '../core/stream-state.js';
 import type { StreamView } from '../core/events.js';
 import { shortTypeName } from '../core/types/registry.js';
 import { namespaceOf, sortedStreams } from './debug-views.js';
@@ -18,14 +18,7 @@ export interface TypeDetail {
   names: '*' | string[];
   sent?: { version: string; nonce: string; at: string; count: number };
   acked?: { version: string; nonce: string; at: string };
-  nack?: {
-    version: string;
-    nonce: string;
-    keptVersion: string;
-    code: number;
-    message: string;
-    at: string;
-  };
+  nack?: NackInfo;
 }
 
 export interface StreamDetail {
@@ -58,7 +51,7 @@ function typeDetail(state: Readonly<TypeState>): TypeDetail {
     names: state.names === '*' ? '*' : [...state.names],
     ...(sent && { sent: { ...sent, at: sent.at.toISOString() } }),
     ...(acked && { acked: { ...acked, at: acked.at.toISOString() } }),
-    ...(nack && { nack: { ...nack, at: nack.at.toISOString() } }),
+    ...(nack && { nack: describeNack(nack) }),
   };
 }
 

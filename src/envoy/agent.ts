@@ -7,13 +7,9 @@
  */
 import { EventEmitter } from 'node:events';
 import pino, { type Logger } from 'pino';
-import {
-  DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS,
-  makeSidecarBootstrap,
-  SIDECAR_PORTS,
-} from '../bootstrap/sidecar.js';
+import { DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS, makeSidecarBootstrap } from '../bootstrap/sidecar.js';
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
-import { freePort } from '../util/ports.js';
+import { resolveSidecarPorts } from './sidecar-ports.js';
 import { ADMIN_ADDRESS_KEY } from './admin-address.js';
 import { waitFor, type WaitOptions } from '../util/wait.js';
 import type { PodView } from './agent-pod-view.js';
@@ -204,25 +200,11 @@ function withDefaults(
 }
 
 /**
- * Fills in a real sidecar's ports and replaces 0 with a free port, except for the status
- * server, which binds port 0 itself. Envoy's ports must be known before Envoy starts: they are
- * written into the bootstrap (the readiness and Prometheus listeners are named after them, and
+ * A real sidecar's ports, 0 replaced with a free port except for the status server, which
+ * binds port 0 itself. Envoy's ports must be known before Envoy starts: they are written into
+ * the bootstrap (the readiness and Prometheus listeners are named after them, and
  * `prometheus_stats` points at the admin port).
  */
-async function resolvePorts(requested: Partial<AgentPorts>): Promise<AgentPorts> {
-  const ports: AgentPorts = {
-    status: requested.status ?? SIDECAR_PORTS.agentStatus,
-    admin: requested.admin ?? SIDECAR_PORTS.admin,
-    readiness: requested.readiness ?? SIDECAR_PORTS.readiness,
-    prometheus: requested.prometheus ?? SIDECAR_PORTS.prometheus,
-  };
-  const taken = new Set(Object.values(ports).filter((port) => port !== 0));
-  for (const key of ['admin', 'readiness', 'prometheus'] as const) {
-    if (ports[key] !== 0) continue;
-    let port = await freePort();
-    while (taken.has(port)) port = await freePort();
-    taken.add(port);
-    ports[key] = port;
-  }
-  return ports;
+function resolvePorts(requested: Partial<AgentPorts>): Promise<AgentPorts> {
+  return resolveSidecarPorts(requested, ['admin', 'readiness', 'prometheus']);
 }

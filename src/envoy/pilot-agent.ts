@@ -15,9 +15,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env.js';
-import { ADMIN_ADDRESS_KEY, SIDECAR_PORTS } from '../bootstrap/sidecar.js';
+import { ADMIN_ADDRESS_KEY } from '../bootstrap/sidecar.js';
 import { MockIstiodError } from '../util/errors.js';
-import { freePort } from '../util/ports.js';
+import { resolveSidecarPorts } from './sidecar-ports.js';
 import { waitFor, type WaitOptions } from '../util/wait.js';
 import type { PodView } from './agent-pod-view.js';
 import { EnvoyChild } from './envoy-child.js';
@@ -253,20 +253,6 @@ function withDefaults(partial: Partial<PilotAgentOptions> & Required): PilotAgen
 }
 
 /** A real sidecar's ports where none is given; 0 becomes a free port (all distinct). */
-async function resolvePorts(requested: Partial<PilotAgentPorts>): Promise<PilotAgentPorts> {
-  const ports: PilotAgentPorts = {
-    admin: requested.admin ?? SIDECAR_PORTS.admin,
-    status: requested.status ?? SIDECAR_PORTS.agentStatus,
-    readiness: requested.readiness ?? SIDECAR_PORTS.readiness,
-    prometheus: requested.prometheus ?? SIDECAR_PORTS.prometheus,
-  };
-  const taken = new Set(Object.values(ports).filter((port) => port !== 0));
-  for (const key of ['admin', 'status', 'readiness', 'prometheus'] as const) {
-    if (ports[key] !== 0) continue;
-    let port = await freePort();
-    while (taken.has(port)) port = await freePort();
-    taken.add(port);
-    ports[key] = port;
-  }
-  return ports;
+function resolvePorts(requested: Partial<PilotAgentPorts>): Promise<PilotAgentPorts> {
+  return resolveSidecarPorts(requested, ['admin', 'status', 'readiness', 'prometheus']);
 }

@@ -8,7 +8,7 @@ import { displayTypeName, parseTypeName } from '../core/types/registry.js';
 import type { JournalEntry, JournalKind } from '../journal/journal.js';
 import type { StreamView, ResponseEvent } from '../core/events.js';
 import type { MockIstiod } from '../app/mock-istiod-api.js';
-import { MockIstiodError } from '../util/errors.js';
+import { untilRequest } from './waiters.js';
 import { matchesGlob } from '../util/glob.js';
 
 /** The requests that ask for resources (not ACKs, NACKs or stale ones). */
@@ -57,32 +57,9 @@ export function waitForRequest(
   const kind = filter.kind ?? RESOURCE_REQUEST_KINDS;
   const query = () =>
     server.journal.query({ typeUrl, node: filter.node, kind, since: filter.since ?? 0 }).at(0);
-  const found = query();
-  if (found) return Promise.resolve(found);
-  const timeoutMs = filter.timeoutMs ?? 10_000;
-  return new Promise((resolve, reject) => {
-    const listener = () => {
-      const entry = query();
-      if (!entry) return;
-      cleanup();
-      resolve(entry);
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      const from = filter.node ? ` from a node matching "${filter.node}"` : '';
-      const what = `a ${displayTypeName(typeUrl)} request${from}`;
-      reject(
-        new MockIstiodError('WAIT_TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${what}`, {
-          details: { lastValue: undefined },
-        }),
-      );
-    }, timeoutMs);
-    const cleanup = () => {
-      clearTimeout(timer);
-      server.events.off('request', listener);
-    };
-    server.events.on('request', listener);
-  });
+  const from = filter.node ? ` from a node matching "${filter.node}"` : '';
+  const what = `a ${displayTypeName(typeUrl)} request${from}`;
+  return untilRequest(server.events, what, filter.timeoutMs ?? 10_000, query);
 }
 
 /** Resolves after `ms` if no response of `type` went out meanwhile; rejects at the first one. */

@@ -7,7 +7,7 @@
 import type { AckAwaited } from '../api/answers.js';
 import { Refusal } from '../api/refusal.js';
 import type { Nack } from '../core/stream-state.js';
-import type { StreamView } from '../core/events.js';
+import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { MockIstiod } from '../app/mock-istiod-api.js';
 import { shortTypeName } from '../core/types/registry.js';
 import { targetOf } from '../target/operation-target.js';
@@ -75,28 +75,38 @@ export function waitForNack(
     }
     return undefined;
   };
-  const found = check();
-  if (found) return Promise.resolve(found);
   const what = `a NACK of ${shortTypeName(typeUrl)}${filter.node ? ` from ${filter.node}` : ''}`;
+  return untilRequest(server.events, what, timeoutMs, check);
+}
+
+/**
+ * `check()`'s first value: at once, or after a request (every protocol event follows one),
+ * or `WAIT_TIMEOUT` naming `what` after `timeoutMs`.
+ */
+export function untilRequest<T>(
+  events: Pick<ServerEventEmitter, 'on' | 'off'>,
+  what: string,
+  timeoutMs: number,
+  check: () => T | undefined,
+): Promise<T> {
+  const found = check();
+  if (found !== undefined) return Promise.resolve(found);
   return new Promise((resolve, reject) => {
     const listener = () => {
       const value = check();
-      if (!value) return;
+      if (value === undefined) return;
       cleanup();
       resolve(value);
     };
     const timer = setTimeout(() => {
       cleanup();
-      reject(
-        new MockIstiodError('WAIT_TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${what}`, {
-          details: { lastValue: undefined },
-        }),
-      );
+      const message = `timed out after ${timeoutMs} ms waiting for ${what}`;
+      reject(new MockIstiodError('WAIT_TIMEOUT', message, { details: { lastValue: undefined } }));
     }, timeoutMs);
     const cleanup = () => {
       clearTimeout(timer);
-      server.events.off('request', listener);
+      events.off('request', listener);
     };
-    server.events.on('request', listener);
+    events.on('request', listener);
   });
 }

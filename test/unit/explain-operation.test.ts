@@ -1,12 +1,12 @@
 /**
- * `GET /ui/explain`'s answer shaping (src/app/operation-explain.ts): which admin API each
+ * `GET /ui/explain`'s answer shaping (src/target/operation-explain.ts): which admin API each
  * asked proxy is, the refusals that name how to give an address, and the rows and differences
  * of two small config_dumps shaped as the operation answers them (checked against its schema).
  */
 import { describe, expect, it } from 'vitest';
 import { EXPLAINED } from '../../src/api/answers.js';
 import { Refusal } from '../../src/api/operation.js';
-import { explainProxies, resolveSources } from '../../src/app/operation-explain.js';
+import { explainProxies, resolveSources } from '../../src/target/operation-explain.js';
 import type { StreamView } from '../../src/core/events.js';
 import { UiAdmins } from '../../src/live/ui-admins.js';
 import { checkJson } from '../support/fixtures/json-schema.js';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sourceFromInjection, valuesFromRows } from '../../src/app/injection-source.js';
+import { sourceFromInjection, valuesFromRows } from '../../src/target/injection-source.js';
 import { SEED_INJECTION_VALUES } from '../../src/explain/injection-values.js';
 import { findPod, readInjectionValues } from '../../src/inject/injection-values.js';
 

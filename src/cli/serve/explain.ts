@@ -11,7 +11,7 @@ import {
   sourceFromInjection,
   sourceFromLabInjection,
   type ValuesSource,
-} from '../../app/injection-source.js';
+} from '../../target/injection-source.js';
 import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
 import { fail } from '../fail.js';
 import { parseFlags } from '../flags.js';

@@ -17,8 +17,6 @@ import type {
   AckQuery,
   AdminInfo,
   CertificateFields,
-  ExplainAnswer,
-  ExplainQuery,
   IssuedChain,
   Minted,
   ResourcesChanged,
@@ -27,6 +25,7 @@ import type {
   SetsChanged,
   TokenFields,
 } from './answers.js';
+import type { ExplainAnswer, ExplainQuery } from './explain-answers.js';
 import type { Refusal } from './refusal.js';
 
 /** The faults applied to the mock: the part of its fault engine the operations use. */

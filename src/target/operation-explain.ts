@@ -4,7 +4,7 @@
  * shapes what `mock-istiod explain` says of it into the API's answer: the rows of each
  * configuration and, for two, where they differ and why.
  */
-import type { ExplainAnswer, ExplainedConfig, ExplainQuery } from '../api/answers.js';
+import type { ExplainAnswer, ExplainedConfig, ExplainQuery } from '../api/explain-answers.js';
 import { invalid, Refusal } from '../api/operation.js';
 import type { StreamView } from '../core/events.js';
 import { EnvoyAdminClient } from '../envoy/admin-client.js';

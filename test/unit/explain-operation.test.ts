@@ -4,7 +4,7 @@
  * of two small config_dumps shaped as the operation answers them (checked against its schema).
  */
 import { describe, expect, it } from 'vitest';
-import { EXPLAINED } from '../../src/api/answers.js';
+import { EXPLAINED } from '../../src/api/explain-answers.js';
 import { Refusal } from '../../src/api/operation.js';
 import { explainProxies, resolveSources } from '../../src/target/operation-explain.js';
 import type { StreamView } from '../../src/core/events.js';

@@ -2,7 +2,7 @@
  * `GET /ui/explain`: what each injection value became in a connected proxy's Envoy, read from
  * its config_dump through the admin address the live page knows (docs/generate.md).
  */
-import { EXPLAIN_VALUE_SOURCES, EXPLAINED, type ExplainAnswer } from '../answers.js';
+import { EXPLAIN_VALUE_SOURCES, EXPLAINED, type ExplainAnswer } from '../explain-answers.js';
 import { answer, defineOperation } from '../operation.js';
 
 export const explain = defineOperation({

@@ -5,7 +5,7 @@
  * and a note. The notes are `mock-istiod explain`'s own text, in English.
  */
 import { useState } from 'preact/hooks';
-import type { ExplainAnswer, ExplainRowInfo } from '../../../src/api/answers.js';
+import type { ExplainAnswer, ExplainRowInfo } from '../../../src/api/explain-answers.js';
 import { control } from '../api.js';
 import { useT, type Translate } from '../i18n.js';
 import type { MessageKey } from '../messages.js';

@@ -10,6 +10,7 @@ import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { FaultInfo } from '../faults/model.js';
 import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
 import { UiAdmins } from './ui-admins.js';
+import { JournalBatch, ProxyRows } from './ui-batches.js';
 import {
   sseFrame,
   UI_HARD_LIMIT_BYTES,
@@ -95,10 +96,6 @@ const MAX_DELAY_MS = 5_000;
 const QUIET_MS = 50;
 /** …but a batch waits for one at most this long. */
 const MAX_QUIET_WAIT_MS = 1_000;
-/** More changed rows than this in a batch… */
-const BULK_ROWS = 100;
-/** …go out at most this often. */
-const BULK_ROWS_MS = 2_000;
 
 export class UiHub {
   readonly admins: UiAdmins;
@@ -106,12 +103,8 @@ export class UiHub {
   private nextId = 0;
   private detach: (() => void) | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
-  private batch: JournalEntry[] = [];
-  private readonly waiting = new Set<number>();
-  private droppedEntries = 0;
-  private readonly dirty = new Set<string>();
-  private extrasChanged = false;
-  private readonly rowJson = new Map<string, string>();
+  private readonly batch: JournalBatch;
+  private readonly rows = new ProxyRows();
   private markers: UiFaultMarker[] = [];
   private faultsChanged = false;
   private stateChanged = false;
@@ -127,7 +120,6 @@ export class UiHub {
   private lastEntryAt = -Infinity;
   private pendingSince = Number.POSITIVE_INFINITY;
   private readonly pollMs: number;
-  private readonly maxBatch: number;
   private cachedSnapshot: { frame: string; at: number } | undefined;
 
   constructor(
@@ -137,12 +129,12 @@ export class UiHub {
     this.flushMs = options.flushMs ?? 200;
     this.nextDelayMs = this.flushMs;
     this.pollMs = options.pollMs ?? 1_000;
-    this.maxBatch = options.maxBatch ?? 200;
+    this.batch = new JournalBatch(options.maxBatch ?? 200);
     this.admins = new UiAdmins({
       timeoutMs: options.pollTimeoutMs,
       onSample: (sample) => this.addSample(sample),
       onChange: () => {
-        this.extrasChanged = true;
+        this.rows.markAll();
         this.schedule();
       },
       onError: (what, err) => this.failed(what, err),
@@ -199,7 +191,7 @@ export class UiHub {
 
   /** Something a page should see at once (an admin address added or removed). */
   adminsChanged(): void {
-    this.extrasChanged = true;
+    this.rows.markAll();
     if (this.listening) {
       this.pollRound();
       this.schedule();
@@ -281,34 +273,18 @@ export class UiHub {
     this.detach = undefined;
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    this.batch = [];
-    this.waiting.clear();
-    this.dirty.clear();
-    this.rowJson.clear();
+    this.batch.clear();
+    this.rows.clear();
     this.markers = [];
     this.samples = [];
-    this.droppedEntries = 0;
   }
 
-  /**
-   * On the xDS path: keep it to a push, a set insertion and a clock read. A batch keeps the newest
-   * `maxBatch` entries (so the diagram ends where the exchange is); older ones are counted
-   * as dropped, trimmed in chunks so that the batch stays under twice that.
-   */
+  /** On the xDS path: keep it to a set insertion, a push and a clock read (ui-batches.ts). */
   private onEntry(entry: JournalEntry): void {
-    if (entry.connectionId !== undefined) this.dirty.add(entry.connectionId);
+    if (entry.connectionId !== undefined) this.rows.markDirty(entry.connectionId);
     this.lastEntryAt = performance.now();
-    this.batch.push(entry);
-    if (isWaiting(entry, this.target.withheld, this.holding)) this.waiting.add(entry.seq);
-    if (this.batch.length >= 2 * this.maxBatch) this.trimBatch();
+    this.batch.add(entry, isWaiting(entry, this.target.withheld, this.holding));
     this.schedule();
-  }
-
-  private trimBatch(): void {
-    const extra = this.batch.length - this.maxBatch;
-    if (extra <= 0) return;
-    for (const entry of this.batch.splice(0, extra)) this.waiting.delete(entry.seq);
-    this.droppedEntries += extra;
   }
 
   private onFault(action: UiFaultMarker['action'], fault: FaultInfo): void {
@@ -370,7 +346,11 @@ export class UiHub {
   }
 
   private send(): void {
-    const frames = [...this.controlFrames(), ...this.journalFrames(), ...this.rowFrames()];
+    const frames = [
+      ...this.controlFrames(),
+      ...this.batch.frames(() => this.views()),
+      ...this.rowFrames(),
+    ];
     if (this.samples.length > 0) frames.push(sseFrame('stats', this.samples.splice(0)));
     const admins = JSON.stringify(this.admins.list());
     if (admins !== this.adminsJson) {
@@ -392,48 +372,12 @@ export class UiHub {
     return frames;
   }
 
-  private journalFrames(): string[] {
-    if (this.batch.length === 0 && this.droppedEntries === 0) return [];
-    this.trimBatch();
-    const views = this.views();
-    const entries = this.batch.map((e) =>
-      journalRow(e, views.get(e.connectionId ?? ''), this.waiting.has(e.seq)),
-    );
-    const frame = sseFrame('journal', { entries, dropped: this.droppedEntries });
-    this.batch = [];
-    this.waiting.clear();
-    this.droppedEntries = 0;
-    return [frame];
-  }
-
   private rowFrames(): string[] {
-    if (this.dirty.size === 0 && !this.extrasChanged) return [];
-    // Many rows changing at once (a push to a fleet): rows go out at most every
-    // BULK_ROWS_MS, the newest state then; a page cannot show 1,000 rows changing faster.
-    const now = performance.now();
-    if (this.dirty.size > BULK_ROWS && now - this.lastBulkRows < BULK_ROWS_MS) {
-      this.schedule();
-      return [];
-    }
-    if (this.dirty.size > BULK_ROWS) this.lastBulkRows = now;
-    const streams = this.target.streams();
-    const live = new Set<string>();
-    const changed: string[] = [];
-    for (const stream of streams) {
-      live.add(stream.connectionId);
-      if (!this.extrasChanged && !this.dirty.has(stream.connectionId)) continue;
-      const json = JSON.stringify(proxyRow(stream, this.admins.extras(stream)));
-      if (this.rowJson.get(stream.connectionId) === json) continue;
-      this.rowJson.set(stream.connectionId, json);
-      changed.push(json);
-    }
-    const gone = [...this.dirty].filter((id) => !live.has(id));
-    for (const id of gone) this.rowJson.delete(id);
-    this.dirty.clear();
-    this.extrasChanged = false;
-    const frames: string[] = [];
-    if (changed.length > 0) frames.push(`event: proxies\ndata: [${changed.join(',')}]\n\n`);
-    if (gone.length > 0) frames.push(sseFrame('proxy-gone', { connectionIds: gone }));
+    const { frames, deferred } = this.rows.frames(
+      () => this.target.streams(),
+      (stream) => this.admins.extras(stream),
+    );
+    if (deferred) this.schedule();
     return frames;
   }
 

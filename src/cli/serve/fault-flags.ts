@@ -4,13 +4,9 @@
  * so a mistake is one line naming the flag and the field, and nothing listens.
  */
 import { readFileSync } from 'node:fs';
-import type { Logger } from 'pino';
 import { parseFaultFlag } from '../../faults/flag-spec.js';
 import { resolveFault, type ResolvedFault } from '../../faults/spec.js';
 import { parseTimeline, type Timeline } from '../../timelines/timeline.js';
-import { targetOf } from '../../target/operation-target.js';
-import { runTimeline } from '../../timelines/timeline-runner.js';
-import type { MockIstiod } from '../../app/mock-istiod-api.js';
 import { formatProblems } from '../../util/problems.js';
 import { MockIstiodError } from '../../util/errors.js';
 
@@ -52,24 +48,4 @@ function readTimeline(file: string): Timeline {
   if (!timeline.ok)
     throw new MockIstiodError('USAGE', `--scenario ${file}: ${formatProblems(timeline.problems)}`);
   return timeline.value;
-}
-
-/** Applies the faults and starts the timeline; returns what stops the timeline. */
-export async function startFaults(
-  server: MockIstiod,
-  flags: FaultFlags,
-  log: Logger,
-): Promise<() => void> {
-  for (const { text, fault } of flags.faults) {
-    const applied = await targetOf(server).faults.applyResolved(fault);
-    if (!applied.ok)
-      throw new MockIstiodError('USAGE', `--fault "${text}": ${formatProblems(applied.problems)}`);
-    log.warn(
-      { fault: applied.value.id, scenario: applied.value.scenario },
-      `fault applied: ${text}`,
-    );
-  }
-  if (!flags.timeline) return () => undefined;
-  const run = runTimeline(targetOf(server), flags.timeline, log);
-  return () => run.stop();
 }

@@ -1,14 +1,8 @@
 /**
  * The flags that say what to ask istiod, shared by `generate` and `serve --from-istio`
- * (docs/generate.md), and the one place the answer's report is turned into lines.
+ * (docs/generate.md).
  */
-import {
-  generateForPod,
-  OUTBOUND_TRAFFIC_POLICIES,
-  type Generated,
-} from '../../generate/generate.js';
-import { formatReport } from '../../import/report.js';
-import type { ResourceSetSpec } from '../../snapshot/validated-set.js';
+import { OUTBOUND_TRAFFIC_POLICIES, type GenerateOptions } from '../../generate/generate.js';
 import { parseChoice } from '../args.js';
 import { parseImportFlags, type ImportFlagValues } from './import-flags.js';
 
@@ -35,15 +29,15 @@ export interface GenerateFlagValues extends ImportFlagValues {
   'outbound-traffic-policy'?: string;
 }
 
-/** Asks istiod-ref for the pod the flags name, with the import's rewrites they choose. */
-export function generateFromFlags(
+/** What to ask istiod-ref for: the pod the flags name, with the import's rewrites they choose. */
+export function generateOptionsFromFlags(
   files: readonly string[],
   values: GenerateFlagValues,
   tlsDir: string | undefined,
   env: NodeJS.ProcessEnv,
-): Promise<Generated> {
+): GenerateOptions {
   const policy = values['outbound-traffic-policy'];
-  return generateForPod({
+  return {
     files,
     ...(values.pod !== undefined && { pod: values.pod }),
     ...(values.node !== undefined && { nodeId: values.node }),
@@ -58,31 +52,5 @@ export function generateFromFlags(
     }),
     rewrites: parseImportFlags(values, tlsDir),
     env,
-  });
-}
-
-/** What was asked and what came back, then the import report, one line each. */
-export function generatedLines(generated: Generated): string[] {
-  const { pod, node, sent } = generated;
-  const counts = Object.entries(sent)
-    .map(([type, n]) => `${type} ${n}`)
-    .join(', ');
-  return [
-    `asked istiod for pod ${pod.namespace}/${pod.name} (${pod.ip}) as ${node.id}`,
-    `istiod sent: ${counts}`,
-    ...formatReport(generated.imported.report),
-  ];
-}
-
-/** `serve --from-istio`: the generated set as the `resources` option takes it, the report logged. */
-export async function generatedResources(
-  files: readonly string[],
-  values: GenerateFlagValues,
-  tlsDir: string | undefined,
-  env: NodeJS.ProcessEnv,
-  log: { info(msg: string): void },
-): Promise<ResourceSetSpec[]> {
-  const generated = await generateFromFlags(files, values, tlsDir, env);
-  for (const line of generatedLines(generated)) log.info(`generate: ${line.trim()}`);
-  return [generated.imported.spec];
+  };
 }

@@ -6,12 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { formatOf, formatResourceFile } from '../../import/resource-file.js';
 import { MockIstiodError } from '../../util/errors.js';
 import { parseFlags } from '../flags.js';
-import {
-  GENERATE_FLAGS,
-  GENERATE_USAGE,
-  generateFromFlags,
-  generatedLines,
-} from './generate-flags.js';
+import { generateForPod } from '../../generate/generate.js';
+import { generatedLines } from '../../generate/generated-lines.js';
+import { GENERATE_FLAGS, GENERATE_USAGE, generateOptionsFromFlags } from './generate-flags.js';
 import { IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
 
 export const GENERATE_COMMAND_USAGE = `Usage: mock-istiod generate <file.yaml>... [-o <resources.yaml|.json>] [options]
@@ -43,7 +40,9 @@ export async function generateCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const { values, positionals } = parsed;
   if (positionals.length === 0)
     throw new MockIstiodError('USAGE', 'generate: expected one or more YAML files');
-  const generated = await generateFromFlags(positionals, values, values['tls-dir'], env);
+  const generated = await generateForPod(
+    generateOptionsFromFlags(positionals, values, values['tls-dir'], env),
+  );
   const output = values.output;
   const { pod, node } = generated;
   const origin = [

@@ -1,7 +1,6 @@
 /**
  * The flags that choose an import's rewrites, shared by `import` and `serve
- * --from-config-dump` (docs/import.md), and the one place a dump is read, imported and its
- * report printed.
+ * --from-config-dump` (docs/import.md).
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -10,16 +9,9 @@ import { lazyRequire } from '../../util/lazy-require.js';
 
 /** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
 const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
-import {
-  importConfigDump,
-  readDumpFile,
-  type ImportedDump,
-  type ImportOptions,
-} from '../../import/import-dump.js';
+import type { ImportOptions } from '../../import/import-dump.js';
 import { parseHostPort, type HostPort } from '../../import/json-walk.js';
-import { formatReport } from '../../import/report.js';
 import type { SdsRewrite } from '../../import/rewrite-sds.js';
-import type { ResourceSetSpec } from '../../snapshot/validated-set.js';
 import { TLS_FILES } from '../../tls/tls-files.js';
 import { isObject } from '../../util/guards.js';
 import { MockIstiodError } from '../../util/errors.js';
@@ -152,38 +144,4 @@ function sdsRewrite(value: string | undefined, tlsDir: string | undefined): SdsR
       key: join(dir, TLS_FILES.key),
     },
   };
-}
-
-/** Reads and imports a dump; problems throw `INVALID_RESOURCES`, one line each. */
-export function importDumpFile(path: string, options: Partial<ImportOptions>): ImportedDump {
-  const read = readDumpFile(path);
-  const imported = read.ok ? importConfigDump(read.value, options) : read;
-  if (!imported.ok) {
-    const list = imported.problems.map((p) => `\n  ${p.path}: ${p.message}`).join('');
-    throw new MockIstiodError('INVALID_RESOURCES', `cannot import ${path}:${list}`, {
-      problems: imported.problems,
-    });
-  }
-  return imported.value;
-}
-
-/**
- * `serve --from-config-dump`: the imported set as the `resources` option takes it, the report
- * logged (one line per entry, so that nothing in it is missed).
- */
-export function importedResources(
-  path: string,
-  values: ImportFlagValues,
-  tlsDir: string | undefined,
-  log: { info(msg: string): void },
-): ResourceSetSpec[] {
-  const imported = importDumpFile(path, parseImportFlags(values, tlsDir));
-  log.info(`importing ${path}`);
-  for (const line of reportLines(imported)) log.info(`import: ${line.trim()}`);
-  return [imported.spec];
-}
-
-/** The report, one line each, as the CLI prints it. */
-export function reportLines(imported: ImportedDump): string[] {
-  return formatReport(imported.report);
 }

@@ -6,13 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { parseFlags } from '../flags.js';
 import { formatOf, formatResourceFile } from '../../import/resource-file.js';
 import { MockIstiodError } from '../../util/errors.js';
-import {
-  IMPORT_FLAGS,
-  IMPORT_USAGE,
-  importDumpFile,
-  parseImportFlags,
-  reportLines,
-} from './import-flags.js';
+import { importDumpFile } from '../../import/import-file.js';
+import { formatReport } from '../../import/report.js';
+import { IMPORT_FLAGS, IMPORT_USAGE, parseImportFlags } from './import-flags.js';
 
 export const IMPORT_COMMAND_USAGE = `Usage: mock-istiod import <config_dump.json> [-o <resources.yaml|.json>] [options]
 
@@ -45,7 +41,7 @@ export function importCommand(argv: string[]): Promise<number> {
   const text = formatResourceFile(imported, output ? formatOf(output) : 'yaml', source);
   if (output) writeFileSync(output, text);
   else process.stdout.write(text);
-  process.stderr.write(`${reportLines(imported).join('\n')}\n`);
+  process.stderr.write(`${formatReport(imported.report).join('\n')}\n`);
   if (output)
     process.stderr.write(
       `wrote ${output}: serve it with mock-istiod serve --resources ${output}\n`,

@@ -3,31 +3,21 @@
  * lab's resources, until SIGINT/SIGTERM.
  */
 import * as grpc from '@grpc/grpc-js';
-import {
-  makeLabResources,
-  LAB_DEFAULTS,
-  LAB_VARIANTS,
-  type LabVariant,
-} from '../../resources/lab.js';
-import { createMockIstiod } from '../../app/mock-istiod.js';
+import { LAB_DEFAULTS, LAB_VARIANTS, type LabVariant } from '../../resources/lab.js';
+import { serveMockIstiod, type ServeSource } from '../../app/serve.js';
 import { VERSIONINGS, type Versioning } from '../../snapshot/version.js';
 import { DEFAULT_HOST } from '../../app/options.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice, parsePort } from '../args.js';
 import { armShutdownDeadline } from '../shutdown-deadline.js';
 import { createCliLogger, LOG_LEVELS } from '../logger.js';
-import { FAULT_USAGE, parseFaultFlags, startFaults } from './fault-flags.js';
-import {
-  attachJournalFile,
-  closeJournalFile,
-  JOURNAL_USAGE,
-  parseJournalSize,
-} from './journal-flag.js';
+import { FAULT_USAGE, parseFaultFlags } from './fault-flags.js';
+import { JOURNAL_USAGE, parseJournalSize } from './journal-flag.js';
 import { parseTlsFlags, TLS_FLAGS, TLS_USAGE } from './tls-flags.js';
 import { LIMIT_FLAGS, LIMIT_USAGE, parseLimitFlags } from './limit-flags.js';
 import { parseRateFlags, RATE_FLAGS, RATE_USAGE } from './rate-flags.js';
-import { importedResources, IMPORT_FLAGS, IMPORT_USAGE } from './import-flags.js';
-import { GENERATE_FLAGS, GENERATE_USAGE, generatedResources } from './generate-flags.js';
+import { IMPORT_FLAGS, IMPORT_USAGE, parseImportFlags } from './import-flags.js';
+import { GENERATE_FLAGS, GENERATE_USAGE, generateOptionsFromFlags } from './generate-flags.js';
 import { MockIstiodError } from '../../util/errors.js';
 import { DURATION_HINT, parseDuration } from '../../util/duration.js';
 import { resolveLang } from '../../util/lang.js';
@@ -150,59 +140,68 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     Object.keys(LAB_VARIANTS) as LabVariant[],
     'lab',
   );
-  const resources = istio
-    ? await generatedResources(istio, values, tlsDir, env, log)
+  const source: ServeSource = istio
+    ? { kind: 'istio', generate: generateOptionsFromFlags(istio, values, tlsDir, env) }
     : dump
-      ? importedResources(dump, values, tlsDir, log)
-      : makeLabResources({
-          ...LAB_VARIANTS[variant],
-          listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
-          inboundPort: parsePort(
-            '--inbound-port',
-            values['inbound-port'],
-            LAB_DEFAULTS.inboundPort,
-          ),
-          outboundPort: parsePort(
-            '--outbound-port',
-            values['outbound-port'],
-            LAB_DEFAULTS.outboundPort,
-          ),
-          appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
-          appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
-        });
+      ? { kind: 'config-dump', file: dump, rewrites: parseImportFlags(values, tlsDir) }
+      : {
+          kind: 'lab',
+          lab: {
+            ...LAB_VARIANTS[variant],
+            listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
+            inboundPort: parsePort(
+              '--inbound-port',
+              values['inbound-port'],
+              LAB_DEFAULTS.inboundPort,
+            ),
+            outboundPort: parsePort(
+              '--outbound-port',
+              values['outbound-port'],
+              LAB_DEFAULTS.outboundPort,
+            ),
+            appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
+            appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
+          },
+        };
   const token = values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined);
-  const server = createMockIstiod({
-    xds: {
-      host: values.host ?? env.MOCK_ISTIOD_HOST ?? DEFAULT_HOST,
-      port: parsePort('--port', values.port ?? env.MOCK_ISTIOD_PORT, 15012),
+  const {
+    mock: server,
+    started,
+    stop,
+  } = await serveMockIstiod({
+    source,
+    journalFile: values.journal,
+    faults: faultFlags.faults,
+    timeline: faultFlags.timeline,
+    options: {
+      xds: {
+        host: values.host ?? env.MOCK_ISTIOD_HOST ?? DEFAULT_HOST,
+        port: parsePort('--port', values.port ?? env.MOCK_ISTIOD_PORT, 15012),
+      },
+      control: {
+        host: values['control-host'] ?? env.MOCK_ISTIOD_CONTROL_HOST ?? DEFAULT_HOST,
+        port: parsePort(
+          '--control-port',
+          values['control-port'] ?? env.MOCK_ISTIOD_CONTROL_PORT,
+          15014,
+        ),
+      },
+      controlToken: token,
+      controlAllowedHosts: parseAllowedHosts(values, env),
+      withholdFirst: values['withhold-first'],
+      deltaResourceVersions: values['delta-resource-versions'],
+      ...(values.versioning !== undefined && { versioning: parseVersioning(values.versioning) }),
+      omitMissingResources: values['omit-missing-resources'],
+      resourcesPath: values.resources,
+      resourcesQuietMs: parseQuiet(values['resources-quiet']),
+      journalSize: parseJournalSize(values['journal-size']),
+      ...parseLimitFlags(values),
+      logger: log,
+      lang,
+      ...security,
+      ...parseRateFlags(values, env),
     },
-    control: {
-      host: values['control-host'] ?? env.MOCK_ISTIOD_CONTROL_HOST ?? DEFAULT_HOST,
-      port: parsePort(
-        '--control-port',
-        values['control-port'] ?? env.MOCK_ISTIOD_CONTROL_PORT,
-        15014,
-      ),
-    },
-    resources,
-    controlToken: token,
-    controlAllowedHosts: parseAllowedHosts(values, env),
-    withholdFirst: values['withhold-first'],
-    deltaResourceVersions: values['delta-resource-versions'],
-    ...(values.versioning !== undefined && { versioning: parseVersioning(values.versioning) }),
-    omitMissingResources: values['omit-missing-resources'],
-    resourcesPath: values.resources,
-    resourcesQuietMs: parseQuiet(values['resources-quiet']),
-    journalSize: parseJournalSize(values['journal-size']),
-    ...parseLimitFlags(values),
-    logger: log,
-    lang,
-    ...security,
-    ...parseRateFlags(values, env),
   });
-  const journalFile = await attachJournalFile(values.journal, server, log);
-  const started = await server.start();
-  const stopFaults = await startFaults(server, faultFlags, log);
   const control = `http://${started.control?.host}:${started.control?.port}`;
   log.info(text.where({ xds: server.xdsAddress, control }));
   if (started.control) {
@@ -210,15 +209,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     log.info({ page }, text.page({ page, token: token !== undefined }));
   }
   if (values['withhold-first']) log.warn(text.withholding({ control }));
-  return waitForSignal(
-    async () => {
-      stopFaults();
-      await server.close();
-      await closeJournalFile(journalFile, log);
-    },
-    log,
-    text,
-  );
+  return waitForSignal(stop, log, text);
 }
 
 function parseVersioning(value: string): Versioning {

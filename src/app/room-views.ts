@@ -10,7 +10,7 @@ import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import type { DebugXdsSource } from '../debug/debug-xds.js';
 import type { Journal } from '../journal/journal.js';
 import type { SentResources } from '../journal/sent-resources.js';
-import type { UiFaults, UiTarget } from '../live/ui-hub.js';
+import type { UiFaults, UiTarget } from '../live/ui-target.js';
 import type { MetricsSources } from '../metrics/metrics.js';
 
 /** The server's state as the assembly holds it, read through the views below. */

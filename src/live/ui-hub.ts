@@ -6,18 +6,13 @@
  * per journal entry; rows, JSON and writes happen in the batch, once for all pages.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ServerEventEmitter, StreamView } from '../core/events.js';
+import type { StreamView } from '../core/events.js';
 import type { FaultInfo } from '../faults/model.js';
-import type { Journal, JournalEntry, JournalFilter } from '../journal/journal.js';
+import type { JournalEntry } from '../journal/journal.js';
 import { UiAdmins } from './ui-admins.js';
 import { JournalBatch, ProxyRows } from './ui-batches.js';
-import {
-  sseFrame,
-  UI_HARD_LIMIT_BYTES,
-  UiClient,
-  type UiClientInfo,
-  type UiClientOptions,
-} from './ui-client.js';
+import type { FaultAction, UiHubOptions, UiTarget } from './ui-target.js';
+import { sseFrame, UI_HARD_LIMIT_BYTES, UiClient, type UiClientInfo } from './ui-client.js';
 import { snapshotFrame, UI_SNAPSHOT_MAX_BYTES } from './ui-trim.js';
 import {
   UI_EVENTS_VERSION,
@@ -41,50 +36,6 @@ import {
 
 /** The longest a snapshot is reused for pages that connect while nothing changes. */
 const SNAPSHOT_REUSE_MS = 1_000;
-
-type FaultAction = UiFaultMarker['action'];
-type FaultListener = (fault: FaultInfo) => void;
-
-/** The few members of the fault engine the page reads: the faults, and word of each change. */
-export interface UiFaults {
-  list(): FaultInfo[];
-  readonly events: {
-    on(action: FaultAction, listener: FaultListener): unknown;
-    off(action: FaultAction, listener: FaultListener): unknown;
-  };
-}
-
-/** The live page's events : what the server does, read only while a page is open. */
-export interface UiTarget {
-  readonly events: ServerEventEmitter;
-  readonly faults: UiFaults;
-  readonly journalStore: Pick<Journal, 'addSink'>;
-  journal(filter?: JournalFilter): JournalEntry[];
-  streams(): StreamView[];
-  readonly withheld: boolean;
-  readonly serving: boolean;
-}
-
-export interface UiHubOptions {
-  /** How often changes go out (default 200 ms). */
-  flushMs?: number;
-  /** How often admin APIs and readiness probes are polled (default 1 s). */
-  pollMs?: number;
-  /** Per-request deadline of a poll (default 800 ms). */
-  pollTimeoutMs?: number;
-  /** Journal entries per batch at most; the rest are counted as dropped (default 200). */
-  maxBatch?: number;
-  client?: UiClientOptions;
-  /** The mock's language, the page's default (`en`, `ko`). */
-  lang?: string;
-  /** The addresses to show (known once the server listens). */
-  addresses?: () => UiSnapshot['addresses'];
-  /**
-   * A failure inside the hub's own timers (the poll, a batch): reported here, never thrown
-   * out of the timer, so that what one client sent cannot end the process. Default: ignored.
-   */
-  onError?: (what: string, err: unknown) => void;
-}
 
 const FAULT_ACTIONS: readonly FaultAction[] = ['applied', 'activated', 'done', 'removed'];
 

@@ -9,7 +9,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import type { ServerEventEmitter, StreamView } from '../../src/core/events.js';
-import { UiHub, type UiTarget } from '../../src/live/ui-hub.js';
+import { UiHub } from '../../src/live/ui-hub.js';
+import type { UiTarget } from '../../src/live/ui-target.js';
 import { waitFor } from '../../src/util/wait.js';
 import { SseReader } from '../support/fixtures/sse.js';
 

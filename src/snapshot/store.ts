@@ -195,14 +195,7 @@ class SetStore implements SnapshotStore {
           before?.snapshot.restamped(version) ?? this.empty(name, match, version).snapshot;
         return { name, match, snapshot };
       }
-      const built = Snapshot.next(
-        before?.snapshot,
-        packed,
-        version,
-        this.controlPlaneId,
-        sameResources,
-        { baseVersion: this.baseVersion, pins: versions, changed },
-      );
+      const built = this.build(before?.snapshot, packed, version, { pins: versions, changed });
       repeats.push(built.repeated);
       return { name, match, snapshot: built.snapshot };
     });
@@ -225,6 +218,17 @@ class SetStore implements SnapshotStore {
     return changes;
   }
 
+  /** The next snapshot of a set: its resources at `version`, over the one before it. */
+  private build(
+    before: Snapshot | undefined,
+    packed: Parameters<typeof Snapshot.next>[1],
+    version: string,
+    options: Omit<NonNullable<Parameters<typeof Snapshot.next>[5]>, 'baseVersion'>,
+  ) {
+    const all = { baseVersion: this.baseVersion, ...options };
+    return Snapshot.next(before, packed, version, this.controlPlaneId, sameResources, all);
+  }
+
   private notify(changes: readonly SnapshotChange[]): void {
     for (const change of changes) for (const listener of this.listeners) listener(change);
   }
@@ -242,14 +246,10 @@ class SetStore implements SnapshotStore {
       const before = previous.find((s) => s.name === name);
       if (!packed) return before ?? this.empty(name, match, this.nextVersion());
       const version = this.nextVersion();
-      const built = Snapshot.next(
-        before?.snapshot,
-        packed,
-        version,
-        this.controlPlaneId,
-        sameResources,
-        { versioning: 'per-type', baseVersion: this.baseVersion, pins: versions },
-      );
+      const built = this.build(before?.snapshot, packed, version, {
+        versioning: 'per-type',
+        pins: versions,
+      });
       if (!before || built.changed.length > 0) changes.push({ set: name, ...built });
       return { name, match, snapshot: built.snapshot };
     });

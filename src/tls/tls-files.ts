@@ -101,7 +101,7 @@ export function loadServing(
     return;
   }
   try {
-    checkServingPair(readCertificates(certChainPem), keyPem, files, path, problems, notes, now);
+    checkServingPair(readCertificates(certChainPem), keyPem, { files, path, problems, notes, now });
   } catch (err) {
     problems.push({ path: path('certChain'), message: reason(err) });
   }
@@ -111,12 +111,15 @@ export function loadServing(
 function checkServingPair(
   chain: X509Certificate[],
   keyPem: string,
-  files: ServingFiles,
-  path: PathOf,
-  problems: Problem[],
-  notes: string[],
-  now: Date,
+  check: {
+    files: ServingFiles;
+    path: PathOf;
+    problems: Problem[];
+    notes: string[];
+    now: Date;
+  },
 ): void {
+  const { files, path, problems, notes, now } = check;
   const leaf = chain[0] as X509Certificate;
   let key: KeyObject;
   try {

@@ -23,10 +23,10 @@ export type MockTarget = OperationTarget & FaultHost & { readonly faults: FaultE
 export function createOperationTarget(rooms: TargetRooms): MockTarget {
   const { events, resources, withholdSwitch } = rooms;
   const store = resources.store;
-  const currentVersion = (stream: { proxy: ProxyIdentity }, typeUrl: string) => {
-    const snapshot = store.snapshotFor(stream.proxy);
-    return snapshot.typeUrls().includes(typeUrl) ? snapshot.get(typeUrl).version : undefined;
-  };
+  // The version the stream's set serves the type at, resources or none: a type the set lacks
+  // is still answered (an empty EDS or RDS response, as istiod's), at the push's version.
+  const currentVersion = (stream: { proxy: ProxyIdentity }, typeUrl: string) =>
+    store.snapshotFor(stream.proxy).get(typeUrl).version;
   const target: MockTarget = {
     events,
     get faults() {

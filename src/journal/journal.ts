@@ -32,7 +32,7 @@ export interface JournalEntry {
 }
 
 export interface JournalFilter {
-  /** Node-id glob (`*orders*`; without `*` or `?`, the exact id, as istiod's `proxyID`). */
+  /** Node-id glob (`*orders*`; without `*` or `?`, the exact id), as every node filter. */
   node?: string;
   typeUrl?: string;
   kind?: JournalKind | readonly JournalKind[];

@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import type * as ProtoLoader from '@grpc/proto-loader';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { MockIstiodError } from '../util/errors.js';
 
 const require = createRequire(import.meta.url);
 
@@ -140,7 +141,10 @@ export class AdsTestStream {
     this.call.write({ ...request, node });
   }
 
-  /** The next response, or a rejection if the stream ends or `timeoutMs` passes first. */
+  /**
+   * The next response; a rejection if the stream ends first, or `WAIT_TIMEOUT` (as every wait)
+   * if `timeoutMs` passes first.
+   */
   next(timeoutMs = 5_000): Promise<ClientResponse> {
     const queued = this.responses.shift();
     if (queued) return Promise.resolve(queued);
@@ -149,7 +153,8 @@ export class AdsTestStream {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(new Error(`no response within ${timeoutMs} ms`));
+        const message = `timed out after ${timeoutMs} ms waiting for a response on this stream`;
+        reject(new MockIstiodError('WAIT_TIMEOUT', message, { details: { lastValue: undefined } }));
       }, timeoutMs);
       const waiter = (r: ClientResponse | StreamEnd) => {
         clearTimeout(timer);

@@ -44,7 +44,10 @@ describe('serve --fault', () => {
     try {
       const stream = client.sotw();
       stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
-      await expect(stream.next(500)).rejects.toThrow('no response within 500 ms');
+      await expect(stream.next(500)).rejects.toMatchObject({
+        code: 'WAIT_TIMEOUT',
+        message: 'timed out after 500 ms waiting for a response on this stream',
+      });
     } finally {
       client.close();
     }

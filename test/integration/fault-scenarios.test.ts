@@ -122,7 +122,11 @@ describe('triggers', () => {
       trigger: { after: '300ms' },
     });
     expect(fault.info().state).toBe('armed');
-    await expect(fault.whenActive({ timeoutMs: 100 })).rejects.toThrow(/timed out after 100 ms/);
+    await expect(fault.whenActive({ timeoutMs: 100 })).rejects.toMatchObject({
+      code: 'WAIT_TIMEOUT',
+      message: `timed out after 100 ms waiting for fault ${fault.id}'s trigger`,
+      details: { lastValue: { id: fault.id, state: 'armed' } },
+    });
     const active = await fault.whenActive();
     expect(Date.parse(active.activatedAt!) - Date.parse(active.appliedAt)).toBeGreaterThanOrEqual(
       290,

@@ -90,4 +90,26 @@ describe('the journal fed by server events', () => {
     // seq and time come first, as `record()` writes them.
     expect(Object.keys(entries[0] ?? {}).slice(0, 2)).toEqual(['seq', 'time']);
   });
+
+  test('filters by node with a glob, as every node filter: a bare part of the id matches nothing', () => {
+    const events = new ServerEventEmitter();
+    const journal = new Journal();
+    attachJournal(journal, events);
+    const other: StreamView = {
+      ...stream,
+      connectionId: 'ratings-0.default-2',
+      proxy: { ...proxy, nodeId: 'router~10.0.0.2~ratings-0.default~default.svc.cluster.local' },
+    };
+    events.emit('request', stream, { kind: 'subscribe', typeUrl: CLUSTER_TYPE });
+    events.emit('request', other, { kind: 'subscribe', typeUrl: CLUSTER_TYPE });
+    const nodes = (node: string) => journal.query({ node }).map((e) => e.connectionId);
+    expect(nodes('*orders*')).toEqual(['orders-0.default-1']);
+    expect(nodes('router~*')).toEqual(['ratings-0.default-2']);
+    expect(nodes('*~*-0.default~*')).toEqual(['orders-0.default-1', 'ratings-0.default-2']);
+    expect(nodes(proxy.nodeId)).toEqual(['orders-0.default-1']);
+    expect(nodes('orders')).toEqual([]);
+    expect(nodes('sidecar~10.0.0.?~orders-0.default~default.svc.cluster.local')).toEqual([
+      'orders-0.default-1',
+    ]);
+  });
 });

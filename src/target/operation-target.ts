@@ -9,11 +9,11 @@
 import type { ScenarioInfo } from '../api/answers.js';
 import type { OperationTarget } from '../api/target.js';
 import type { ProxyIdentity } from '../core/identity.js';
-import { shortTypeName } from '../core/types/registry.js';
 import { FaultEngine } from '../faults/engine.js';
 import type { FaultHost } from '../faults/model.js';
 import { describeScenarios } from '../faults/registry.js';
 import { adminsOf, caPart, resourcePart, streamPart, type TargetRooms } from './parts.js';
+import { typeVersions } from './shapes.js';
 
 export { DOWN_MESSAGE, type ResourceRoom, type TargetRooms } from './parts.js';
 
@@ -57,12 +57,7 @@ export function createOperationTarget(rooms: TargetRooms): MockTarget {
       resources.restore();
       rooms.journal.clear();
     },
-    versions: () => {
-      const snapshot = store.current();
-      return Object.fromEntries(
-        snapshot.typeUrls().map((t) => [shortTypeName(t), snapshot.get(t).version]),
-      );
-    },
+    versions: () => typeVersions(store.current()),
     currentVersion,
     waitForAck: (query, signal) => rooms.waits.waitForAck(query, signal),
     waitForJournal: (filter, waitMs, signal) => rooms.waits.waitForJournal(filter, waitMs, signal),

@@ -5,7 +5,7 @@
  */
 import type { SetInfo, TokenFields } from '../api/answers.js';
 import { resolveTokenRequest, type TokenRequest } from '../ca/service-account-token.js';
-import type { SnapshotChange } from '../core/snapshot.js';
+import type { Snapshot, SnapshotChange } from '../core/snapshot.js';
 import { shortTypeName } from '../core/types/registry.js';
 import { resourceJson } from '../debug/config-dump.js';
 import type { StoredSet } from '../snapshot/store.js';
@@ -18,13 +18,18 @@ export function describeSets(sets: readonly StoredSet[]): SetInfo[] {
     name: set.name,
     ...(set.match ? { match: set.match } : {}),
     version: set.snapshot.version,
-    types: Object.fromEntries(
-      set.snapshot.typeUrls().map((t) => [shortTypeName(t), set.snapshot.get(t).version]),
-    ),
+    types: typeVersions(set.snapshot),
     resources: set.snapshot
       .typeUrls()
       .flatMap((t) => [...set.snapshot.get(t).resources.values()].map(resourceJson)),
   }));
+}
+
+/** The version of each type a snapshot holds, by istiod's short names. */
+export function typeVersions(snapshot: Snapshot): Record<string, string> {
+  return Object.fromEntries(
+    snapshot.typeUrls().map((t) => [shortTypeName(t), snapshot.get(t).version]),
+  );
 }
 
 /** Which types changed in each set, by istiod's short names. */

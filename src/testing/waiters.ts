@@ -5,6 +5,7 @@
  * that runs out throws `MockIstiodError('WAIT_TIMEOUT')` saying what it waited for.
  */
 import type { AckAwaited } from '../api/answers.js';
+import { refusedError } from '../api/methods.js';
 import { Refusal } from '../api/refusal.js';
 import type { Nack } from '../core/stream-state.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
@@ -46,12 +47,8 @@ export async function waitForAck(
     ackOnly: true,
   });
   if (!(answer instanceof Refusal)) return answer as Acked;
-  if (answer.status === 408) {
-    throw new MockIstiodError('WAIT_TIMEOUT', answer.error, {
-      problems: answer.problems,
-      details: { lastValue: answer.problems },
-    });
-  }
+  // A wait that ran out is WAIT_TIMEOUT, as a control client's; a close, CLOSED.
+  if (answer.status === 408) throw refusedError(answer, 'waitForAck');
   throw new MockIstiodError('CLOSED', answer.error);
 }
 

@@ -37,7 +37,7 @@ test('Envoy keeps serving its last config when istiod goes down', async () => {
   const orders = `http://127.0.0.1:${inboundPort}/orders`;
   expect(await get(orders)).toEqual({ status: 200, body: 'hello from orders' });
 
-  await istiod.withFault({ scenario: 'down' }, async () => {
+  await istiod.control.withFault({ scenario: 'down' }, async () => {
     await envoy.waitForStat('control_plane.connected_state', (v) => v === 0);
     expect(await get(orders)).toEqual({ status: 200, body: 'hello from orders' });
     expect((await envoy.ready()).status).toBe(200);

@@ -67,7 +67,7 @@ test('a bad config from the nack catalogue is rejected, then rolled back', async
   const { istiod, envoy, orders } = await startSidecar();
   const good = istiod.snapshot().get(LISTENER_TYPE).version;
 
-  const fault = await istiod.inject({
+  const fault = await istiod.control.inject({
     scenario: 'nack',
     params: { config: 'duplicate-address', after: 'rollback' },
   });
@@ -75,7 +75,7 @@ test('a bad config from the nack catalogue is rejected, then rolled back', async
   // Rolled back: Envoy accepts the last ACKed set again.
   await envoy.waitForStat('listener_manager.lds.update_success', (v) => v === 2);
   expect(await envoy.stat('listener_manager.lds.version_text')).toBe(good);
-  expect(fault.info().counts).toMatchObject({ sent: 1, rejected: 1, rolledBack: 1 });
+  expect((await fault.info()).counts).toMatchObject({ sent: 1, rejected: 1, rolledBack: 1 });
   expect(await get(orders)).toEqual({ status: 200, body: 'hello from orders' });
   await fault.remove();
 });

@@ -74,7 +74,6 @@ export {
   NACK_CATALOGUE,
   RESET_PRESETS,
   type FaultEvents,
-  type FaultHandle,
   type FaultInfo,
   type FaultSpec,
   type FaultState,

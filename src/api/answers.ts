@@ -193,6 +193,18 @@ export interface AckQuery {
   ackOnly?: boolean;
 }
 
+/** A wait on a fault: until its trigger has fired (`active`) or it is `done`. */
+export interface FaultQuery {
+  id: string;
+  until: 'active' | 'done';
+  timeoutMs: number;
+}
+
+/** The fault a wait on it found in the state waited for. */
+export interface FaultAwaited {
+  fault: FaultInfo;
+}
+
 /** What a wait for an ACK found: an ACK, or a NACK with Envoy's error detail. */
 export interface AckAwaited {
   result: 'ack' | 'nack';
@@ -219,14 +231,7 @@ export const ACK_AWAITED: JsonSchema = object(
 /** A certificate request as the API takes it, unchecked: the CA checks it whole. */
 export type CertificateFields = Readonly<Record<string, unknown>>;
 
-/** A chain the CA signed for a workload identity. */
-export interface IssuedChain {
-  identity: string;
-  certChain: string[];
-  rootCert: string;
-  privateKey?: string;
-  notAfter: string;
-}
+export type { IssuedChain } from '../core/identity.js';
 
 export const ISSUED_CHAIN: JsonSchema = object(
   {

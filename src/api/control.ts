@@ -15,8 +15,15 @@ import type { OperationTarget } from './target.js';
 /** A fault applied through `MockIstiodControl.inject`. */
 export interface ControlFault {
   readonly id: string;
-  /** Its current listing. */
+  /** Its current listing (the last one once removed). */
   info(): Promise<FaultInfo>;
+  /**
+   * Resolves with its listing once its trigger has fired (at once if it has none, or it has
+   * fired already); `WAIT_TIMEOUT` past `timeoutMs` (default 10 s).
+   */
+  whenActive(options?: { timeoutMs?: number }): Promise<FaultInfo>;
+  /** Resolves with its listing once it has ended (`state: done`); `WAIT_TIMEOUT` past the time. */
+  whenDone(options?: { timeoutMs?: number }): Promise<FaultInfo>;
   /** Removes it and undoes what it did (idempotent). */
   remove(): Promise<void>;
 }
@@ -30,16 +37,33 @@ export interface MockIstiodControl extends OperationMethods {
 
 /** Adds the fault handles to a set of operation methods; shared by both ways. */
 export function withFaultHandles(methods: OperationMethods): MockIstiodControl {
-  const handle = (info: FaultInfo): ControlFault => ({
-    id: info.id,
-    info: async () => (await methods.getFault({ id: info.id })).fault,
-    remove: async () => {
-      // Removing twice is fine: a 404 means it is gone already.
-      await methods.removeFault({ id: info.id }).catch((err: unknown) => {
-        if (!(isMockIstiodError(err, 'CONTROL_REFUSED') && err.details.status === 404)) throw err;
-      });
-    },
-  });
+  const handle = (applied: FaultInfo): ControlFault => {
+    const { id } = applied;
+    let last = applied;
+    const wait = async (until: 'active' | 'done', timeoutMs = 10_000) =>
+      (last = (await methods.waitForFault({ id, until, timeout: timeoutMs })).fault);
+    return {
+      id,
+      info: async () => {
+        // Once removed, its last listing: what it did before it went.
+        const now = await methods.getFault({ id }).catch((err: unknown) => {
+          if (isGone(err)) return { fault: last };
+          throw err;
+        });
+        return (last = now.fault);
+      },
+      whenActive: (options = {}) => wait('active', options.timeoutMs),
+      whenDone: (options = {}) => wait('done', options.timeoutMs),
+      remove: async () => {
+        // Removing twice is fine: a 404 means it is gone already.
+        const removed = await methods.removeFault({ id }).catch((err: unknown) => {
+          if (isGone(err)) return undefined;
+          throw err;
+        });
+        if (removed) last = removed.removed;
+      },
+    };
+  };
   const control: MockIstiodControl = {
     ...methods,
     inject: async (fault) => handle((await methods.applyFault(fault)).fault),
@@ -53,6 +77,11 @@ export function withFaultHandles(methods: OperationMethods): MockIstiodControl {
     },
   };
   return control;
+}
+
+/** A refusal saying there is no such fault (any more). */
+function isGone(err: unknown): boolean {
+  return isMockIstiodError(err, 'CONTROL_REFUSED') && err.details.status === 404;
 }
 
 /** The control interface over a target in this process: each operation run in place. */

@@ -108,6 +108,26 @@ export interface RunContext {
   signal?: AbortSignal;
 }
 
+/** The longest a single wait may take: a client's retry loop can wait longer. */
+export const MAX_WAIT_MS = 300_000;
+
+/**
+ * What an operation that waits declares: its `timeout` field, default `defaultMs` and capped
+ * at {@link MAX_WAIT_MS}, and that it may answer 408 (`timedOut` says why) or 503 (the mock
+ * closed). `waitMs(timeout)` is the time its run waits.
+ */
+export function waiting(defaultMs: number, timedOut: string) {
+  return {
+    timeout: {
+      type: 'duration',
+      description: `how long to wait (default ${defaultMs / 1000}s, at most ${MAX_WAIT_MS / 1000}s)`,
+    },
+    waits: { field: 'timeout', defaultMs },
+    refusals: { '408': timedOut, '503': 'the mock closed while waiting' },
+    waitMs: (timeout: number | undefined) => Math.min(timeout ?? defaultMs, MAX_WAIT_MS),
+  } as const;
+}
+
 /** Declares an operation, its input's type inferred from its fields. */
 export function defineOperation<const N extends string, const I extends FieldSchemas, O>(
   operation: Operation<N, I, O>,

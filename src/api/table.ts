@@ -34,6 +34,7 @@ import { setResources } from './ops/set-resources.js';
 import { state } from './ops/state.js';
 import { up } from './ops/up.js';
 import { waitForAck } from './ops/wait-for-ack.js';
+import { waitForFault } from './ops/wait-for-fault.js';
 import { withhold } from './ops/withhold.js';
 
 export const OPERATIONS = [
@@ -54,6 +55,7 @@ export const OPERATIONS = [
   applyFault,
   clearFaults,
   getFault,
+  waitForFault,
   removeFault,
   getResources,
   setResources,

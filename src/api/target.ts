@@ -17,6 +17,8 @@ import type {
   AckQuery,
   AdminInfo,
   CertificateFields,
+  FaultAwaited,
+  FaultQuery,
   IssuedChain,
   Minted,
   ResourcesChanged,
@@ -58,6 +60,12 @@ export interface OperationTarget extends Pick<
    * client went away).
    */
   waitForAck(query: AckQuery, signal?: AbortSignal): Promise<AckAwaited | Refusal>;
+  /**
+   * Waits until a fault's trigger has fired (or it is done, as `query.until` says), for at
+   * most `timeoutMs`; a refusal when there is no such fault, it is removed, the time runs
+   * out, the mock closes or `signal` aborts.
+   */
+  waitForFault(query: FaultQuery, signal?: AbortSignal): Promise<FaultAwaited | Refusal>;
   /**
    * The entries after `filter.since`; when there are none yet, waits up to `waitMs` for one
    * (`[]` when the time runs out or `signal` aborts).

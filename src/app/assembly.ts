@@ -18,7 +18,12 @@ import type { PreparedSecurity } from '../ca/security.js';
 import { attachCollisionWarnings } from './collisions.js';
 import { AckWaiters } from '../target/ack-waiters.js';
 import { explainProxies } from '../target/operation-explain.js';
-import { waitForAck, waitForJournal, type WaitParts } from '../target/operation-waits.js';
+import {
+  waitForAck,
+  waitForFault,
+  waitForJournal,
+  type WaitParts,
+} from '../target/operation-waits.js';
 import type { MockTarget, TargetRooms } from '../target/operation-target.js';
 import type { Journal } from '../journal/journal.js';
 import type { ResolvedOptions } from './options.js';
@@ -152,7 +157,7 @@ export function logServing(
 }
 
 /**
- * The waits the operations offer (on an ACK, on the journal) and `explain`, over the target's
+ * The waits the operations offer (on an ACK, on a fault, on the journal) and `explain`, over the target's
  * streams, read late so that they see the target's own `openStreams`.
  */
 export function targetWaits(parts: {
@@ -177,6 +182,8 @@ export function targetWaits(parts: {
   return {
     waits: {
       waitForAck: (query, signal) => waitForAck(waits, query, signal),
+      waitForFault: (query, signal) =>
+        waitForFault(parts.target().faults, parts.closed, query, signal),
       waitForJournal: (filter, waitMs, signal) => waitForJournal(waits, filter, waitMs, signal),
     },
     explain: (query) =>

@@ -6,6 +6,7 @@
  * TLS. With a CSR the caller keeps its key; without one the mock makes a key and returns it.
  */
 import { goDuration, spiffeId } from './ca-service.js';
+import type { IssuedChain } from '../core/identity.js';
 import type { CaOptions } from './security-options.js';
 import { LABEL, SUBDOMAIN } from './service-account-token.js';
 import { checkCsrSignature, parseCsr } from '../tls/csr.js';
@@ -24,17 +25,6 @@ export interface CertificateRequest {
   /** A PEM PKCS #10 request; without one the mock makes the key. */
   csr?: unknown;
   ttlSeconds?: unknown;
-}
-
-export interface IssuedChain {
-  /** The SPIFFE identity the certificate carries. */
-  identity: string;
-  /** The leaf, then the root: one PEM each, as istiod's CA answers. */
-  certChain: string[];
-  rootCert: string;
-  /** The key made for it (PKCS #8 PEM), when the request had no CSR. */
-  privateKey?: string;
-  notAfter: string;
 }
 
 export interface CertificateIssuer {

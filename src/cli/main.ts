@@ -15,7 +15,6 @@ const USER_MISTAKES: ReadonlySet<MockIstiodErrorCode> = new Set([
   'USAGE',
   'INVALID_OPTIONS',
   'INVALID_RESOURCES',
-  'INVALID_FAULT',
   'LISTEN_FAILED',
   // Missing Istio binaries: the message names the fix (npm run install-istio).
   'ISTIO_NOT_FOUND',

@@ -52,6 +52,21 @@ export type FieldSchema =
 
 export type FieldSchemas = Readonly<Record<string, FieldSchema>>;
 
+/**
+ * A field of any JSON value, documented by `schema` (a bare type name stands for
+ * `{type: name}`): what takes it checks it in depth.
+ */
+export function jsonField(
+  schema: JsonSchema | 'string' | 'object',
+  description: string,
+): { type: 'json'; schema: JsonSchema; description: string } {
+  return {
+    type: 'json',
+    schema: typeof schema === 'string' ? { type: schema } : schema,
+    description,
+  };
+}
+
 /** The TypeScript type of one field's validated value. */
 export type FieldValue<S> = S extends { type: 'integer' | 'duration' | 'status' }
   ? number

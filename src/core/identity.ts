@@ -23,3 +23,15 @@ export interface ProxyIdentity {
   /** `ISTIO_VERSION` from metadata, when present. */
   istioVersion: string;
 }
+
+/** A chain the CA signed for a workload identity (`POST /ca/certificates`' answer). */
+export interface IssuedChain {
+  /** The SPIFFE identity the certificate carries. */
+  identity: string;
+  /** The leaf, then the root: one PEM each, as istiod's CA answers. */
+  certChain: string[];
+  rootCert: string;
+  /** The key made for it (PKCS #8 PEM), when the request had no CSR. */
+  privateKey?: string;
+  notAfter: string;
+}

@@ -11,9 +11,7 @@ import { DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS, makeSidecarBootstrap } from '../boot
 import type { SidecarBootstrapOptions } from '../bootstrap/sidecar.js';
 import { resolveSidecarPorts } from './sidecar-ports.js';
 import { ADMIN_ADDRESS_KEY } from './admin-address.js';
-import { waitFor, type WaitOptions } from '../util/wait.js';
-import type { PodView } from './agent-pod-view.js';
-import { PodWatch, sidecarUrls } from './pod-watch.js';
+import { WatchedSidecar, type Sidecar, type SidecarEvents } from './pod-watch.js';
 import { startStatusServer, type StatusServer } from './agent-status-server.js';
 import { startEnvoy, type EnvoyLogLevel, type EnvoyProcess } from './envoy-process.js';
 import { ReadinessProbe, type ReadinessResult } from './readiness-probe.js';
@@ -45,29 +43,17 @@ export interface AgentOptions {
   logger: Logger;
 }
 
-export interface AgentEvents {
+export interface AgentEvents extends SidecarEvents {
   /** The status server answered `/healthz/ready` with this result. */
   readiness: [result: ReadinessResult];
-  /** READY or STATUS of the pod changed (the first view is `podView()`). */
-  pod: [view: PodView];
 }
 
-export interface Agent {
-  readonly envoy: EnvoyProcess;
+export interface Agent extends Sidecar {
   readonly ports: AgentPorts;
   readonly probe: ReadinessProbe;
   readonly events: EventEmitter<AgentEvents>;
-  /** `http://127.0.0.1:<status>/healthz/ready`: pilot-agent directly. */
-  readonly statusUrl: string;
-  /** `http://127.0.0.1:<readiness>/healthz/ready`: through Envoy, as the kubelet probes. */
-  readonly readinessUrl: string;
-  /** `http://127.0.0.1:<prometheus>/stats/prometheus`. */
-  readonly prometheusUrl: string;
-  podView(): PodView;
   /** The last `/healthz/ready` result the status server gave, if any. */
   lastReadiness(): ReadinessResult | undefined;
-  waitForPod(predicate: (view: PodView) => boolean, options?: WaitOptions): Promise<PodView>;
-  stop(): Promise<void>;
 }
 
 export async function startAgent(
@@ -112,72 +98,35 @@ export async function startAgent(
   return new AgentImpl(options, ports, envoy, probe, status, events);
 }
 
-class AgentImpl implements Agent {
-  readonly statusUrl: string;
-  readonly readinessUrl: string;
-  readonly prometheusUrl: string;
-  readonly #watch: PodWatch;
-  #stopping: Promise<void> | undefined;
-
+class AgentImpl extends WatchedSidecar implements Agent {
   constructor(
     options: AgentOptions,
     readonly ports: AgentPorts,
-    readonly envoy: EnvoyProcess,
+    envoy: EnvoyProcess,
     readonly probe: ReadinessProbe,
     private readonly status: StatusServer,
     readonly events: EventEmitter<AgentEvents>,
   ) {
-    const urls = sidecarUrls(ports);
-    this.statusUrl = urls.statusUrl;
-    this.readinessUrl = urls.readinessUrl;
-    this.prometheusUrl = urls.prometheusUrl;
-    this.#watch = new PodWatch({
-      name: options.bootstrap.podName ?? DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS.podName,
-      statusUrl: this.statusUrl,
-      readinessUrl: this.readinessUrl,
-      probeIntervalMs: options.probeIntervalMs,
-      probeTimeoutMs: options.probeTimeoutMs,
-      failureThreshold: options.failureThreshold,
-      isOver: () => this.#stopping !== undefined || this.envoy.exitStatus !== undefined,
-      onChange: (view) => {
-        const ready = `${view.ready}/${view.total}`;
-        options.logger.debug({ ready, status: view.status, probe: view.lastProbe }, 'pod view');
-        this.events.emit('pod', view);
-      },
+    const name = options.bootstrap.podName ?? DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS.podName;
+    super(envoy, ports, { ...options, name, waitTimeoutMs: 20_000 }, (view) => {
+      const ready = `${view.ready}/${view.total}`;
+      options.logger.debug({ ready, status: view.status, probe: view.lastProbe }, 'pod view');
+      events.emit('pod', view);
     });
-    void envoy.exited.then(() => {
-      if (this.#stopping === undefined) this.#watch.exited();
-    });
-  }
-
-  podView(): PodView {
-    return this.#watch.view;
   }
 
   lastReadiness(): ReadinessResult | undefined {
     return this.status.last;
   }
 
-  waitForPod(predicate: (view: PodView) => boolean, options: WaitOptions = {}): Promise<PodView> {
-    return waitFor(() => predicate(this.#watch.view) && this.#watch.view, {
-      description: 'the pod view to match',
-      timeoutMs: 20_000,
-      // Where the pod was stuck, and why the agent thought so: the predicate alone cannot say.
-      explain: () =>
-        `pod view: ${JSON.stringify(this.#watch.view)}\n` +
-        `last readiness: ${JSON.stringify(this.lastReadiness() ?? null)}\n` +
-        `last Envoy log lines:\n${this.envoy.logTail(20)}`,
-      ...options,
-    });
+  protected explainPod(): string {
+    return (
+      `last readiness: ${JSON.stringify(this.lastReadiness() ?? null)}\n` +
+      `last Envoy log lines:\n${this.envoy.logTail(20)}`
+    );
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= this.#stop();
-    return this.#stopping;
-  }
-
-  async #stop(): Promise<void> {
-    this.#watch.stop();
+  protected async stopProcesses(): Promise<void> {
     this.probe.terminate();
     await this.envoy.stop();
     await this.status.close();

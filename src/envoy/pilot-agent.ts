@@ -18,8 +18,6 @@ import { describePodEnvProblems, podIdentityFromEnv } from '../bootstrap/pod-env
 import { ADMIN_ADDRESS_KEY } from '../bootstrap/sidecar.js';
 import { MockIstiodError } from '../util/errors.js';
 import { resolveSidecarPorts } from './sidecar-ports.js';
-import { waitFor, type WaitOptions } from '../util/wait.js';
-import type { PodView } from './agent-pod-view.js';
 import { EnvoyChild } from './envoy-child.js';
 import type { EnvoyLogLevel } from './envoy-process.js';
 import { EnvoyProcess } from './envoy-process.js';
@@ -32,7 +30,7 @@ import {
   pilotAgentEnv,
   type PilotAgentPorts,
 } from './pilot-agent-tree.js';
-import { PodWatch, sidecarUrls } from './pod-watch.js';
+import { WatchedSidecar, type Sidecar, type SidecarEvents } from './pod-watch.js';
 
 export type { PilotAgentPorts } from './pilot-agent-tree.js';
 
@@ -74,12 +72,9 @@ export interface PilotAgentOptions {
   startTimeoutMs: number;
 }
 
-export interface PilotAgentEvents {
-  /** READY or STATUS of the pod changed (the first view is `podView()`). */
-  pod: [view: PodView];
-}
+export type PilotAgentEvents = SidecarEvents;
 
-export interface PilotAgent {
+export interface PilotAgent extends Sidecar {
   /**
    * pilot-agent's process, seen through its Envoy's admin API: `waitForLive()`, `stats()`,
    * `configDump()`; `logs()` are pilot-agent's and Envoy's together, as `kubectl logs`
@@ -90,15 +85,6 @@ export interface PilotAgent {
   /** pilot-agent's working directory (the pod's root), removed by `stop()`. */
   readonly dir: string;
   readonly events: EventEmitter<PilotAgentEvents>;
-  /** `http://127.0.0.1:<status>/healthz/ready`: pilot-agent directly. */
-  readonly statusUrl: string;
-  /** `http://127.0.0.1:<readiness>/healthz/ready`: through Envoy, as the kubelet probes. */
-  readonly readinessUrl: string;
-  /** `http://127.0.0.1:<prometheus>/stats/prometheus`. */
-  readonly prometheusUrl: string;
-  podView(): PodView;
-  waitForPod(predicate: (view: PodView) => boolean, options?: WaitOptions): Promise<PodView>;
-  stop(): Promise<void>;
 }
 
 type Required = Pick<PilotAgentOptions, 'podEnv' | 'discoveryAddress' | 'rootCert' | 'token'>;
@@ -173,62 +159,26 @@ export async function startPilotAgent(
   return new PilotAgentImpl(options, identity.value.podName, ports, envoy, dir);
 }
 
-class PilotAgentImpl implements PilotAgent {
-  readonly statusUrl: string;
-  readonly readinessUrl: string;
-  readonly prometheusUrl: string;
+class PilotAgentImpl extends WatchedSidecar implements PilotAgent {
   readonly events = new EventEmitter<PilotAgentEvents>();
-  readonly #watch: PodWatch;
-  #stopping: Promise<void> | undefined;
 
   constructor(
     options: PilotAgentOptions,
     podName: string,
     readonly ports: PilotAgentPorts,
-    readonly envoy: EnvoyProcess,
+    envoy: EnvoyProcess,
     readonly dir: string,
   ) {
-    const urls = sidecarUrls(ports);
-    this.statusUrl = urls.statusUrl;
-    this.readinessUrl = urls.readinessUrl;
-    this.prometheusUrl = urls.prometheusUrl;
-    this.#watch = new PodWatch({
-      name: podName,
-      statusUrl: this.statusUrl,
-      readinessUrl: this.readinessUrl,
-      probeIntervalMs: options.probeIntervalMs,
-      probeTimeoutMs: options.probeTimeoutMs,
-      failureThreshold: options.failureThreshold,
-      isOver: () => this.#stopping !== undefined || this.envoy.exitStatus !== undefined,
-      onChange: (view) => this.events.emit('pod', view),
-    });
-    void envoy.exited.then(() => {
-      if (this.#stopping === undefined) this.#watch.exited();
-    });
+    super(envoy, ports, { ...options, name: podName, waitTimeoutMs: 30_000 }, (view) =>
+      this.events.emit('pod', view),
+    );
   }
 
-  podView(): PodView {
-    return this.#watch.view;
+  protected explainPod(): string {
+    return `last pilot-agent log lines:\n${this.envoy.logTail(20)}`;
   }
 
-  waitForPod(predicate: (view: PodView) => boolean, options: WaitOptions = {}): Promise<PodView> {
-    return waitFor(() => predicate(this.#watch.view) && this.#watch.view, {
-      description: 'the pod view to match',
-      timeoutMs: 30_000,
-      explain: () =>
-        `pod view: ${JSON.stringify(this.#watch.view)}\n` +
-        `last pilot-agent log lines:\n${this.envoy.logTail(20)}`,
-      ...options,
-    });
-  }
-
-  stop(): Promise<void> {
-    this.#stopping ??= this.#stop();
-    return this.#stopping;
-  }
-
-  async #stop(): Promise<void> {
-    this.#watch.stop();
+  protected async stopProcesses(): Promise<void> {
     await this.envoy.stop({ timeoutMs: 5_000 });
   }
 }

@@ -9,33 +9,116 @@
  * Envoy waits.
  */
 import { PROMETHEUS_PATH, READINESS_PATH } from '../bootstrap/probe-listeners.js';
+import { waitFor, type WaitOptions } from '../util/wait.js';
 import { httpProbe, PodState, type PodView } from './agent-pod-view.js';
+import type { EnvoyProcess } from './envoy-process.js';
 
-/** Where a sidecar answers on loopback: pilot-agent's status port, Envoy's readiness and stats. */
-export function sidecarUrls(ports: { status: number; readiness: number; prometheus: number }) {
-  return {
-    statusUrl: `http://127.0.0.1:${ports.status}${READINESS_PATH}`,
-    readinessUrl: `http://127.0.0.1:${ports.readiness}${READINESS_PATH}`,
-    prometheusUrl: `http://127.0.0.1:${ports.prometheus}${PROMETHEUS_PATH}`,
-  };
+/** How the kubelet-like watcher probes a sidecar. */
+export interface ProbeTiming {
+  probeIntervalMs: number;
+  probeTimeoutMs: number;
+  /** Consecutive failures before a ready sidecar counts as unready again. */
+  failureThreshold: number;
 }
 
-export interface PodWatchOptions {
+export interface SidecarEvents {
+  /** READY or STATUS of the pod changed (the first view is `podView()`). */
+  pod: [view: PodView];
+}
+
+/** A sidecar on loopback, watched as the kubelet watches its pod. */
+export interface Sidecar {
+  /** Its Envoy: `waitForLive()`, `stats()`, `configDump()`, `logs()`, `exited`. */
+  readonly envoy: EnvoyProcess;
+  /** `http://127.0.0.1:<status>/healthz/ready`: pilot-agent directly. */
+  readonly statusUrl: string;
+  /** `http://127.0.0.1:<readiness>/healthz/ready`: through Envoy, as the kubelet probes. */
+  readonly readinessUrl: string;
+  /** `http://127.0.0.1:<prometheus>/stats/prometheus`. */
+  readonly prometheusUrl: string;
+  /** READY and STATUS as `kubectl get pod` shows them. */
+  podView(): PodView;
+  /** Waits until the pod view matches; a timed-out wait says where the pod was stuck. */
+  waitForPod(predicate: (view: PodView) => boolean, options?: WaitOptions): Promise<PodView>;
+  /** Idempotent: ends the watch, then the processes. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A sidecar on loopback watched as a pod: its URLs, its pod view, a wait on that view, and a
+ * stop that ends the watch before the processes (idempotent). The emulated agent and the
+ * real pilot-agent differ only in what they explain on a timed-out wait and how they stop.
+ */
+export abstract class WatchedSidecar implements Sidecar {
+  readonly statusUrl: string;
+  readonly readinessUrl: string;
+  readonly prometheusUrl: string;
+  readonly #watch: PodWatch;
+  readonly #waitTimeoutMs: number;
+  #stopping: Promise<void> | undefined;
+
+  constructor(
+    readonly envoy: EnvoyProcess,
+    ports: { status: number; readiness: number; prometheus: number },
+    pod: { name: string; waitTimeoutMs: number } & ProbeTiming,
+    onChange: (view: PodView) => void,
+  ) {
+    this.statusUrl = `http://127.0.0.1:${ports.status}${READINESS_PATH}`;
+    this.readinessUrl = `http://127.0.0.1:${ports.readiness}${READINESS_PATH}`;
+    this.prometheusUrl = `http://127.0.0.1:${ports.prometheus}${PROMETHEUS_PATH}`;
+    this.#waitTimeoutMs = pod.waitTimeoutMs;
+    this.#watch = new PodWatch({
+      name: pod.name,
+      statusUrl: this.statusUrl,
+      readinessUrl: this.readinessUrl,
+      probeIntervalMs: pod.probeIntervalMs,
+      probeTimeoutMs: pod.probeTimeoutMs,
+      failureThreshold: pod.failureThreshold,
+      isOver: () => this.#stopping !== undefined || envoy.exitStatus !== undefined,
+      onChange,
+    });
+    void envoy.exited.then(() => {
+      if (this.#stopping === undefined) this.#watch.exited();
+    });
+  }
+
+  podView(): PodView {
+    return this.#watch.view;
+  }
+
+  waitForPod(predicate: (view: PodView) => boolean, options: WaitOptions = {}): Promise<PodView> {
+    return waitFor(() => predicate(this.#watch.view) && this.#watch.view, {
+      description: 'the pod view to match',
+      timeoutMs: this.#waitTimeoutMs,
+      // Where the pod was stuck, and why: the predicate alone cannot say.
+      explain: () => `pod view: ${JSON.stringify(this.#watch.view)}\n${this.explainPod()}`,
+      ...options,
+    });
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= (this.#watch.stop(), this.stopProcesses());
+    return this.#stopping;
+  }
+
+  /** What else a timed-out `waitForPod` says: the last log lines, the last readiness. */
+  protected abstract explainPod(): string;
+  /** Stops the sidecar's processes, once, after the watch has stopped. */
+  protected abstract stopProcesses(): Promise<void>;
+}
+
+interface PodWatchOptions extends ProbeTiming {
   name: string;
   /** pilot-agent's `/healthz/ready` on its status port. */
   statusUrl: string;
   /** The same path through Envoy's readiness listener, as the kubelet probes it. */
   readinessUrl: string;
-  probeIntervalMs: number;
-  probeTimeoutMs: number;
-  /** Consecutive failures before a ready sidecar counts as unready again. */
-  failureThreshold: number;
   /** True once the sidecar has exited or is stopping: no probe is recorded after that. */
   isOver: () => boolean;
   onChange: (view: PodView) => void;
 }
 
-export class PodWatch {
+class PodWatch {
   readonly #pod: PodState;
   #timer: NodeJS.Timeout | undefined;
   #everReady = false;

@@ -5,12 +5,11 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { MockIstiodError } from '../util/errors.js';
 import type { ResponseDecision, ResponsePolicy, ResponseQuery } from '../core/policy.js';
 import type { Result } from '../util/problems.js';
 import { Fault } from './fault.js';
 import { SnapshotHistory } from './history.js';
-import type { FaultHost, FaultInfo, FaultSpec } from './model.js';
+import type { FaultHost, FaultInfo } from './model.js';
 import type { FieldOptions } from '../core/fields.js';
 import { resolveFault, type ResolvedFault } from './spec.js';
 
@@ -21,17 +20,6 @@ export interface FaultEvents {
   activated: [fault: FaultInfo];
   done: [fault: FaultInfo];
   removed: [fault: FaultInfo];
-}
-
-/** A fault applied through the library: inspect it, wait for its trigger, remove it. */
-export interface FaultHandle {
-  readonly id: string;
-  /** Its current listing (the last one once removed). */
-  info(): FaultInfo;
-  /** Resolves once its trigger fired (at once if it has none). */
-  whenActive(options?: { timeoutMs?: number }): Promise<FaultInfo>;
-  /** Removes it and undoes what it did to the server (idempotent). */
-  remove(): Promise<void>;
 }
 
 export interface FaultEngineOptions {
@@ -109,14 +97,6 @@ export class FaultEngine implements ResponsePolicy {
     return { ok: true, value: fault.info() };
   }
 
-  /** `apply`, throwing {@link MockIstiodError} (`INVALID_FAULT`) on problems; returns a handle. */
-  async inject(spec: FaultSpec): Promise<FaultHandle> {
-    const applied = await this.apply(spec);
-    if (!applied.ok)
-      throw MockIstiodError.fromProblems('INVALID_FAULT', 'invalid fault', applied.problems);
-    return this.handle(applied.value.id);
-  }
-
   list(): FaultInfo[] {
     return [...this.faults.values()].map((f) => f.info());
   }
@@ -163,44 +143,6 @@ export class FaultEngine implements ResponsePolicy {
       fault.dispose();
     }
     this.faults.clear();
-  }
-
-  private handle(id: string): FaultHandle {
-    let last = this.get(id) as FaultInfo;
-    const info = () => (last = this.get(id) ?? last);
-    return {
-      id,
-      info,
-      whenActive: ({ timeoutMs = 10_000 } = {}) => this.whenActive(id, timeoutMs, info),
-      remove: async () => {
-        await this.remove(id);
-      },
-    };
-  }
-
-  private whenActive(id: string, timeoutMs: number, info: () => FaultInfo): Promise<FaultInfo> {
-    const now = info();
-    if (now.state !== 'armed') return Promise.resolve(now);
-    return new Promise((resolve, reject) => {
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.events.off('activated', onActive);
-        this.events.off('removed', onActive);
-      };
-      const onActive = (fault: FaultInfo) => {
-        if (fault.id !== id) return;
-        cleanup();
-        if (this.faults.has(id)) resolve(info());
-        else reject(new Error(`fault ${id} was removed before its trigger fired`));
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        const message = `timed out after ${timeoutMs} ms waiting for fault ${id}'s trigger`;
-        reject(new MockIstiodError('WAIT_TIMEOUT', message, { details: { lastValue: info() } }));
-      }, timeoutMs);
-      this.events.on('activated', onActive);
-      this.events.on('removed', onActive);
-    });
   }
 
   /**

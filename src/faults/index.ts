@@ -4,7 +4,7 @@
  * re-exported by the package barrel (src/index.ts).
  */
 export type { FaultInfo, FaultSpec, FaultState, StreamSelector, TriggerSpec } from './model.js';
-export { FaultEngine, type FaultEvents, type FaultHandle } from './engine.js';
+export { FaultEngine, type FaultEvents } from './engine.js';
 export { describeScenarios, scenarioNames } from './registry.js';
 export { NACK_CATALOGUE, type NackConfig } from './nack-catalogue.js';
 export { RESET_PRESETS } from './scenarios/reset.js';

@@ -143,10 +143,23 @@ function readiness(pod: Pod): Found {
 const P = 'istio-proxy';
 const I = 'istio-init';
 
+/** The seed's securityContext settings of the sidecar and of the init container. */
+const SECURITY_ROWS = [
+  ['proxyRunAsUser', 'proxy', 'runAsUser', String(SEED.proxyUid)],
+  ['proxyRunAsNonRoot', 'proxy', 'runAsNonRoot', 'true'],
+  ['proxyCapsDrop', 'proxy', 'capabilities.drop', 'ALL'],
+  ['initRunAsUser', 'init', 'runAsUser', '0'],
+  ['initRunAsNonRoot', 'init', 'runAsNonRoot', 'false'],
+  ['initCapsAdd', 'init', 'capabilities.add', 'NET_ADMIN,NET_RAW'],
+] as const;
+
+/** A row of the table: key, what it is, the seed's value, what the pod says. */
+type Row = [string, string, string, Found];
+
 /** Every value of the seed's table, in its order, read from `pod`. */
 export function readInjectionValues(pod: Pod, appContainer?: string): InjectionValue[] {
   const app = appContainer ?? text(objectsIn(pod.spec['containers'])[0]?.['name']) ?? 'app';
-  const rows: [string, string, string, Found][] = [
+  const rows: Row[] = [
     [
       'containers',
       'containers after injection',
@@ -203,42 +216,16 @@ export function readInjectionValues(pod: Pod, appContainer?: string): InjectionV
       String(SEED.envoyPromPort),
       namedPort(pod, 'http-envoy-prom'),
     ],
-    [
-      'proxyRunAsUser',
-      'istio-proxy runAsUser',
-      String(SEED.proxyUid),
-      field(pod, 'containers', P, 'securityContext.runAsUser'),
-    ],
-    [
-      'proxyRunAsNonRoot',
-      'istio-proxy runAsNonRoot',
-      'true',
-      field(pod, 'containers', P, 'securityContext.runAsNonRoot'),
-    ],
-    [
-      'proxyCapsDrop',
-      'istio-proxy capabilities drop',
-      'ALL',
-      field(pod, 'containers', P, 'securityContext.capabilities.drop'),
-    ],
-    [
-      'initRunAsUser',
-      'istio-init runAsUser',
-      '0',
-      field(pod, 'initContainers', I, 'securityContext.runAsUser'),
-    ],
-    [
-      'initRunAsNonRoot',
-      'istio-init runAsNonRoot',
-      'false',
-      field(pod, 'initContainers', I, 'securityContext.runAsNonRoot'),
-    ],
-    [
-      'initCapsAdd',
-      'istio-init capabilities add',
-      'NET_ADMIN,NET_RAW',
-      field(pod, 'initContainers', I, 'securityContext.capabilities.add'),
-    ],
+    ...SECURITY_ROWS.map(([key, container, setting, seed]): Row => {
+      const [list, name] =
+        container === 'proxy' ? (['containers', P] as const) : (['initContainers', I] as const);
+      return [
+        key,
+        `${name} ${setting.replace('.', ' ')}`,
+        seed,
+        field(pod, list, name, `securityContext.${setting}`),
+      ];
+    }),
   ];
   return rows.map(([key, what, seed, found]) => ({
     key,

@@ -20,26 +20,27 @@ export function makeSocketAddress({ address, port }: SocketAddress) {
   return { socket_address: { address, port_value: port } };
 }
 
+/** What every cluster starts with: its type URL, name, discovery type and connect timeout. */
+export function clusterHead(name: string, type: string, connectTimeout = '10s') {
+  return { '@type': CLUSTER_TYPE, name, type, connect_timeout: connectTimeout };
+}
+
+/** A cluster's inline endpoints: one locality entry, none when there are no endpoints. */
+function inlineAssignment(clusterName: string, endpoints: readonly SocketAddress[]) {
+  const lbEndpoints = endpoints.map((endpoint) => ({
+    endpoint: { address: makeSocketAddress(endpoint) },
+  }));
+  return {
+    cluster_name: clusterName,
+    endpoints: endpoints.length === 0 ? [] : [{ lb_endpoints: lbEndpoints }],
+  };
+}
+
 /** A `STATIC` cluster with inline endpoints (Istio's `inbound|<port>||` and `BlackHoleCluster`). */
 export function makeStaticCluster(options: StaticClusterOptions) {
   return {
-    '@type': CLUSTER_TYPE,
-    name: options.name,
-    type: 'STATIC',
-    connect_timeout: options.connectTimeout ?? '10s',
-    load_assignment: {
-      cluster_name: options.name,
-      endpoints:
-        options.endpoints.length === 0
-          ? []
-          : [
-              {
-                lb_endpoints: options.endpoints.map((endpoint) => ({
-                  endpoint: { address: makeSocketAddress(endpoint) },
-                })),
-              },
-            ],
-    },
+    ...clusterHead(options.name, 'STATIC', options.connectTimeout),
+    load_assignment: inlineAssignment(options.name, options.endpoints),
   };
 }
 
@@ -55,25 +56,10 @@ export interface DnsClusterOptions {
 
 /** A `STRICT_DNS` cluster of one host name (Istio's `outbound|<port>||<host>` for a Service). */
 export function makeDnsCluster(options: DnsClusterOptions) {
+  const host = { address: options.host, port: options.port };
   return {
-    '@type': CLUSTER_TYPE,
-    name: options.name,
-    type: 'STRICT_DNS',
-    connect_timeout: options.connectTimeout ?? '10s',
-    load_assignment: {
-      cluster_name: options.name,
-      endpoints: [
-        {
-          lb_endpoints: [
-            {
-              endpoint: {
-                address: makeSocketAddress({ address: options.host, port: options.port }),
-              },
-            },
-          ],
-        },
-      ],
-    },
+    ...clusterHead(options.name, 'STRICT_DNS', options.connectTimeout),
+    load_assignment: inlineAssignment(options.name, [host]),
     ...(options.transportSocket && { transport_socket: options.transportSocket }),
   };
 }

@@ -2,8 +2,8 @@
  * Pure builders for EDS: clusters whose endpoints arrive over ADS, and the
  * `ClusterLoadAssignment`s that carry them.
  */
-import { CLUSTER_TYPE, ENDPOINT_TYPE } from '../xds/type-urls.js';
-import { makeSocketAddress, type SocketAddress } from './cluster.js';
+import { ENDPOINT_TYPE } from '../xds/type-urls.js';
+import { clusterHead, makeSocketAddress, type SocketAddress } from './cluster.js';
 
 /** An ADS config source, as Istio writes it (`initial_fetch_timeout: 0s`: wait for ever). */
 export function makeAdsConfigSource(initialFetchTimeout = '0s') {
@@ -20,10 +20,7 @@ export interface EdsClusterOptions {
 /** A cluster of type `EDS`: it warms until its `ClusterLoadAssignment` arrives. */
 export function makeEdsCluster(options: EdsClusterOptions) {
   return {
-    '@type': CLUSTER_TYPE,
-    name: options.name,
-    type: 'EDS',
-    connect_timeout: options.connectTimeout ?? '10s',
+    ...clusterHead(options.name, 'EDS', options.connectTimeout),
     eds_cluster_config: { eds_config: makeAdsConfigSource(options.initialFetchTimeout) },
   };
 }

@@ -60,6 +60,7 @@ export function createOperationTarget(rooms: TargetRooms): MockTarget {
     versions: () => typeVersions(store.current()),
     currentVersion,
     waitForAck: (query, signal) => rooms.waits.waitForAck(query, signal),
+    waitForFault: (query, signal) => rooms.waits.waitForFault(query, signal),
     waitForJournal: (filter, waitMs, signal) => rooms.waits.waitForJournal(filter, waitMs, signal),
     queryJournal: (filter) => rooms.journal.query(filter),
     journalSinks: () => rooms.journal.sinkStatus(),

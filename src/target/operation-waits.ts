@@ -1,14 +1,17 @@
 /**
- * The control operations that wait (`waitForAck`, the journal's long poll): each answers as
+ * The control operations that wait (`waitForAck`, `waitForFault`, the journal's long poll): each answers as
  * soon as what it waits for happened (at once when it already has), when its time runs out,
  * when the mock closes, or when its client goes away, whichever comes first; nothing is left
  * listening or timing afterwards. A wait is woken by the one event that may answer it: an
- * ACK or NACK of its type (ack-waiters.ts), or a journal entry that passes its filter.
+ * ACK or NACK of its type (ack-waiters.ts), a change of its fault, or a journal entry that
+ * passes its filter.
  */
-import type { AckAwaited, AckQuery } from '../api/answers.js';
+import type { AckAwaited, AckQuery, FaultAwaited, FaultQuery } from '../api/answers.js';
 import { Refusal } from '../api/operation.js';
 import type { ServerEventEmitter, StreamView } from '../core/events.js';
 import { shortTypeName } from '../core/types/registry.js';
+import type { FaultEngine } from '../faults/engine.js';
+import type { FaultInfo } from '../faults/model.js';
 import {
   entryMatcher,
   type Journal,
@@ -92,6 +95,62 @@ export function waitForAck(
         ]);
       }
       // No one reads the answer to a client that went away.
+      return new Refusal(
+        503,
+        why === 'closed'
+          ? `mock istiod closed while waiting for ${what}`
+          : `the client went away while waiting for ${what}`,
+      );
+    },
+  );
+}
+
+/**
+ * Waits until a fault's trigger has fired (`until: active`: it is active or done) or it is
+ * done; 404 when there is no such fault or it is removed meanwhile.
+ */
+export function waitForFault(
+  faults: Pick<FaultEngine, 'events' | 'get'>,
+  closed: AbortSignal,
+  query: FaultQuery,
+  signal?: AbortSignal,
+): Promise<FaultAwaited | Refusal> {
+  const { id, until, timeoutMs } = query;
+  const reached = (fault: FaultInfo) =>
+    until === 'done' ? fault.state === 'done' : fault.state !== 'armed';
+  const now = faults.get(id);
+  if (!now) return Promise.resolve(new Refusal(404, `no fault with id "${id}"`));
+  if (reached(now)) return Promise.resolve({ fault: now });
+  const what = until === 'done' ? `fault "${id}" to be done` : `fault "${id}"'s trigger to fire`;
+  return waitFor<FaultAwaited | Refusal>(
+    closed,
+    timeoutMs,
+    signal,
+    (finish) => {
+      const onChange = (changed: FaultInfo) => {
+        if (changed.id !== id) return;
+        const fault = faults.get(id);
+        if (!fault) finish(new Refusal(404, `fault "${id}" was removed while waiting for ${what}`));
+        else if (reached(fault)) finish({ fault });
+      };
+      const kinds = ['activated', 'done', 'removed'] as const;
+      for (const kind of kinds) faults.events.on(kind, onChange);
+      return () => {
+        for (const kind of kinds) faults.events.off(kind, onChange);
+      };
+    },
+    (why) => {
+      if (why === 'timeout') {
+        // The fault as it is, for the client's `lastValue`.
+        const fault = faults.get(id);
+        const state = fault?.state ?? 'removed';
+        const problems = [
+          { path: 'timeout', message: `the fault is still ${state} after ${timeoutMs} ms` },
+        ];
+        return new Refusal(408, `timed out after ${timeoutMs} ms waiting for ${what}`, problems, {
+          fault,
+        });
+      }
       return new Refusal(
         503,
         why === 'closed'

@@ -57,8 +57,8 @@ export interface TargetRooms {
   security(): Pick<MockSecurity, 'createToken' | 'rootCert' | 'issueCertificate'>;
   /** The live page's hub: its admin addresses (built after the target). */
   ui(): Pick<UiHub, 'admins' | 'adminsChanged'>;
-  /** The waits (on an ACK, on the journal), over this target's streams. */
-  waits: Pick<OperationTarget, 'waitForAck' | 'waitForJournal'>;
+  /** The waits (on an ACK, on a fault, on the journal), over this target's rooms. */
+  waits: Pick<OperationTarget, 'waitForAck' | 'waitForFault' | 'waitForJournal'>;
   /** What each proxy's Envoy made of the injection values (its admin API). */
   explain: OperationTarget['explain'];
   log: Logger;

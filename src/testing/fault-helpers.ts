@@ -1,9 +1,7 @@
 /**
- * Fault-suite helpers of the test library: a fault scoped to a block of code, waiting for
- * a request, and asserting that no response goes out for a while.
+ * Fault-suite helpers of the test library: waiting for a request, and asserting that no
+ * response goes out for a while.
  */
-import type { FaultEngine, FaultHandle } from '../faults/engine.js';
-import type { FaultSpec } from '../faults/model.js';
 import { displayTypeName, parseTypeName } from '../core/types/registry.js';
 import type { JournalEntry, JournalKind } from '../journal/journal.js';
 import type { StreamView, ResponseEvent } from '../core/events.js';
@@ -32,19 +30,6 @@ function typeUrlOf(type: string): string {
   const url = parseTypeName(type);
   if (!url) throw new TypeError(`not a resource type: ${JSON.stringify(type)}`);
   return url;
-}
-
-export async function withFault<T>(
-  faults: Pick<FaultEngine, 'inject'>,
-  fault: FaultSpec,
-  fn: (handle: FaultHandle) => Promise<T> | T,
-): Promise<T> {
-  const handle = await faults.inject(fault);
-  try {
-    return await fn(handle);
-  } finally {
-    await handle.remove();
-  }
 }
 
 /** The first request of `type` matching the filter, recorded or still to come. */

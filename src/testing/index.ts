@@ -23,7 +23,6 @@ export { freePort, freePorts } from '../util/ports.js';
 export { AdsTestClient, AdsTestStream } from './ads-client.js';
 export type { EnvoyExit, StartEnvoyOptions } from '../envoy/envoy-process.js';
 export type { StatValue } from '../envoy/admin-client.js';
-export type { FaultHandle } from '../faults/engine.js';
 export type { FaultInfo, FaultSpec, TriggerSpec } from '../faults/model.js';
 export { NACK_CATALOGUE } from '../faults/nack-catalogue.js';
 export type { JournalEntry, JournalFilter, JournalKind } from '../journal/journal.js';

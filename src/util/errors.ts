@@ -11,7 +11,6 @@ import { formatProblems, type Problem } from './problems.js';
 export const MOCK_ISTIOD_ERROR_CODES = [
   'INVALID_OPTIONS',
   'INVALID_RESOURCES',
-  'INVALID_FAULT',
   'LISTEN_FAILED',
   'NOT_STARTED',
   'CLOSED',

@@ -12,20 +12,18 @@ import { Buffer } from 'node:buffer';
 import type protobuf from 'protobufjs';
 import { type FromContext, expected, fail, keyPath, typeName } from './json-common.js';
 
-const INT32_RANGES = new Map<string, readonly [number, number]>([
-  ['int32', [-0x80000000, 0x7fffffff]],
-  ['sint32', [-0x80000000, 0x7fffffff]],
-  ['sfixed32', [-0x80000000, 0x7fffffff]],
-  ['uint32', [0, 0xffffffff]],
-  ['fixed32', [0, 0xffffffff]],
-]);
-
-const INT64_RANGES = new Map<string, readonly [bigint, bigint]>([
-  ['int64', [-(2n ** 63n), 2n ** 63n - 1n]],
-  ['sint64', [-(2n ** 63n), 2n ** 63n - 1n]],
-  ['sfixed64', [-(2n ** 63n), 2n ** 63n - 1n]],
-  ['uint64', [0n, 2n ** 64n - 1n]],
-  ['fixed64', [0n, 2n ** 64n - 1n]],
+/** The integer types: their range, and whether they are 64-bit (handed on as strings). */
+const INTEGERS = new Map<string, { min: bigint; max: bigint; wide: boolean }>([
+  ['int32', { min: -(2n ** 31n), max: 2n ** 31n - 1n, wide: false }],
+  ['sint32', { min: -(2n ** 31n), max: 2n ** 31n - 1n, wide: false }],
+  ['sfixed32', { min: -(2n ** 31n), max: 2n ** 31n - 1n, wide: false }],
+  ['uint32', { min: 0n, max: 2n ** 32n - 1n, wide: false }],
+  ['fixed32', { min: 0n, max: 2n ** 32n - 1n, wide: false }],
+  ['int64', { min: -(2n ** 63n), max: 2n ** 63n - 1n, wide: true }],
+  ['sint64', { min: -(2n ** 63n), max: 2n ** 63n - 1n, wide: true }],
+  ['sfixed64', { min: -(2n ** 63n), max: 2n ** 63n - 1n, wide: true }],
+  ['uint64', { min: 0n, max: 2n ** 64n - 1n, wide: true }],
+  ['fixed64', { min: 0n, max: 2n ** 64n - 1n, wide: true }],
 ]);
 
 const SPECIAL_FLOATS = new Map([
@@ -46,10 +44,15 @@ export function scalarFromJson(
   path: string,
   ctx: FromContext,
 ): unknown {
-  const range32 = INT32_RANGES.get(scalar);
-  if (range32) return int32FromJson(scalar, range32, value, path, ctx);
-  const range64 = INT64_RANGES.get(scalar);
-  if (range64) return int64FromJson(scalar, range64, value, path, ctx);
+  const integer = INTEGERS.get(scalar);
+  if (integer) {
+    const big = integerFromJson(value);
+    if (big === undefined) return expected(ctx, path, `an integer (${scalar})`, value);
+    if (big < integer.min || big > integer.max) {
+      return fail(ctx, path, `${String(value)} is out of range for ${scalar}`);
+    }
+    return integer.wide ? big.toString() : Number(big);
+  }
   switch (scalar) {
     case 'float':
     case 'double':
@@ -65,43 +68,18 @@ export function scalarFromJson(
   }
 }
 
-function int32FromJson(
-  scalar: string,
-  [min, max]: readonly [number, number],
-  value: unknown,
-  path: string,
-  ctx: FromContext,
-): number | undefined {
-  let n: number | undefined;
-  if (typeof value === 'number') n = value;
-  else if (typeof value === 'string' && NUMBER_TEXT.test(value)) n = Number(value);
-  if (n === undefined || !Number.isInteger(n)) {
-    return expected(ctx, path, `an integer (${scalar})`, value);
-  }
-  if (n < min || n > max) return fail(ctx, path, `${String(value)} is out of range for ${scalar}`);
-  return n === 0 ? 0 : n;
-}
-
-function int64FromJson(
-  scalar: string,
-  [min, max]: readonly [bigint, bigint],
-  value: unknown,
-  path: string,
-  ctx: FromContext,
-): string | undefined {
-  let big: bigint | undefined;
-  if (typeof value === 'number' && Number.isInteger(value)) big = BigInt(value);
-  else if (typeof value === 'bigint') big = value;
-  else if (typeof value === 'string' && INTEGER_TEXT.test(value)) big = BigInt(value);
-  else if (typeof value === 'string' && NUMBER_TEXT.test(value)) {
-    const n = Number(value);
-    if (Number.isSafeInteger(n)) big = BigInt(n);
-  }
-  if (big === undefined) return expected(ctx, path, `an integer (${scalar})`, value);
-  if (big < min || big > max) {
-    return fail(ctx, path, `${String(value)} is out of range for ${scalar}`);
-  }
-  return big.toString();
+/**
+ * An integer as JSON may write it: a number, or a string of digits or of an exact number
+ * (`"1e3"`, a 64-bit value beyond 2^53 only as digits); undefined for anything else.
+ */
+function integerFromJson(value: unknown): bigint | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : undefined;
+  if (typeof value === 'bigint') return value;
+  if (typeof value !== 'string') return undefined;
+  if (INTEGER_TEXT.test(value)) return BigInt(value);
+  if (!NUMBER_TEXT.test(value)) return undefined;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? BigInt(n) : undefined;
 }
 
 function floatFromJson(

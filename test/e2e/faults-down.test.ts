@@ -39,7 +39,7 @@ describe('down / up', () => {
     await istiod.waitForAck(LISTENER_TYPE);
     const failures = await lab.stat('cluster_manager.cds.update_failure');
 
-    const fault = await istiod.inject({ scenario: 'down' });
+    const fault = await istiod.control.inject({ scenario: 'down' });
     expect((await istiod.control.state()).serving).toBe(false);
     expect(await tcpConnect(istiod.addresses.xds.port)).toBe('ECONNREFUSED');
     await lab.connected(0);
@@ -61,9 +61,9 @@ describe('down / up', () => {
   it('with `for` comes back by itself and is then done', async () => {
     const lab = await startFaultLab();
     const before = opens(lab);
-    const fault = await lab.istiod.inject({ scenario: 'down', params: { for: '1s' } });
+    const fault = await lab.istiod.control.inject({ scenario: 'down', params: { for: '1s' } });
     await lab.connected(0);
-    await waitFor(() => fault.info().state === 'done', { description: 'the outage to end' });
+    await fault.whenDone();
     await lab.connected(1);
     // Envoy counts itself connected when its stream opens; the mock sees the stream with
     // its first request, a moment later.
@@ -75,7 +75,7 @@ describe('flap', () => {
   it('takes the port down and up on schedule; Envoy follows each time and keeps serving', async () => {
     const lab = await startFaultLab();
     const before = opens(lab);
-    const fault = await lab.istiod.inject({
+    const fault = await lab.istiod.control.inject({
       scenario: 'flap',
       params: { down: '600ms', up: '1200ms', cycles: 2 },
     });
@@ -83,11 +83,8 @@ describe('flap', () => {
     await lab.connected(1);
     await lab.connected(0);
     expect(await get(lab.inboundUrl())).toMatchObject({ status: 200 });
-    await waitFor(() => fault.info().state === 'done', {
-      timeoutMs: 15_000,
-      description: 'two outages',
-    });
-    expect(fault.info()).toMatchObject({ counts: { downs: 2 }, reason: '2 outages' });
+    await fault.whenDone({ timeoutMs: 15_000 });
+    expect(await fault.info()).toMatchObject({ counts: { downs: 2 }, reason: '2 outages' });
     await lab.connected(1);
     // Envoy reports connected when its stream is up; the mock journals the open when the
     // stream's first request is read, a moment later on a busy machine.

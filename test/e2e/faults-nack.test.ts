@@ -42,7 +42,7 @@ describe('the nack catalogue, one Envoy for all', () => {
       const listeners = await envoy.dynamicListeners();
       const clusters = (await envoy.dynamicActiveClusters()).sort();
 
-      const fault = await istiod.inject({ scenario: 'nack', params: { config: name } });
+      const fault = await istiod.control.inject({ scenario: 'nack', params: { config: name } });
       const { nack } = await istiod.waitForNack(config.typeUrl, {
         version: `${istiod.snapshot().get(config.typeUrl).version}+nack.${name}`,
       });
@@ -52,7 +52,7 @@ describe('the nack catalogue, one Envoy for all', () => {
       expect(await envoy.dynamicListeners()).toEqual(listeners);
       expect((await envoy.dynamicActiveClusters()).sort()).toEqual(clusters);
       expect(await get(lab.inboundUrl())).toMatchObject({ status: 200 });
-      expect(fault.info().counts).toMatchObject({ sent: 1, rejected: 1 });
+      expect((await fault.info()).counts).toMatchObject({ sent: 1, rejected: 1 });
 
       // Removing the fault sends the current (good) version again, and Envoy accepts it.
       await fault.remove();
@@ -70,7 +70,7 @@ describe('after the NACK', () => {
 
   it('stop (the default) sends nothing more of the type while applied', async () => {
     const lab = await startFaultLab();
-    const fault = await lab.istiod.inject({
+    const fault = await lab.istiod.control.inject({
       scenario: 'nack',
       params: { config: 'unknown-cluster' },
     });
@@ -83,12 +83,12 @@ describe('after the NACK', () => {
     expect(changed.changed).toEqual(['LDS']);
     await lab.istiod.expectNoResponse('LDS', 1_500);
     expect(await lab.stat('listener_manager.lds.update_rejected')).toBe(1);
-    expect(fault.info().counts.rejected).toBe(1);
+    expect((await fault.info()).counts.rejected).toBe(1);
   });
 
   it('resend sends the bad config again every interval: update_rejected keeps climbing', async () => {
     const lab = await startFaultLab();
-    await lab.istiod.inject({
+    await lab.istiod.control.inject({
       scenario: 'nack',
       params: { config: 'duplicate-address', after: 'resend', interval: '200ms' },
     });
@@ -100,14 +100,16 @@ describe('after the NACK', () => {
   it('rollback sends the last ACKed set: rejected once, then accepted again', async () => {
     const lab = await startFaultLab();
     const good = lab.istiod.snapshot().get(CLUSTER_TYPE).version;
-    const fault = await lab.istiod.inject({
+    const fault = await lab.istiod.control.inject({
       scenario: 'nack',
       params: { config: 'malformed-endpoint', after: 'rollback' },
     });
     await lab.envoy.waitForStat('cluster_manager.cds.update_rejected', (v) => v === 1);
     await lab.envoy.waitForStat('cluster_manager.cds.update_success', (v) => v === 2);
     expect(await lab.envoy.stat('cluster_manager.cds.version_text')).toBe(good);
-    await waitFor(() => fault.info().counts.rolledBack === 1, { description: 'one rollback' });
+    await waitFor(async () => (await fault.info()).counts.rolledBack === 1, {
+      description: 'one rollback',
+    });
     const stream = lab.istiod.streams()[0];
     expect(stream?.types.get(CLUSTER_TYPE)?.acked?.version).toBe(good);
     expect(stream?.types.get(CLUSTER_TYPE)?.nack).toBeUndefined();

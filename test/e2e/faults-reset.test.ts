@@ -48,9 +48,12 @@ describe('reset with each of istiod’s refusals, one Envoy for all', () => {
     async (preset, p) => {
       const failuresBefore = await lab.stat('cluster_manager.cds.update_failure');
       const opensBefore = lab.istiod.journal.query({ kind: 'open' }).length;
-      const fault = await lab.istiod.inject({ scenario: 'reset', params: { preset, times: 1 } });
+      const fault = await lab.istiod.control.inject({
+        scenario: 'reset',
+        params: { preset, times: 1 },
+      });
       const message = p.message(lab.istiod.streams()[0]);
-      expect(fault.info()).toMatchObject({ state: 'done', counts: { ended: 1 } });
+      expect(await fault.info()).toMatchObject({ state: 'done', counts: { ended: 1 } });
       const line = await waitFor(() => closedLine(lab, p.code, message), {
         description: `Envoy's log line for ${p.code} ${message}`,
       });
@@ -69,12 +72,12 @@ describe('reset with each of istiod’s refusals, one Envoy for all', () => {
 
   it('after N responses: the stream ends once the Nth response went out', async () => {
     const opensBefore = lab.istiod.journal.query({ kind: 'open' }).length;
-    const fault = await lab.istiod.inject({
+    const fault = await lab.istiod.control.inject({
       scenario: 'reset',
       params: { code: 'INTERNAL', message: 'closed after one response', times: 1 },
       trigger: { afterResponses: 1 },
     });
-    expect(fault.info().state).toBe('armed');
+    expect((await fault.info()).state).toBe('armed');
     expect(
       (
         await lab.istiod.control.push({
@@ -91,13 +94,15 @@ describe('reset with each of istiod’s refusals, one Envoy for all', () => {
 
   it('after T: the stream ends when the time is up', async () => {
     const applied = Date.now();
-    const fault = await lab.istiod.inject({
+    const fault = await lab.istiod.control.inject({
       scenario: 'reset',
       params: { code: 'UNAVAILABLE', message: 'closed after 800ms', times: 1 },
       trigger: { after: '800ms' },
     });
     await waitFor(() => closedLine(lab, 14, 'closed after 800ms'), { description: 'the log line' });
-    expect(Date.parse(fault.info().activatedAt ?? '') - applied).toBeGreaterThanOrEqual(790);
+    expect(Date.parse((await fault.info()).activatedAt ?? '') - applied).toBeGreaterThanOrEqual(
+      790,
+    );
     await lab.connected(1);
   });
 });
@@ -110,11 +115,11 @@ describe('reset without a limit', () => {
 
   it('refuses every reconnection (update_failure climbs) while traffic keeps flowing', async () => {
     const lab = await startFaultLab();
-    const fault = await lab.istiod.inject({
+    const fault = await lab.istiod.control.inject({
       scenario: 'reset',
       params: { preset: 'authentication' },
     });
-    await waitFor(() => (fault.info().counts.ended ?? 0) >= 3, {
+    await waitFor(async () => ((await fault.info()).counts.ended ?? 0) >= 3, {
       timeoutMs: 15_000,
       description: 'three streams refused',
     });

@@ -31,14 +31,14 @@ describe('stale', () => {
       await waitForBody(lab.inboundUrl(), `ok:${second.port} /orders`);
       const lastCds = istiod.journal.query({ typeUrl: CLUSTER_TYPE, kind: 'response' }).at(-1);
 
-      const fault = await istiod.inject({ scenario: 'stale' });
+      const fault = await istiod.control.inject({ scenario: 'stale' });
       await waitForBody(lab.inboundUrl(), `ok:${ports.appPort} /orders`);
       expect(await envoy.stat('cluster_manager.cds.version_text')).toBe(v1);
       const staleCds = istiod.journal.query({ typeUrl: CLUSTER_TYPE, kind: 'response' }).at(-1);
       expect(staleCds).toMatchObject({ version: v1, nonce: lastCds?.nonce });
       await istiod.waitForAck(CLUSTER_TYPE, { version: v1 });
       expect(await lab.stat('cluster_manager.cds.update_rejected')).toBe(0);
-      expect(fault.info().counts.replaced).toBe(2);
+      expect((await fault.info()).counts.replaced).toBe(2);
 
       await fault.remove();
       await waitForBody(lab.inboundUrl(), `ok:${second.port} /orders`);

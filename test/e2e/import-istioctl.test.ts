@@ -134,7 +134,7 @@ describe('faults on an imported set', () => {
     const imported = dump.ok ? importConfigDump(dump.value, options) : dump;
     if (!imported.ok) throw new Error(JSON.stringify(imported.problems));
     const istiod = await startMock({ resources: [imported.value.spec] });
-    for (const fault of faults) await istiod.inject(fault);
+    for (const fault of faults) await istiod.control.inject(fault);
     const envoy = track(await startSidecarEnvoy(istiod.addresses.xds.port, 'sotw'));
     const url = `http://127.0.0.1:${ports.outbound}/any`;
     return { istiod, envoy, url, upstream };
@@ -164,7 +164,10 @@ describe('faults on an imported set', () => {
     const { istiod, envoy, url, upstream } = await startImported(startMock);
     await envoy.waitForLive({ timeoutMs: 20_000 });
     await istiod.waitForAck(LISTENER_TYPE);
-    const fault = await istiod.inject({ scenario: 'nack', params: { config: 'unknown-cluster' } });
+    const fault = await istiod.control.inject({
+      scenario: 'nack',
+      params: { config: 'unknown-cluster' },
+    });
     const { nack } = await istiod.waitForNack(LISTENER_TYPE);
     expect(nack.message).toContain("route: unknown cluster 'no-such-cluster'");
     await envoy.waitForStat('listener_manager.lds.update_rejected', (v) => v === 1);
@@ -182,7 +185,7 @@ describe('faults on an imported set', () => {
     const acked = await istiod.waitForAck(CLUSTER_TYPE);
     expect(acked.version).toBe('2026-11-30T10:00:00Z/42');
     await istiod.waitForAck(LISTENER_TYPE);
-    const fault = await istiod.inject({ scenario: 'down' });
+    const fault = await istiod.control.inject({ scenario: 'down' });
     await envoy.waitForStat('control_plane.connected_state', (v) => v === 0);
     expect(await get(url)).toEqual({ status: 200, body: `ok:${upstream.port} /any` });
     const since = istiod.journal.query().at(-1)?.seq ?? 0;

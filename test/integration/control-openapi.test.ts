@@ -153,7 +153,9 @@ describe('GET /control/openapi.json', () => {
           lang === 'json'
             ? [code]
             : [...code.matchAll(/^# (?:\d{3} )?(\{.*\})$/gm)].map((m) => m[1] ?? '');
-        for (const sample of samples.filter((s) => !s.includes('[…]') && !s.includes('"…":'))) {
+        // A sample with `…` for more keys or items, or a key `"…"`, shows a part only.
+        const partial = (s: string) => /[[{,]\s*…|"…":/.test(s);
+        for (const sample of samples.filter((s) => !partial(s))) {
           const value = JSON.parse(sample) as unknown;
           const fits = answers.some((schema) => checkJson(schema, value).length === 0);
           expect(fits, `${section.heading}: ${sample}`).toBe(true);

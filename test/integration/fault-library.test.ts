@@ -34,29 +34,33 @@ async function setup(): Promise<{ istiod: TestMockIstiod; stream: AdsTestStream 
 describe('inject and withFault', () => {
   it('inject returns a handle to inspect and remove the fault', async () => {
     const { istiod } = await setup();
-    const handle = await istiod.inject({ scenario: 'delay', params: { ms: '1s' }, id: 'slow' });
+    const handle = await istiod.control.inject({
+      scenario: 'delay',
+      params: { ms: '1s' },
+      id: 'slow',
+    });
     expect(handle.id).toBe('slow');
-    expect(handle.info()).toMatchObject({
+    expect(await handle.info()).toMatchObject({
       scenario: 'delay',
       params: { ms: 1_000 },
       state: 'active',
     });
     await handle.remove();
     expect((await istiod.control.listFaults()).faults).toEqual([]);
-    expect(handle.info().id).toBe('slow');
+    expect((await handle.info()).id).toBe('slow');
   });
 
   it('withFault returns what the block returns and removes the fault even when it throws', async () => {
     const { istiod } = await setup();
     expect(
-      await istiod.withFault(
+      await istiod.control.withFault(
         { scenario: 'withhold' },
         async () => (await istiod.control.listFaults()).faults.length,
       ),
     ).toBe(1);
     expect((await istiod.control.listFaults()).faults).toEqual([]);
     await expect(
-      istiod.withFault({ scenario: 'withhold' }, () => {
+      istiod.control.withFault({ scenario: 'withhold' }, () => {
         throw new Error('the test failed');
       }),
     ).rejects.toThrow('the test failed');
@@ -107,7 +111,7 @@ describe('waitForRequest and expectNoResponse', () => {
 
   it('expectNoResponse resolves when nothing was sent, and rejects naming what was', async () => {
     const { istiod, stream } = await setup();
-    await istiod.inject({ scenario: 'withhold' });
+    await istiod.control.inject({ scenario: 'withhold' });
     stream.send({ type_url: CLUSTER_TYPE, node: NODE });
     await istiod.expectNoResponse('CDS', 200);
     const quiet = istiod.expectNoResponse('CDS', 2_000, { node: '*orders*' });

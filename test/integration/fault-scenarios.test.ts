@@ -31,15 +31,14 @@ async function synced(c: AdsTestClient, pod = 'orders-v1-0') {
 }
 
 describe('the engine', () => {
-  it('refuses an invalid fault with INVALID_FAULT naming every problem', async ({
-    mock: server,
-  }) => {
-    const error = await server
+  it('refuses an invalid fault with a 400 naming every problem', async ({ mock: server }) => {
+    const error = await server.control
       .inject({ scenario: 'reset', params: { code: 'LOUD', times: 0 } })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MockIstiodError);
     expect(error).toMatchObject({
-      code: 'INVALID_FAULT',
+      code: 'CONTROL_REFUSED',
+      details: { status: 400 },
       problems: [
         {
           path: 'params.code',
@@ -56,8 +55,11 @@ describe('the engine', () => {
     ads: client,
   }) => {
     const { stream, lds } = await synced(client);
-    const nack = await server.inject({ scenario: 'nack', params: { config: 'no-filter-chains' } });
-    await server.inject({ scenario: 'withhold', scope: { types: ['LDS'] } });
+    const nack = await server.control.inject({
+      scenario: 'nack',
+      params: { config: 'no-filter-chains' },
+    });
+    await server.control.inject({ scenario: 'withhold', scope: { types: ['LDS'] } });
     const bad = await stream.next();
     expect(listenerNames(bad)).toEqual([
       'nack-no-filter-chains',
@@ -81,28 +83,28 @@ describe('triggers', () => {
     mock: server,
     ads: client,
   }) => {
-    const fault = await server.inject({
+    const fault = await server.control.inject({
       scenario: 'withhold',
       scope: { types: ['LDS'] },
       trigger: { onRequest: { type: 'LDS', node: 'sidecar~*~orders-*' } },
     });
     const stream = client.sotw();
     ack(stream, await requestClusters(stream));
-    expect(fault.info().state).toBe('armed');
+    expect((await fault.info()).state).toBe('armed');
     stream.send({ type_url: LISTENER_TYPE });
     expect((await fault.whenActive()).state).toBe('active');
     await server.expectNoResponse('LDS', 300);
   });
 
   it('afterResponses counts responses in scope only', async ({ mock: server, ads: client }) => {
-    const fault = await server.inject({
+    const fault = await server.control.inject({
       scenario: 'reset',
       params: { preset: 'rate-limit' },
       scope: { node: '*reviews*' },
       trigger: { afterResponses: 2 },
     });
     await synced(client, 'orders-v1-0'); // two responses, out of scope
-    expect(fault.info().state).toBe('armed');
+    expect((await fault.info()).state).toBe('armed');
     const reviews = client.sotw();
     ack(reviews, await requestClusters(reviews, { node: sidecarNode('reviews-v1-0') }));
     reviews.send({ type_url: LISTENER_TYPE });
@@ -111,21 +113,21 @@ describe('triggers', () => {
       code: grpc.status.RESOURCE_EXHAUSTED,
       details: 'request rate limit exceeded: rate: Wait(n=1) would exceed context deadline',
     });
-    expect(fault.info().state).toBe('active');
+    expect((await fault.info()).state).toBe('active');
     expect(server.streams().map((s) => s.proxy.id)).toEqual(['orders-v1-0.default']);
   });
 
   it('after T: armed, then active on time', async ({ mock: server }) => {
-    const fault = await server.inject({
+    const fault = await server.control.inject({
       scenario: 'delay',
       params: { ms: 1 },
       trigger: { after: '300ms' },
     });
-    expect(fault.info().state).toBe('armed');
+    expect((await fault.info()).state).toBe('armed');
     await expect(fault.whenActive({ timeoutMs: 100 })).rejects.toMatchObject({
       code: 'WAIT_TIMEOUT',
-      message: `timed out after 100 ms waiting for fault ${fault.id}'s trigger`,
-      details: { lastValue: { id: fault.id, state: 'armed' } },
+      message: `timed out after 100 ms waiting for fault "${fault.id}"'s trigger to fire`,
+      details: { lastValue: { fault: { id: fault.id, state: 'armed' } } },
     });
     const active = await fault.whenActive();
     expect(Date.parse(active.activatedAt!) - Date.parse(active.appliedAt)).toBeGreaterThanOrEqual(
@@ -139,7 +141,7 @@ describe('reset', () => {
     mock: server,
     ads: client,
   }) => {
-    await server.inject({
+    await server.control.inject({
       scenario: 'reset',
       params: { preset: 'authorization' },
       scope: { types: ['LDS'] },
@@ -158,7 +160,7 @@ describe('reset', () => {
     mock: server,
     ads: client,
   }) => {
-    const fault = await server.inject({
+    const fault = await server.control.inject({
       scenario: 'reset',
       params: { preset: 'not-ready', times: 1 },
     });
@@ -168,7 +170,10 @@ describe('reset', () => {
       code: grpc.status.UNAVAILABLE,
       details: 'server is not ready to serve discovery information',
     });
-    expect(fault.info()).toMatchObject({ state: 'done', reason: 'ended 1 stream (times: 1)' });
+    expect(await fault.info()).toMatchObject({
+      state: 'done',
+      reason: 'ended 1 stream (times: 1)',
+    });
     await synced(client);
   });
 });
@@ -179,7 +184,7 @@ describe('nack policies', () => {
     ads: client,
   }) => {
     const { stream, lds } = await synced(client);
-    await server.inject({
+    await server.control.inject({
       scenario: 'nack',
       params: { config: 'unknown-cluster', after: 'resend', interval: 100 },
     });
@@ -203,7 +208,7 @@ describe('nack policies', () => {
     ads: client,
   }) => {
     const { stream, lds } = await synced(client);
-    await server.inject({ scenario: 'nack', params: { config: 'unknown-filter' } });
+    await server.control.inject({ scenario: 'nack', params: { config: 'unknown-filter' } });
     const bad = await stream.next();
     stream.send({
       type_url: LISTENER_TYPE,
@@ -228,7 +233,7 @@ describe('stale', () => {
     ack(stream, empty);
     const emptyLds = await stream.next();
     ack(stream, emptyLds);
-    await server.inject({ scenario: 'stale', scope: { types: ['LDS'] } });
+    await server.control.inject({ scenario: 'stale', scope: { types: ['LDS'] } });
     const stale = await stream.next();
     expect(stale).toMatchObject({
       type_url: LISTENER_TYPE,
@@ -240,7 +245,10 @@ describe('stale', () => {
 
   it('refuses oldVersion and reuseNonce both false', async ({ mock: server }) => {
     await expect(
-      server.inject({ scenario: 'stale', params: { oldVersion: false, reuseNonce: false } }),
+      server.control.inject({
+        scenario: 'stale',
+        params: { oldVersion: false, reuseNonce: false },
+      }),
     ).rejects.toMatchObject({ problems: [{ path: 'params' }] });
   });
 });
@@ -272,12 +280,12 @@ describe('down / up', () => {
   });
 
   it('flap runs its cycles and ends up, done', async ({ mock: server }) => {
-    const fault = await server.inject({
+    const fault = await server.control.inject({
       scenario: 'flap',
       params: { down: 50, up: 50, cycles: 3 },
     });
-    await waitFor(() => fault.info().state === 'done', { description: 'three cycles' });
-    expect(fault.info().counts.downs).toBe(3);
+    await fault.whenDone();
+    expect((await fault.info()).counts.downs).toBe(3);
     expect((await server.control.state()).serving).toBe(true);
   });
 });
@@ -287,7 +295,7 @@ describe('over delta xDS', () => {
     mock: server,
     ads: client,
   }) => {
-    const hold = await server.inject({ scenario: 'withhold' });
+    const hold = await server.control.inject({ scenario: 'withhold' });
     const stream = client.delta();
     stream.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     await server.expectNoResponse('CDS', 200);

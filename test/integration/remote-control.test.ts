@@ -73,6 +73,25 @@ async function example(
   });
   expect('version' in changed && changed.changed).toContain('CDS');
 
+  // A fault's waits: on its trigger (none yet, then at 150 ms), and on a fault gone.
+  const later = await control.inject({
+    scenario: 'delay',
+    id: 'later',
+    params: { ms: 1 },
+    trigger: { after: '150ms' },
+  });
+  await expect(later.whenActive({ timeoutMs: 20 })).rejects.toMatchObject({
+    code: 'WAIT_TIMEOUT',
+    details: { lastValue: { fault: { id: 'later', state: 'armed' } } },
+  });
+  expect((await later.whenActive()).state).toBe('active');
+  await later.remove();
+  expect((await later.info()).state).toBe('active');
+  await expect(later.whenDone()).rejects.toMatchObject({
+    code: 'CONTROL_REFUSED',
+    details: { status: 404 },
+  });
+
   expect(await control.disconnect({ code: 7, message: 'go away' })).toEqual({
     disconnected: 1,
     code: 'PERMISSION_DENIED',
@@ -81,6 +100,12 @@ async function example(
     timeoutMs: 5_000,
     description: 'the stream to end',
   });
+
+  // And on its end: an outage of 100 ms is done once the port is open again.
+  const outage = await control.inject({ scenario: 'down', params: { for: '100ms' } });
+  expect(await outage.whenDone()).toMatchObject({ state: 'done', counts: { downs: 1 } });
+  expect((await server.control.state()).serving).toBe(true);
+  await outage.remove();
 
   expect(await control.down()).toEqual({ serving: false });
   expect((await server.control.state()).serving).toBe(false);

@@ -37,10 +37,10 @@ describe('MockIstiodError', () => {
     expect(err.details.status).toBe(400);
     expect(err.problems).toEqual([{ path: 'type', message: 'unknown type' }]);
     expect(err.cause).toBe(cause);
-    const plain = MockIstiodError.fromProblems('INVALID_FAULT', 'invalid fault', [
-      { path: 'scenario', message: 'unknown scenario' },
+    const plain = MockIstiodError.fromProblems('INVALID_OPTIONS', 'invalid options', [
+      { path: 'xdsPort', message: 'expected a port number' },
     ]);
-    expect(plain.message).toBe('invalid fault: scenario: unknown scenario');
+    expect(plain.message).toBe('invalid options: xdsPort: expected a port number');
     expect(plain.details).toBeUndefined();
   });
 

@@ -128,7 +128,7 @@ describe('the table of control operations', () => {
 
   it('names, for each operation that waits, a duration field of its input', () => {
     const waiting = operations.filter((op) => op.waits);
-    expect(waiting.map((op) => op.name).sort()).toEqual(['journal', 'waitForAck']);
+    expect(waiting.map((op) => op.name).sort()).toEqual(['journal', 'waitForAck', 'waitForFault']);
     for (const op of waiting) {
       expect(op.input[op.waits?.field ?? '']).toMatchObject({ type: 'duration' });
     }

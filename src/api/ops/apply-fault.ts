@@ -3,6 +3,7 @@
  * (the scenario's own parameters, the scope, the trigger), which lists every problem with its
  * path; the OpenAPI document shows one alternative per scenario.
  */
+import { jsonField } from '../../core/fields.js';
 import { FAULT, object, type FaultInfo } from '../answers.js';
 import { answer, defineOperation, invalid, Refusal } from '../operation.js';
 
@@ -13,28 +14,14 @@ export const applyFault = defineOperation({
   summary: 'apply a fault: {"scenario", "params", "scope", "trigger", "id"}',
   invalid: 'invalid fault',
   input: {
-    scenario: {
-      type: 'json',
-      schema: { type: 'string' },
-      description: 'the scenario (GET /control/scenarios lists them)',
-    },
-    id: {
-      type: 'json',
-      schema: { type: 'string' },
-      description: 'a name to refer to it by (default <scenario>-<n>)',
-    },
-    params: { type: 'json', schema: { type: 'object' }, description: "the scenario's parameters" },
-    scope: {
-      type: 'json',
-      schema: { type: 'object' },
-      description: 'which proxies and types: {"node": glob, "types": [LDS]}',
-    },
-    trigger: {
-      type: 'json',
-      schema: { type: 'object' },
-      description:
-        'when it starts acting: {"after": "5s"} | {"afterResponses": n} | {"onRequest": {…}}',
-    },
+    scenario: jsonField('string', 'the scenario (GET /control/scenarios lists them)'),
+    id: jsonField('string', 'a name to refer to it by (default <scenario>-<n>)'),
+    params: jsonField('object', "the scenario's parameters"),
+    scope: jsonField('object', 'which proxies and types: {"node": glob, "types": [LDS]}'),
+    trigger: jsonField(
+      'object',
+      'when it starts acting: {"after": "5s"} | {"afterResponses": n} | {"onRequest": {…}}',
+    ),
   },
   output: answer<{ fault: FaultInfo }>(object({ fault: FAULT }, ['fault'])),
   success: 201,

@@ -1,23 +1,13 @@
 /** `POST /control/down`: close the xDS port, as when istiod goes away. */
-import { bool, object } from '../answers.js';
-import { answer, defineOperation } from '../operation.js';
+import { xdsPortOperation } from '../xds-port-operation.js';
 
-export const down = defineOperation({
-  name: 'down',
-  method: 'POST',
-  path: '/control/down',
-  summary: 'close the xDS port, as when istiod goes away, until POST /control/up',
-  input: {},
-  output: answer<{ serving: boolean }>(object({ serving: bool }, ['serving'])),
-  cli: {
-    summary: 'close the xDS port, as when istiod goes away (a running mock)',
+export const down = xdsPortOperation(
+  'down',
+  {
+    summary: 'close the xDS port, as when istiod goes away, until POST /control/up',
+    cliSummary: 'close the xDS port, as when istiod goes away (a running mock)',
     help: 'Closes the xDS port: open streams end with UNAVAILABLE, new ones are refused.',
-    text: () => 'xDS port closed',
+    done: 'xDS port closed',
   },
-  timeline: true,
-  button: { variant: 'danger' },
-  run: async (t) => {
-    await t.down();
-    return { serving: t.serving };
-  },
-});
+  { variant: 'danger' },
+);

@@ -4,6 +4,7 @@
  * same lifetime rules), for a client that cannot speak the CA's gRPC: with `csr`, the chain
  * for the caller's key; without, a key made for it as well.
  */
+import { jsonField } from '../../core/fields.js';
 import { ISSUED_CHAIN, type CertificateFields, type IssuedChain } from '../answers.js';
 import { answer, defineOperation } from '../operation.js';
 
@@ -18,11 +19,10 @@ export const issueCertificate = defineOperation({
   input: {
     namespace: { type: 'string', description: 'the namespace of the identity (default default)' },
     serviceAccount: { type: 'string', description: 'its service account (default default)' },
-    csr: {
-      type: 'json',
-      schema: { type: 'string' },
-      description: 'a PEM certificate signing request; without one the mock makes the key',
-    },
+    csr: jsonField(
+      'string',
+      'a PEM certificate signing request; without one the mock makes the key',
+    ),
     ttlSeconds: {
       type: 'integer',
       min: 1,

@@ -4,6 +4,7 @@
  * last good set keeps serving; references Envoy will reject or wait on are served all the
  * same and listed as `warnings`.
  */
+import { jsonField } from '../../core/fields.js';
 import {
   RESOURCE_VERSIONS,
   RESOURCES,
@@ -27,19 +28,16 @@ export const setResources = defineOperation({
   summary: 'replace the resources (validated; on problems 400 and the last good set keeps serving)',
   invalid: 'invalid resources',
   input: {
-    resources: { type: 'json', schema: RESOURCES, description: 'the default set: Envoy resources' },
-    sets: { type: 'json', schema: SETS, description: 'every set, each with its node match' },
-    versions: {
-      type: 'json',
-      schema: VERSIONS,
-      description:
-        'the version to serve each type with ({"CDS": "2"}); types not named get the push\'s',
-    },
-    resourceVersions: {
-      type: 'json',
-      schema: RESOURCE_VERSIONS,
-      description: 'delta xDS: the version of each resource ({"CDS": {"<name>": "2"}})',
-    },
+    resources: jsonField(RESOURCES, 'the default set: Envoy resources'),
+    sets: jsonField(SETS, 'every set, each with its node match'),
+    versions: jsonField(
+      VERSIONS,
+      'the version to serve each type with ({"CDS": "2"}); types not named get the push\'s',
+    ),
+    resourceVersions: jsonField(
+      RESOURCE_VERSIONS,
+      'delta xDS: the version of each resource ({"CDS": {"<name>": "2"}})',
+    ),
   },
   bodyField: 'resources',
   output: answer<ResourcesChanged | SetsChanged>({

@@ -7,11 +7,12 @@
  * helper `istiod.waitForAck` runs the same wait, asking for an ACK only.
  */
 import { ACK_AWAITED, type AckAwaited } from '../answers.js';
-import { answer, defineOperation } from '../operation.js';
+import { answer, defineOperation, waiting } from '../operation.js';
 
-/** The longest a single wait may take: a client's retry loop can wait longer. */
-export const MAX_ACK_WAIT_MS = 300_000;
-export const DEFAULT_ACK_WAIT_MS = 10_000;
+const wait = waiting(
+  10_000,
+  'nothing matched within timeout (the problem on timeout says what each stream ACKed)',
+);
 
 export const waitForAck = defineOperation({
   name: 'waitForAck',
@@ -35,17 +36,11 @@ export const waitForAck = defineOperation({
       minLength: 1,
       description: "only this version (default: the version the stream's set serves now)",
     },
-    timeout: {
-      type: 'duration',
-      description: `how long to wait (default 10s, at most ${MAX_ACK_WAIT_MS / 1000}s)`,
-    },
+    timeout: wait.timeout,
   },
-  waits: { field: 'timeout', defaultMs: DEFAULT_ACK_WAIT_MS },
+  waits: wait.waits,
   output: answer<AckAwaited>(ACK_AWAITED),
-  refusals: {
-    '408': 'nothing matched within timeout (the problem on timeout says what each stream ACKed)',
-    '503': 'the mock closed while waiting',
-  },
+  refusals: wait.refusals,
   cli: {
     verb: ['wait-for-ack'],
     summary: 'wait until a running mock sees a type ACKed (or NACKed)',
@@ -60,12 +55,11 @@ export const waitForAck = defineOperation({
     fails: (a) => a.result === 'nack',
   },
   run: (t, { type, node, version, timeout }, context) => {
-    const timeoutMs = Math.min(timeout ?? DEFAULT_ACK_WAIT_MS, MAX_ACK_WAIT_MS);
     const query = {
       typeUrl: type,
       ...(node !== undefined ? { node } : {}),
       ...(version !== undefined ? { version } : {}),
-      timeoutMs,
+      timeoutMs: wait.waitMs(timeout),
     };
     return t.waitForAck(query, context?.signal);
   },

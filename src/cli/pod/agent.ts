@@ -8,17 +8,20 @@
 import * as grpc from '@grpc/grpc-js';
 import { envoyValidateError } from '../../bootstrap/validate-message.js';
 import { startAgent, type Agent } from '../../envoy/agent.js';
-import type { EnvoyLogLevel } from '../../envoy/envoy-process.js';
 import { describeExit } from '../../envoy/envoy-exit.js';
 import { isMockIstiodError } from '../../util/errors.js';
 import { fail } from '../fail.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice } from '../args.js';
-import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './pod-flags.js';
+import {
+  ENVOY_LOG_LEVELS,
+  POD_BOOTSTRAP_FLAGS,
+  POD_BOOTSTRAP_HELP,
+  podBootstrapInput,
+  podLogLevels,
+} from './pod-flags.js';
 import { createCliLogger, LOG_LEVELS } from '../logger.js';
 import { runPodUntilDone } from './pod-run.js';
-
-const ENVOY_LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'critical', 'off'] as const;
 
 export const AGENT_USAGE = `Usage: mock-istiod agent [options]
 
@@ -48,14 +51,9 @@ const OPTIONS = {
 export async function agent(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const values = parseFlags(argv, OPTIONS, AGENT_USAGE);
   if (!values) return 0;
-  const envoyLogLevel: EnvoyLogLevel = parseChoice(
-    '--envoy-log-level',
-    values['envoy-log-level'],
-    ENVOY_LOG_LEVELS,
-    'warning',
-  );
+  const levels = podLogLevels(values, env);
   const log = createCliLogger(
-    parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    levels.own,
     parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),
   );
   const input = podBootstrapInput(values, env, { allowFreePorts: true });
@@ -72,7 +70,7 @@ export async function agent(argv: string[], env: NodeJS.ProcessEnv): Promise<num
         readiness: o.readinessPort ?? undefined,
         prometheus: o.prometheusPort ?? undefined,
       },
-      envoyLogLevel,
+      envoyLogLevel: levels.envoy,
       logger: log,
     });
   } catch (err) {

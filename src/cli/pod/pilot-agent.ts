@@ -15,7 +15,7 @@ import { isMockIstiodError, MockIstiodError } from '../../util/errors.js';
 import { probeTls } from '../../tls/tls-probe.js';
 import { isObject } from '../../util/guards.js';
 import { parseChoice, parsePort } from '../args.js';
-import { parseHostPort, POD_PORT_FLAGS } from './pod-flags.js';
+import { ENVOY_LOG_LEVELS, parseHostPort, podLogLevels, POD_PORT_FLAGS } from './pod-flags.js';
 import {
   CONTROL_FLAGS,
   CONTROL_HELP,
@@ -29,7 +29,6 @@ import { fail } from '../fail.js';
 import { parseFlags } from '../flags.js';
 import { mintRemotely } from './token.js';
 
-const ENVOY_LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'critical', 'off'] as const;
 const AGENT_LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'none'] as const;
 
 export const PILOT_AGENT_USAGE = `Usage: mock-istiod pilot-agent [options]
@@ -84,22 +83,14 @@ export async function pilotAgent(argv: string[], env: NodeJS.ProcessEnv): Promis
     prometheus: parsePort('--prometheus-port', values['prometheus-port'], 15090),
   };
   const xdsMode = parseChoice('--xds', values.xds, ['delta', 'sotw'] as const, 'delta');
-  const envoyLogLevel = parseChoice(
-    '--envoy-log-level',
-    values['envoy-log-level'],
-    ENVOY_LOG_LEVELS,
-    'warning',
-  );
+  const levels = podLogLevels(values, env);
   const agentLogLevel = parseChoice(
     '--agent-log-level',
     values['agent-log-level'],
     AGENT_LOG_LEVELS,
     'info',
   );
-  const log = createCliLogger(
-    parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
-    'auto',
-  );
+  const log = createCliLogger(levels.own, 'auto');
   const identity = podIdentityFromEnv(env);
   if (!identity.ok) return fail(describePodEnvProblems(identity.problems), 2);
   const proxyConfig = userProxyConfig(env.PROXY_CONFIG);
@@ -126,7 +117,7 @@ export async function pilotAgent(argv: string[], env: NodeJS.ProcessEnv): Promis
         token,
         xdsMode,
         ports,
-        envoyLogLevel,
+        envoyLogLevel: levels.envoy,
         agentLogLevel,
         proxyConfig,
         onOutput: (chunk) => process.stderr.write(chunk),

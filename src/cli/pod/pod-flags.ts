@@ -8,7 +8,9 @@ import { resolve } from 'node:path';
 import { describePodEnvProblems, podIdentityFromEnv } from '../../bootstrap/pod-env.js';
 import { SIDECAR_PORTS, type SidecarBootstrapOptions } from '../../bootstrap/sidecar.js';
 import { MockIstiodError } from '../../util/errors.js';
+import type { EnvoyLogLevel } from '../../envoy/envoy-process.js';
 import { parseChoice, parsePort } from '../args.js';
+import { LOG_LEVELS, type LogLevel } from '../logger.js';
 
 const DEFAULT_DISCOVERY = `127.0.0.1:${SIDECAR_PORTS.discovery}`;
 
@@ -21,6 +23,27 @@ export const POD_PORT_FLAGS = {
   'readiness-port': { type: 'string' },
   'prometheus-port': { type: 'string' },
 } as const;
+
+export const ENVOY_LOG_LEVELS = [
+  'trace',
+  'debug',
+  'info',
+  'warning',
+  'error',
+  'critical',
+  'off',
+] as const satisfies readonly EnvoyLogLevel[];
+
+/** The log levels `agent` and `pilot-agent` take: Envoy's, and the command's own. */
+export function podLogLevels(
+  values: { 'envoy-log-level'?: string | undefined; 'log-level'?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): { envoy: EnvoyLogLevel; own: LogLevel } {
+  return {
+    envoy: parseChoice('--envoy-log-level', values['envoy-log-level'], ENVOY_LOG_LEVELS, 'warning'),
+    own: parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
+  };
+}
 
 /** The flags `bootstrap` and `agent` share, with their help lines. */
 export const POD_BOOTSTRAP_FLAGS = {

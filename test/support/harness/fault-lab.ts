@@ -43,7 +43,7 @@ export async function startFaultLab(options: FaultLabOptions = {}): Promise<Faul
   upstreams.push(upstream);
   const ports = await freeLabPorts(upstream.port);
   const istiod = await startMockIstiod({ resources: makeLabResources(ports), ...options.istiod });
-  for (const fault of options.faults ?? []) await istiod.inject(fault);
+  for (const fault of options.faults ?? []) await istiod.control.inject(fault);
   const envoy = await startEnvoy({ bootstrap: sidecarBootstrap(istiod), ...options.envoy });
   const lab: FaultLab = {
     istiod,

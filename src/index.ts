@@ -139,6 +139,12 @@ export {
   type SidecarBootstrapOptions,
 } from './bootstrap/sidecar.js';
 export { renderBootstrap, type BootstrapFormat } from './bootstrap/render.js';
+export {
+  makeGrpcBootstrap,
+  GRPC_SERVER_LISTENER_TEMPLATE,
+  type GrpcBootstrap,
+  type GrpcBootstrapOptions,
+} from './bootstrap/grpc.js';
 export { startAgent, type Agent, type AgentOptions, type AgentPorts } from './envoy/agent.js';
 export type { PodView } from './envoy/agent-pod-view.js';
 export {

@@ -3,6 +3,11 @@
  * the leak check, killed when Node exits), and `sidecarBootstrap(istiod)` writes the
  * bootstrap of a sidecar pointing at a mock istiod, with the short retry back-off tests want.
  */
+import {
+  makeGrpcBootstrap,
+  type GrpcBootstrap,
+  type GrpcBootstrapOptions,
+} from '../bootstrap/grpc.js';
 import { makeSidecarBootstrap } from '../bootstrap/sidecar.js';
 import {
   DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS,
@@ -89,4 +94,17 @@ export function sidecarBootstrap(
     ...overrides,
     ...(xdsToken !== undefined && { xdsToken }),
   });
+}
+
+/**
+ * The bootstrap a proxyless gRPC client of this mock reads (what `mock-istiod bootstrap
+ * --grpc` writes): give it to gRPC as the file `GRPC_XDS_BOOTSTRAP` names, or as
+ * grpc-js-xds's bootstrap config channel option.
+ */
+export function grpcBootstrap(
+  istiod: Pick<MockIstiod, 'addresses'>,
+  overrides: Partial<GrpcBootstrapOptions> = {},
+): GrpcBootstrap {
+  const { host, port } = istiod.addresses.xds;
+  return makeGrpcBootstrap({ discoveryHost: host, discoveryPort: port, ...overrides });
 }

@@ -8,7 +8,13 @@ export { startMockIstiod, type TestMockIstiod } from './start.js';
 export { connectMockIstiod, type ConnectOptions } from './remote.js';
 export { localControl, type ControlFault, type MockIstiodControl } from './control.js';
 export type { ResourcesChanged } from '../api/answers.js';
-export { startEnvoy, sidecarBootstrap, type TestEnvoy, type EnvoyState } from './envoy.js';
+export {
+  grpcBootstrap,
+  startEnvoy,
+  sidecarBootstrap,
+  type TestEnvoy,
+  type EnvoyState,
+} from './envoy.js';
 export { assertNoLeaks, closeAll, leaks } from './leaks.js';
 export { RESOURCE_REQUEST_KINDS, type RequestFilter } from './fault-helpers.js';
 export type { AckFilter, Acked, Nacked } from './waiters.js';

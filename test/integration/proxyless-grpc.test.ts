@@ -8,6 +8,7 @@ import * as grpcXds from '@grpc/grpc-js-xds';
 import { afterEach, expect, it } from 'vitest';
 import { makeProxylessService } from '../../src/resources/proxyless.js';
 import { makeLabResources } from '../../src/resources/lab.js';
+import { grpcBootstrap } from '../../src/testing/envoy.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../src/xds/type-urls.js';
 
@@ -56,21 +57,12 @@ it('resolves xds:/// through the mock and completes an RPC', async () => {
       ...makeProxylessService({ host, port: 8080, endpoints: [{ address: '127.0.0.1', port }] }),
     ],
   });
-  const bootstrap = {
-    xds_servers: [
-      {
-        server_uri: server.xdsAddress,
-        channel_creds: [{ type: 'insecure' }],
-        server_features: ['xds_v3'],
-      },
-    ],
-    node: {
-      id: 'sidecar~10.0.0.7~grpc-client-0.default~default.svc.cluster.local',
-      cluster: 'grpc-client.default',
-      metadata: { CLUSTER_ID: 'Kubernetes', GENERATOR: 'grpc' },
-      locality: {},
-    },
-  };
+  const bootstrap = grpcBootstrap(server, {
+    podName: 'grpc-client-0',
+    podIp: '10.0.0.7',
+    workloadName: 'grpc-client',
+  });
+
   client = new grpc.Client(`xds:///${host}:8080`, grpc.credentials.createInsecure(), {
     'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
   });

@@ -2,6 +2,8 @@
  * `mock-istiod bootstrap`: writes the Envoy bootstrap pilot-agent would write for this pod,
  * from the same inputs (the pod's environment variables and the discovery address), and
  * optionally has the real Envoy validate it. The flag set is shared with `mock-istiod agent`.
+ * With `--grpc`, the file pilot-agent writes for a proxyless gRPC pod instead
+ * (grpc-bootstrap.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,8 @@ import { fail } from '../fail.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice } from '../args.js';
 import { POD_BOOTSTRAP_FLAGS, POD_BOOTSTRAP_HELP, podBootstrapInput } from './pod-flags.js';
+import { CONTROL_FLAGS, CONTROL_HELP } from '../client/control-client.js';
+import { refuseEnvoyOnlyFlags, writeGrpcBootstrap } from './grpc-bootstrap.js';
 
 export const BOOTSTRAP_USAGE = `Usage: mock-istiod bootstrap [options]
 
@@ -28,6 +32,14 @@ ${POD_BOOTSTRAP_HELP}
   --validate                       run \`envoy --mode validate\` on the result (ENVOY_BIN or
                                    the installed one): OK, or Envoy's error and exit code 1
   -h, --help                       show this help
+
+Proxyless gRPC (the file pilot-agent writes for a pod of Istio's grpc-agent template, for
+GRPC_XDS_BOOTSTRAP; JSON, pointing at the mock itself, node metadata GENERATOR=grpc):
+  --grpc                           write the gRPC bootstrap instead of Envoy's
+  --certs <dir>                    also write the pod's workload certificate from the running
+                                   mock's CA into <dir> (cert-chain.pem, key.pem, root-cert.pem)
+                                   and name it as the file_watcher certificate provider
+${CONTROL_HELP}
 `;
 
 const OPTIONS = {
@@ -35,12 +47,24 @@ const OPTIONS = {
   format: { type: 'string' },
   out: { type: 'string' },
   validate: { type: 'boolean', default: false },
+  grpc: { type: 'boolean', default: false },
+  certs: { type: 'string' },
+  ...CONTROL_FLAGS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
 export async function bootstrap(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const values = parseFlags(argv, OPTIONS, BOOTSTRAP_USAGE);
   if (!values) return 0;
+  if (values.grpc) {
+    refuseEnvoyOnlyFlags({ ...values, validate: values.validate || undefined });
+    const input = podBootstrapInput(values, env);
+    if (!input.ok) return fail(input.message, 2);
+    return writeGrpcBootstrap(input.options, values, env);
+  }
+  if (values.certs !== undefined) {
+    return fail('--certs goes with --grpc (an Envoy sidecar gets its certificate over SDS)', 2);
+  }
   const fallbackFormat: BootstrapFormat = values.out?.endsWith('.json') ? 'json' : 'yaml';
   const format = parseChoice('--format', values.format, ['yaml', 'json'] as const, fallbackFormat);
   const input = podBootstrapInput(values, env);

@@ -103,6 +103,8 @@ export interface RealLabOptions {
   /** The lab's variant and options, beside the ports chosen here (`{ mtls: true }`). */
   lab?: Partial<LabOptions>;
   agent?: Partial<PilotAgentOptions>;
+  /** Variables added to the pod's environment (a template's `ISTIO_META_*`). */
+  podEnv?: Record<string, string>;
   /** Mint the pod's token (default true); false: pilot-agent starts without one. */
   token?: boolean;
   /**
@@ -144,7 +146,11 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
       cleanups.push(() => Promise.resolve(rmSync(certDir, { recursive: true, force: true })));
     }
     const agent = await startPilotAgent({
-      podEnv: { ...POD_ENV, ...(certDir !== undefined ? { OUTPUT_CERTS: certDir } : {}) },
+      podEnv: {
+        ...POD_ENV,
+        ...options.podEnv,
+        ...(certDir !== undefined ? { OUTPUT_CERTS: certDir } : {}),
+      },
       discoveryAddress: istiod.xdsAddress,
       rootCert: istiod.security.rootCert,
       token,

@@ -14,8 +14,10 @@ import type { JsonObject } from './proto-json.js';
 import { resolveSidecarBootstrapOptions, type SidecarBootstrapOptions } from './sidecar-options.js';
 import { sidecarNodeId } from './sidecar.js';
 
-/** The listener a gRPC server asks for: `xds.istio.io/grpc/lds/inbound/<ip>:<port>`. */
-export const GRPC_SERVER_LISTENER_PREFIX = 'xds.istio.io/grpc/lds/inbound/';
+import { GRPC_SERVER_LISTENER_PREFIX } from '../core/grpc-names.js';
+
+export { GRPC_SERVER_LISTENER_PREFIX } from '../core/grpc-names.js';
+/** The name template a gRPC server fills with its listening address. */
 export const GRPC_SERVER_LISTENER_TEMPLATE = `${GRPC_SERVER_LISTENER_PREFIX}%s`;
 
 /** The certificate files pilot-agent writes under `OUTPUT_CERTS`, and the provider reads. */

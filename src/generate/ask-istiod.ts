@@ -80,6 +80,73 @@ export async function askIstiod(
   }
 }
 
+/**
+ * What istiod's gRPC generator sends a proxyless client (node metadata `GENERATOR: grpc`):
+ * every service's client listener (what it names when asked for none), and the listeners in
+ * `listenerNames`, as gRPC asks by name: a client's `host:port` targets (short ones too) and
+ * a server's `xds.istio.io/grpc/lds/inbound/<ip>:<port>`. Then, in gRPC's order on the same
+ * stream, the route configurations those listeners name, the clusters those routes name
+ * (the generator builds only clusters asked by name), and their endpoints; each ACKed.
+ */
+export async function askIstiodGrpc(
+  xds: string,
+  node: AskNode,
+  listenerNames: readonly string[],
+): Promise<IstiodAnswer> {
+  const client = new AdsTestClient(xds);
+  try {
+    const grpcNode = { ...node, metadata: { ...node.metadata, GENERATOR: 'grpc' } };
+    // Asked without names, istiod names every service's client listener: a client may dial any.
+    const every = await fetchType(client.sotw(), {
+      node: grpcNode,
+      type_url: LISTENER_TYPE,
+      resource_names: [],
+    });
+    const names = new Set([...every.map((l) => String(l['name'])), ...listenerNames]);
+    const stream = client.sotw();
+    const listeners = await fetchType(stream, {
+      node: grpcNode,
+      type_url: LISTENER_TYPE,
+      resource_names: [...names],
+    });
+    const routeNames = [...new Set(listeners.flatMap((l) => routeConfigNames(l)))];
+    const routes = await fetchNamed(stream, ROUTE_TYPE, routeNames);
+    const clusterNames = [...new Set(routes.flatMap((r) => routeClusterNames(r)))];
+    const clusters = await fetchNamed(stream, CLUSTER_TYPE, clusterNames);
+    const edsNames = clusters
+      .filter((c) => c['type'] === 'EDS')
+      .map((c) => {
+        const eds = c['eds_cluster_config'] as { service_name?: string } | undefined;
+        return eds?.service_name || String(c['name']);
+      });
+    const endpoints = await fetchNamed(stream, ENDPOINT_TYPE, edsNames);
+    stream.close();
+    return { clusters, endpoints, listeners, routes };
+  } finally {
+    client.close();
+  }
+}
+
+/** The resources of these names, or none without asking when there are no names. */
+function fetchNamed(stream: AdsTestStream, typeUrl: string, names: readonly string[]) {
+  if (names.length === 0) return Promise.resolve([]);
+  return fetchType(stream, { type_url: typeUrl, resource_names: [...names] });
+}
+
+/** The clusters a route configuration's routes send to (`cluster`, weighted clusters). */
+function routeClusterNames(route: Json): string[] {
+  const hosts = (route['virtual_hosts'] ?? []) as { routes?: { route?: Json }[] }[];
+  return hosts.flatMap((host) =>
+    (host.routes ?? []).flatMap(({ route: action }) => {
+      if (!action) return [];
+      const weighted = (action['weighted_clusters'] as { clusters?: { name?: string }[] })
+        ?.clusters;
+      const names = (weighted ?? []).map((c) => c.name);
+      return [action['cluster'], ...names].filter((n): n is string => typeof n === 'string');
+    }),
+  );
+}
+
 /** One request, its response decoded, and the ACK a proxy would send. */
 async function fetchType(
   stream: AdsTestStream,

@@ -18,7 +18,8 @@
  */
 import { isWildcardForIstiod, warmingDependents } from '../core/types/registry.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
-import { isDebugType } from '../xds/type-urls.js';
+import { isDebugType, LISTENER_TYPE } from '../xds/type-urls.js';
+import { grpcWildcardListeners } from './grpc-listeners.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';
 import type { ProxyIdentity } from '../core/identity.js';
@@ -117,9 +118,18 @@ export class SotwSession extends BaseSession<TypeState> {
     return this.ack(current, current.sent, request);
   }
 
-  /** The names the next response of a type carries; undefined: every resource. */
-  responseNames(state: TypeState): readonly string[] | undefined {
-    return this.addedOnly.get(state.typeUrl) ?? (state.names === '*' ? undefined : state.names);
+  /**
+   * The names the next response of a type carries; undefined: every resource. `listeners`
+   * names the listeners of the set, for a proxyless client's LDS asked without names.
+   */
+  responseNames(
+    state: TypeState,
+    listeners?: ReadonlyMap<string, unknown>,
+  ): readonly string[] | undefined {
+    const names =
+      this.addedOnly.get(state.typeUrl) ?? (state.names === '*' ? undefined : state.names);
+    if (names || !listeners || state.typeUrl !== LISTENER_TYPE) return names;
+    return isProxylessGrpc(this.proxy) ? grpcWildcardListeners(listeners.keys()) : undefined;
   }
 
   /**

@@ -32,7 +32,7 @@ export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
   }
 
   protected build(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): BuiltResponse {
-    const names = this.session.responseNames(state);
+    const names = this.session.responseNames(state, snapshot.resources);
     // istiod sends an empty resource for each name it has nothing of (EDS, RDS).
     const fillMissing = this.ctx.omitMissingResources !== true;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);

@@ -18,6 +18,7 @@ import debugNamespace from './debug-namespace.js';
 import streamLog from './stream-log.js';
 import streamNode from './stream-node.js';
 import streamTypes from './stream-types.js';
+import proxyless from './proxyless.js';
 
 export const CASES: readonly ConformanceCase[] = [
   ...firstRequest,
@@ -34,6 +35,7 @@ export const CASES: readonly ConformanceCase[] = [
   ...sotwWarming,
   ...streamNode,
   ...streamTypes,
+  ...proxyless,
   ...streamDebug,
   ...identityTls,
   ...debugNamespace,

@@ -10,7 +10,12 @@ import { startMockIstiod, type TestMockIstiod } from '../../../src/testing/start
 import type { MockIstiodOptions } from '../../../src/app/options.js';
 import { emptyReport } from '../../../src/import/report.js';
 import { pruneUnknownExtensions } from '../../../src/import/rewrite-extensions.js';
-import { askIstiod, podNode } from '../../../src/generate/ask-istiod.js';
+import {
+  askIstiod,
+  askIstiodGrpc,
+  podNode,
+  type IstiodAnswer,
+} from '../../../src/generate/ask-istiod.js';
 import type { ServerUnderTest } from './exchange.js';
 import { prepareSuiteTls } from './identity.js';
 import { startReference, type ReferenceServer } from '../../../src/generate/reference-server.js';
@@ -20,6 +25,19 @@ export interface Pod {
   name: string;
   ip: string;
 }
+
+/**
+ * The listeners a proxyless gRPC client or server of the suite asks for by name: the
+ * `orders` Service as a client dials it (its FQDN, and two short names istiod resolves), and
+ * the server listeners of port 8101 on IPv4 and IPv6.
+ */
+export const GRPC_LISTENERS = [
+  'orders.default.svc.cluster.local:8101',
+  'orders:8101',
+  'orders.default:8101',
+  'xds.istio.io/grpc/lds/inbound/0.0.0.0:8101',
+  'xds.istio.io/grpc/lds/inbound/[::]:8101',
+] as const;
 
 /** The pod the mock's resources are generated for. */
 const MODEL_POD: Pod = { name: 'orders-1', ip: '10.1.0.7' };
@@ -84,6 +102,9 @@ export async function startServers(
     const router = await generatedResources(reference.xds, 'router');
     // Clusters only: a waypoint's listeners use matchers the mock's protos do not have.
     const waypoint = await generatedResources(reference.xds, 'waypoint', true);
+    // What istiod's gRPC generator answers a proxyless pod asking for the suite's names.
+    const node = podNode({ ...MODEL_POD, namespace: 'default' });
+    const grpc = loadable(await askIstiodGrpc(reference.xds, node, GRPC_LISTENERS));
     const resources = sidecar;
     const mockLog: string[] = [];
     const options: Partial<MockIstiodOptions> = {
@@ -92,6 +113,7 @@ export async function startServers(
       resources: [
         { name: 'router', match: { nodeId: 'router~*' }, resources: router },
         { name: 'waypoint', match: { nodeId: 'waypoint~*' }, resources: waypoint },
+        { name: 'grpc', match: { metadata: { GENERATOR: 'grpc' } }, resources: grpc },
         { name: 'default', resources: sidecar },
       ],
     };
@@ -169,7 +191,11 @@ async function generatedResources(
   clustersOnly = false,
 ): Promise<unknown[]> {
   const node = podNode({ ...MODEL_POD, namespace: 'default' }, type);
-  const answer = await askIstiod(xds, node, clustersOnly);
+  return loadable(await askIstiod(xds, node, clustersOnly));
+}
+
+/** istiod's answer as the mock can load it. */
+function loadable(answer: IstiodAnswer): unknown[] {
   const all = [...answer.clusters, ...answer.endpoints, ...answer.listeners, ...answer.routes];
   for (const json of all) {
     const typeUrl = String(json['@type']);

@@ -1,0 +1,24 @@
+/** The listeners a proxyless client's LDS without names is answered with (istiod's rule). */
+import { expect, it } from 'vitest';
+import { grpcWildcardListeners } from '../../src/protocol/grpc-listeners.js';
+
+it('keeps each service listener by its FQDN: no short form, no server listener', () => {
+  expect(
+    grpcWildcardListeners([
+      'orders:8101',
+      'orders.default.svc.cluster.local:8101',
+      'orders.default:8101',
+      'reviews.default.svc.cluster.local:9080',
+      'api.example.com:443',
+      'xds.istio.io/grpc/lds/inbound/0.0.0.0:8101',
+      'orders:9999',
+      'not-a-target',
+    ]),
+  ).toEqual([
+    'api.example.com:443',
+    'not-a-target',
+    'orders.default.svc.cluster.local:8101',
+    'orders:9999',
+    'reviews.default.svc.cluster.local:9080',
+  ]);
+});

@@ -14,7 +14,14 @@ import type { DumpContents, DumpedResource } from '../import/dump-sections.js';
 import { importContents, type ImportedDump, type ImportOptions } from '../import/import-dump.js';
 import { MockIstiodError } from '../util/errors.js';
 import type { Problem, Result } from '../util/problems.js';
-import { askIstiod, podNode, type AskNode, type IstiodAnswer } from './ask-istiod.js';
+import { GRPC_SERVER_LISTENER_PREFIX } from '../core/grpc-names.js';
+import {
+  askIstiod,
+  askIstiodGrpc,
+  podNode,
+  type AskNode,
+  type IstiodAnswer,
+} from './ask-istiod.js';
 import { parseMesh, readInput, stringifyMesh, toYaml, type InputPod } from './kube-input.js';
 import { startReference } from './reference-server.js';
 
@@ -32,6 +39,11 @@ export interface GenerateOptions {
   meshFile?: string;
   /** `outboundTrafficPolicy.mode` of the mesh; wins over both. */
   outboundTrafficPolicy?: OutboundTrafficPolicy;
+  /**
+   * Ask as the pod's proxyless gRPC application would (`GENERATOR: grpc`), not as its
+   * sidecar. Default: when the pod asks for Istio's `grpc-agent` injection template.
+   */
+  proxyless?: boolean;
   /** The import's rewrites (docs/import.md); unknown extensions are always dropped. */
   rewrites?: Partial<ImportOptions>;
   env?: NodeJS.ProcessEnv;
@@ -40,6 +52,8 @@ export interface GenerateOptions {
 export interface Generated {
   pod: InputPod;
   node: AskNode;
+  /** Asked as a proxyless gRPC application (istiod's gRPC generator answered). */
+  proxyless: boolean;
   /** How many of each type istiod sent, before any rewrite. */
   sent: Record<'CDS' | 'EDS' | 'LDS' | 'RDS', number>;
   imported: ImportedDump;
@@ -70,10 +84,14 @@ export async function generateForPod(options: GenerateOptions): Promise<Generate
       },
     );
     const node = nodeFor(pod, options.nodeId);
+    const proxyless = options.proxyless ?? isGrpcAgentPod(pod);
     let answer: IstiodAnswer;
     try {
+      const asked = proxyless
+        ? askIstiodGrpc(reference.xds, node, serverListenerNames(pod))
+        : askIstiod(reference.xds, node);
       // istiod's reason is in the stream's status (e.g. a node id it cannot parse).
-      answer = await askIstiod(reference.xds, node).catch((err: unknown) => {
+      answer = await asked.catch((err: unknown) => {
         const message = err instanceof Error ? err.message : String(err);
         throw refused(`istiod did not answer node ${node.id}`, [{ path: '--node', message }]);
       });
@@ -91,7 +109,7 @@ export async function generateForPod(options: GenerateOptions): Promise<Generate
       'cannot serve what istiod sent',
       importContents(contentsOf(answer), rewrites),
     );
-    return { pod, node, sent, imported };
+    return { pod, node, proxyless, sent, imported };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,6 +121,20 @@ function choosePod(pods: readonly InputPod[], name: string | undefined): InputPo
   const known = pods.map((p) => p.name).join(', ');
   throw refused('no such pod', [
     { path: '--pod', message: `no pod ${name}; the input has ${known}` },
+  ]);
+}
+
+/** A pod of Istio's `grpc-agent` template (`inject.istio.io/templates: grpc-agent`). */
+export function isGrpcAgentPod(pod: InputPod): boolean {
+  const templates = pod.annotations['inject.istio.io/templates'] ?? '';
+  return templates.split(',').some((t) => t.trim() === 'grpc-agent');
+}
+
+/** The listeners a gRPC server of the pod asks for: each container port, IPv4 and IPv6. */
+function serverListenerNames(pod: InputPod): string[] {
+  return pod.ports.flatMap((port) => [
+    `${GRPC_SERVER_LISTENER_PREFIX}0.0.0.0:${port}`,
+    `${GRPC_SERVER_LISTENER_PREFIX}[::]:${port}`,
   ]);
 }
 

@@ -22,6 +22,9 @@ export interface InputPod {
   namespace: string;
   ip: string;
   labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** Its containers' ports (`containerPort`), in order, each once. */
+  ports: number[];
 }
 
 export interface SortedInput {
@@ -135,7 +138,10 @@ function withStatus(pod: Json, out: SortedInput): Json {
   const status = isObject(pod.status) ? pod.status : {};
   const ip = typeof status.podIP === 'string' ? status.podIP : nextIp(out.pods.length);
   const labels = isObject(meta.labels) ? (meta.labels as Record<string, string>) : {};
-  out.pods.push({ name: String(meta.name), namespace, ip, labels });
+  const annotations = isObject(meta.annotations)
+    ? (meta.annotations as Record<string, string>)
+    : {};
+  out.pods.push({ name: String(meta.name), namespace, ip, labels, annotations, ports: ports(pod) });
   return {
     ...pod,
     metadata: { ...meta, namespace },
@@ -147,6 +153,18 @@ function withStatus(pod: Json, out: SortedInput): Json {
       podIPs: [{ ip }],
     },
   };
+}
+
+/** The pod's container ports, in order, each once. */
+function ports(pod: Json): number[] {
+  const spec = isObject(pod.spec) ? pod.spec : {};
+  const containers = Array.isArray(spec.containers) ? spec.containers : [];
+  const found = containers.flatMap((c: unknown) =>
+    isObject(c) && Array.isArray(c.ports)
+      ? c.ports.map((p: unknown) => (isObject(p) ? p.containerPort : undefined))
+      : [],
+  );
+  return [...new Set(found.filter((p): p is number => Number.isInteger(p)))];
 }
 
 function nextIp(n: number): string {

@@ -108,14 +108,17 @@ function reportIptablesOnly(
     });
 }
 
-/** Bound listeners sharing one address and port: Envoy refuses all but the first. */
+/**
+ * Bound listeners sharing one address and port: Envoy refuses all but the first. An API
+ * listener (a proxyless gRPC client's target) binds nothing, whatever address it names.
+ */
 export function duplicateAddresses(
   listeners: readonly { listener: Json; path: string }[],
 ): { path: string; message: string }[] {
   const seen = new Map<string, string>();
   const problems: { path: string; message: string }[] = [];
   for (const { listener, path } of listeners) {
-    if (listener.bind_to_port === false) continue;
+    if (listener.bind_to_port === false || listener.api_listener !== undefined) continue;
     const socket = child(child(listener, 'address') ?? {}, 'socket_address');
     if (!socket || socket.port_value === 0 || socket.port_value === undefined) continue;
     const key = formatHostPort({

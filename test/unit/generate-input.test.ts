@@ -24,7 +24,14 @@ describe('readInput', () => {
     expect(read.ok).toBe(true);
     if (!read.ok) return;
     expect(read.value.pods).toEqual([
-      { name: 'orders-0', namespace: 'default', ip: '10.1.0.7', labels: { app: 'orders' } },
+      {
+        name: 'orders-0',
+        namespace: 'default',
+        ip: '10.1.0.7',
+        labels: { app: 'orders' },
+        annotations: {},
+        ports: [8101],
+      },
     ]);
     expect(read.value.kube.map((k) => k['kind'])).toEqual(['Service', 'Pod']);
     expect(read.value.kube[1]).toMatchObject({
@@ -50,8 +57,8 @@ describe('readInput', () => {
         '---',
         'apiVersion: v1',
         'kind: Pod',
-        'metadata: {name: p, namespace: shop}',
-        'spec: {containers: [{name: app, image: x}]}',
+        "metadata: {name: p, namespace: shop, annotations: {'inject.istio.io/templates': grpc-agent}}",
+        'spec: {containers: [{name: app, image: x, ports: [{containerPort: 7070}]}, {name: b, ports: [{containerPort: 7070}, {containerPort: 15000}]}]}',
         'status: {podIP: 10.9.0.1}',
       ].join('\n'),
     );
@@ -59,7 +66,14 @@ describe('readInput', () => {
     expect(read.ok && read.value.config.map((c) => c['kind'])).toEqual(['Sidecar']);
     expect(read.ok && read.value.mesh).toBe('outboundTrafficPolicy: {mode: REGISTRY_ONLY}');
     expect(read.ok && read.value.pods).toEqual([
-      { name: 'p', namespace: 'shop', ip: '10.9.0.1', labels: {} },
+      {
+        name: 'p',
+        namespace: 'shop',
+        ip: '10.9.0.1',
+        labels: {},
+        annotations: { 'inject.istio.io/templates': 'grpc-agent' },
+        ports: [7070, 15000],
+      },
     ]);
   });
 

@@ -15,6 +15,7 @@ import { createSnapshotStore } from '../../src/snapshot/store.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from '../../src/xds/type-urls.js';
 import { isObject } from '../../src/util/guards.js';
 import { ISTIOCTL_FIXTURE } from '../support/harness/import-lab.js';
+import { duplicateAddresses } from '../../src/import/rewrite-listeners.js';
 
 type Json = Record<string, unknown>;
 
@@ -284,5 +285,25 @@ describe('the resource file an import writes', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('listener addresses', () => {
+  it('counts an API listener (a proxyless target) as binding nothing', () => {
+    const socket = { socket_address: { address: '0.0.0.0', port_value: 7070 } };
+    const server = { name: 'xds.istio.io/grpc/lds/inbound/0.0.0.0:7070', address: socket };
+    const target = { name: 'echo:7070', address: socket, api_listener: { api_listener: {} } };
+    expect(
+      duplicateAddresses([
+        { listener: target, path: 'a' },
+        { listener: server, path: 'b' },
+      ]),
+    ).toEqual([]);
+    expect(
+      duplicateAddresses([
+        { listener: server, path: 'a' },
+        { listener: { ...server, name: 'other' }, path: 'b' },
+      ]).map((p) => p.path),
+    ).toEqual(['b.address']);
   });
 });

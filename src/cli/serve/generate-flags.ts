@@ -11,6 +11,7 @@ export const GENERATE_FLAGS = {
   node: { type: 'string' },
   mesh: { type: 'string' },
   'outbound-traffic-policy': { type: 'string' },
+  proxyless: { type: 'boolean' },
 } as const;
 
 export const GENERATE_USAGE = `  --pod <name>             the pod to ask for (default: the first Pod or Deployment)
@@ -20,6 +21,10 @@ export const GENERATE_USAGE = `  --pod <name>             the pod to ask for (de
                            ConfigMap among the YAML files)
   --outbound-traffic-policy <ALLOW_ANY|REGISTRY_ONLY>
                            the mesh's outboundTrafficPolicy.mode (istiod's default ALLOW_ANY)
+  --proxyless              ask as the pod's proxyless gRPC application (GENERATOR grpc):
+                           every service's client listener, the pod's server listeners, their
+                           routes, clusters and endpoints (default for a pod annotated
+                           inject.istio.io/templates: grpc-agent)
 `;
 
 export interface GenerateFlagValues extends ImportFlagValues {
@@ -27,6 +32,7 @@ export interface GenerateFlagValues extends ImportFlagValues {
   node?: string;
   mesh?: string;
   'outbound-traffic-policy'?: string;
+  proxyless?: boolean;
 }
 
 /** What to ask istiod-ref for: the pod the flags name, with the import's rewrites they choose. */
@@ -42,6 +48,7 @@ export function generateOptionsFromFlags(
     ...(values.pod !== undefined && { pod: values.pod }),
     ...(values.node !== undefined && { nodeId: values.node }),
     ...(values.mesh !== undefined && { meshFile: values.mesh }),
+    ...(values.proxyless !== undefined && { proxyless: values.proxyless }),
     ...(policy !== undefined && {
       outboundTrafficPolicy: parseChoice(
         '--outbound-traffic-policy',

@@ -1,8 +1,9 @@
 /**
- * Builds a small Go program of this repository (standard library only) with the machine's
- * `go` into a directory named by the hash of its sources, so that a second run reuses the
- * binary. Nothing is downloaded (`GOPROXY=off`, `GOTOOLCHAIN=local`). Without `go` it fails
- * saying how to install it.
+ * Builds a small Go program of this repository with the machine's `go` into a directory
+ * named by the hash of its sources, so that a second run reuses the binary. A program of the
+ * standard library only downloads nothing (`GOPROXY=off`, `GOTOOLCHAIN=local`); one with
+ * `modules: true` fetches the modules its go.sum pins from the Go module proxy the machine's
+ * `go` is configured with. Without `go` it fails saying how to install it.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -36,6 +37,10 @@ export interface GoProgram {
   needs: string;
   /** Extra build environment, e.g. `{ CGO_ENABLED: '0' }`; it is part of the cache key. */
   env?: Record<string, string>;
+  /** It has module dependencies (go.sum): fetch them from the machine's module proxy. */
+  modules?: boolean;
+  /** How long the build may take (default 120 s; a first build with modules takes longer). */
+  timeoutMs?: number;
 }
 
 /** The built program's path (built now when its sources or build environment changed). */
@@ -49,17 +54,20 @@ export async function buildGoProgram(program: GoProgram): Promise<string> {
   if (existsSync(binary)) return binary;
   mkdirSync(dir, { recursive: true });
   const partial = `${binary}.${process.pid}.part`;
-  await run(goBinary(program.needs), ['build', '-trimpath', '-o', partial, '.'], {
+  const go = goBinary(program.needs);
+  // The hashes are go.sum's, so the checksum database is not asked.
+  const fetch = program.modules ? { GOPROXY: moduleProxy(go), GOSUMDB: 'off' } : { GOPROXY: 'off' };
+  await run(go, ['build', '-trimpath', '-o', partial, '.'], {
     cwd: program.source,
-    env: {
-      ...process.env,
-      GOFLAGS: '-mod=mod',
-      GOTOOLCHAIN: 'local',
-      GOPROXY: 'off',
-      ...program.env,
-    },
-    timeout: 120_000,
+    env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', ...fetch, ...program.env },
+    timeout: program.timeoutMs ?? 120_000,
   });
   renameSync(partial, binary);
   return binary;
+}
+
+/** The module proxy the machine's `go` uses (its configuration or default). */
+function moduleProxy(go: string): string {
+  const { GOPROXY: _, ...env } = process.env;
+  return execFileSync(go, ['env', 'GOPROXY'], { env, encoding: 'utf8', timeout: 30_000 }).trim();
 }

@@ -1,0 +1,174 @@
+/**
+ * grpc-go's own xDS client and server (`xds.NewGRPCServer`) against the mock, end to end:
+ * Kubernetes YAML for a `grpc-agent` pod → `generate` (istiod's gRPC generator) → the mock
+ * serves it → `bootstrap --grpc` files → a grpc-go server that takes its listener from the
+ * mock and a grpc-go client that dials `xds:///…` through it. Then the faults as a proxyless
+ * pod meets them: withheld configuration and an outage of the control plane.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { makeGrpcBootstrap } from '../../src/bootstrap/grpc.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { freePort } from '../../src/util/ports.js';
+import { waitFor } from '../../src/util/wait.js';
+import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { useCli } from '../support/fixtures/cli.js';
+import {
+  buildGrpcXdsGo,
+  runGrpcClient,
+  serving,
+  startGrpcXdsGo,
+  stopAllGrpcXdsGo,
+} from '../support/harness/grpc-go.js';
+
+const cli = useCli();
+const HOST = 'echo.default.svc.cluster.local';
+const SERVER_POD = { podName: 'echo-0', podIp: '10.1.0.7', serviceAccount: 'echo' };
+const CLIENT_POD = { podName: 'client-0', podIp: '10.1.0.9', serviceAccount: 'client' };
+
+/** The echo Service on `port`, its grpc-agent pod, and the pod's endpoint. */
+function yaml(port: number): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: echo, namespace: default}
+spec:
+  selector: {app: echo}
+  ports: [{name: grpc, port: ${port}, targetPort: ${port}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: echo, namespace: default}
+spec:
+  selector: {matchLabels: {app: echo}}
+  template:
+    metadata:
+      labels: {app: echo}
+      annotations: {inject.istio.io/templates: grpc-agent}
+    spec:
+      serviceAccountName: echo
+      containers: [{name: echo, image: echo, ports: [{containerPort: ${port}}]}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: echo-1
+  namespace: default
+  labels: {kubernetes.io/service-name: echo}
+addressType: IPv4
+ports: [{name: grpc, port: ${port}, protocol: TCP}]
+endpoints:
+  - addresses: [${SERVER_POD.podIp}]
+    conditions: {ready: true}
+    targetRef: {kind: Pod, name: ${SERVER_POD.podName}, namespace: default}
+`;
+}
+
+let binary: string;
+let dir: string;
+let mock: TestMockIstiod | undefined;
+beforeAll(async () => {
+  binary = await buildGrpcXdsGo();
+  dir = mkdtempSync(join(tmpdir(), 'mock-istiod-grpc-go-'));
+}, 600_000);
+afterEach(async () => {
+  await stopAllGrpcXdsGo();
+  await mock?.close();
+  mock = undefined;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The mock serving istiod's answer for the echo pod, a grpc-go server, and the client's bootstrap. */
+async function lab() {
+  const port = await freePort();
+  writeFileSync(join(dir, 'echo.yaml'), yaml(port));
+  const out = join(dir, `echo-${port}.json`);
+  const generated = await cli.run(
+    ['generate', join(dir, 'echo.yaml'), '-o', out, '--upstream', `127.0.0.1:${port}`],
+    { timeoutMs: 60_000 },
+  );
+  expect(generated.code, generated.stderr).toBe(0);
+  mock = await startMockIstiod({ resourcesPath: out });
+  const files = {} as Record<'server' | 'client', string>;
+  for (const [role, pod] of [
+    ['server', SERVER_POD],
+    ['client', CLIENT_POD],
+  ] as const) {
+    const { host, port: xdsPort } = mock.addresses.xds;
+    const bootstrap = makeGrpcBootstrap({ ...pod, discoveryHost: host, discoveryPort: xdsPort });
+    files[role] = join(dir, `${role}-${port}.json`);
+    writeFileSync(files[role], JSON.stringify(bootstrap));
+  }
+  const server = startGrpcXdsGo(binary, ['server', '-port', String(port)], files.server);
+  await serving(server);
+  const serverNode = `sidecar~${SERVER_POD.podIp}~${SERVER_POD.podName}.default~default.svc.cluster.local`;
+  await mock.waitForAck(LISTENER_TYPE, { node: serverNode, timeoutMs: 20_000 });
+  const clientNode = `sidecar~${CLIENT_POD.podIp}~${CLIENT_POD.podName}.default~default.svc.cluster.local`;
+  return {
+    port,
+    target: `xds:///${HOST}:${port}`,
+    clientFile: files.client,
+    serverNode,
+    clientNode,
+  };
+}
+
+it('a grpc-go client reaches a grpc-go xDS server through the mock', async () => {
+  const { target, clientFile, serverNode, port } = await lab();
+  const results = await runGrpcClient(binary, ['-target', target, '-n', '3'], clientFile);
+  expect(results.map((r) => r.reply)).toEqual([
+    'echo:rpc-0 from plaintext',
+    'echo:rpc-1 from plaintext',
+    'echo:rpc-2 from plaintext',
+  ]);
+  // The server asked for its own listener by the address it listens on, as istiod names it.
+  const server = mock!.streams().find((s) => s.proxy.nodeId === serverNode);
+  expect(server?.types.get(LISTENER_TYPE)?.names).toEqual([
+    `xds.istio.io/grpc/lds/inbound/[::]:${port}`,
+  ]);
+});
+
+it('withheld: a wait-for-ready RPC waits until release, then completes', async () => {
+  const { target, clientFile, clientNode } = await lab();
+  await mock!.control.withhold();
+  const rpc = runGrpcClient(binary, ['-target', target, '-wait', '-deadline', '20s'], clientFile);
+  await mock!.waitForRequest('LDS', { node: clientNode, timeoutMs: 20_000 });
+  await mock!.expectNoResponse('LDS', 500, { node: clientNode });
+  await mock!.control.release();
+  const [result] = await rpc;
+  expect(result).toMatchObject({ ok: true, reply: 'echo:rpc-0 from plaintext' });
+  expect(result?.ms).toBeGreaterThanOrEqual(500);
+});
+
+it('down: RPCs go on on the configuration the client has; it comes back after up', async () => {
+  // 15 s of RPCs: grpc-go retries its xDS stream with a back-off of about 1 s, then longer.
+  const { target, clientFile, clientNode } = await lab();
+  const client = startGrpcXdsGo(
+    binary,
+    ['client', '-target', target, '-n', '150', '-interval', '100ms'],
+    clientFile,
+  );
+  await waitFor(() => client.lines().length >= 3, { description: 'three RPCs', timeoutMs: 20_000 });
+  await mock!.control.down();
+  const during = client.lines().length;
+  await waitFor(() => client.lines().length >= during + 5, {
+    description: 'five RPCs while the mock is down',
+    timeoutMs: 20_000,
+  });
+  const reconnects = mock!.journal.query({ kind: 'reconnect', node: clientNode }).length;
+  await mock!.control.up();
+  await waitFor(
+    () => mock!.journal.query({ kind: 'reconnect', node: clientNode }).length > reconnects,
+    { description: 'the client to reconnect after up', timeoutMs: 30_000 },
+  );
+  const after = client.lines().length;
+  await waitFor(() => client.lines().length >= after + 3, {
+    description: 'three RPCs after the client came back',
+    timeoutMs: 20_000,
+  });
+  await client.stop();
+  const results = client.lines() as { ok: boolean }[];
+  expect(results.length).toBeGreaterThanOrEqual(after + 3);
+  expect(results.filter((r) => !r.ok)).toEqual([]);
+});

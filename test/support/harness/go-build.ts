@@ -68,6 +68,7 @@ export async function buildGoProgram(program: GoProgram): Promise<string> {
 
 /** The module proxy the machine's `go` uses (its configuration or default). */
 function moduleProxy(go: string): string {
-  const { GOPROXY: _, ...env } = process.env;
+  const env = { ...process.env };
+  delete env['GOPROXY'];
   return execFileSync(go, ['env', 'GOPROXY'], { env, encoding: 'utf8', timeout: 30_000 }).trim();
 }

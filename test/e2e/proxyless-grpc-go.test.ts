@@ -28,6 +28,21 @@ const HOST = 'echo.default.svc.cluster.local';
 const SERVER_POD = { podName: 'echo-0', podIp: '10.1.0.7', serviceAccount: 'echo' };
 const CLIENT_POD = { podName: 'client-0', podIp: '10.1.0.9', serviceAccount: 'client' };
 
+/** Mutual TLS for the namespace, as a mesh turns it on for proxyless pods. */
+const MTLS = `---
+apiVersion: security.istio.io/v1
+kind: PeerAuthentication
+metadata: {name: default, namespace: default}
+spec: {mtls: {mode: STRICT}}
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: echo, namespace: default}
+spec:
+  host: echo.default.svc.cluster.local
+  trafficPolicy: {tls: {mode: ISTIO_MUTUAL}}
+`;
+
 /** The echo Service on `port`, its grpc-agent pod, and the pod's endpoint. */
 function yaml(port: number): string {
   return `apiVersion: v1
@@ -79,10 +94,14 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The mock serving istiod's answer for the echo pod, a grpc-go server, and the client's bootstrap. */
-async function lab() {
+/**
+ * The mock serving istiod's answer for the echo pod, a grpc-go server, and the client's
+ * bootstrap; with `mtls`, STRICT mutual TLS, and each pod's certificate from the mock's CA
+ * written by `bootstrap --grpc --certs`.
+ */
+async function lab(options: { mtls?: boolean } = {}) {
   const port = await freePort();
-  writeFileSync(join(dir, 'echo.yaml'), yaml(port));
+  writeFileSync(join(dir, 'echo.yaml'), yaml(port) + (options.mtls ? MTLS : ''));
   const out = join(dir, `echo-${port}.json`);
   const generated = await cli.run(
     ['generate', join(dir, 'echo.yaml'), '-o', out, '--upstream', `127.0.0.1:${port}`],
@@ -95,10 +114,36 @@ async function lab() {
     ['server', SERVER_POD],
     ['client', CLIENT_POD],
   ] as const) {
-    const { host, port: xdsPort } = mock.addresses.xds;
-    const bootstrap = makeGrpcBootstrap({ ...pod, discoveryHost: host, discoveryPort: xdsPort });
     files[role] = join(dir, `${role}-${port}.json`);
-    writeFileSync(files[role], JSON.stringify(bootstrap));
+    if (options.mtls) {
+      const written = await cli.run(
+        [
+          'bootstrap',
+          '--grpc',
+          '--discovery-address',
+          mock.xdsAddress,
+          '--certs',
+          join(dir, `${role}-${port}-certs`),
+          '--control-port',
+          String(mock.addresses.control?.port),
+          '--out',
+          files[role],
+        ],
+        {
+          podEnv: {
+            POD_NAME: pod.podName,
+            POD_NAMESPACE: 'default',
+            INSTANCE_IP: pod.podIp,
+            SERVICE_ACCOUNT: pod.serviceAccount,
+          },
+        },
+      );
+      expect(written.code, written.stderr).toBe(0);
+    } else {
+      const { host, port: xdsPort } = mock.addresses.xds;
+      const bootstrap = makeGrpcBootstrap({ ...pod, discoveryHost: host, discoveryPort: xdsPort });
+      writeFileSync(files[role], JSON.stringify(bootstrap));
+    }
   }
   const server = startGrpcXdsGo(binary, ['server', '-port', String(port)], files.server);
   await serving(server);
@@ -126,6 +171,15 @@ it('a grpc-go client reaches a grpc-go xDS server through the mock', async () =>
   const server = mock!.streams().find((s) => s.proxy.nodeId === serverNode);
   expect(server?.types.get(LISTENER_TYPE)?.names).toEqual([
     `xds.istio.io/grpc/lds/inbound/[::]:${port}`,
+  ]);
+});
+
+it("with STRICT mTLS from the mock's CA, the server sees the client's SPIFFE id", async () => {
+  const { target, clientFile } = await lab({ mtls: true });
+  const results = await runGrpcClient(binary, ['-target', target, '-n', '2'], clientFile);
+  expect(results.map((r) => r.reply ?? r.error)).toEqual([
+    `echo:rpc-0 from spiffe://cluster.local/ns/default/sa/${CLIENT_POD.serviceAccount}`,
+    `echo:rpc-1 from spiffe://cluster.local/ns/default/sa/${CLIENT_POD.serviceAccount}`,
   ]);
 });
 

@@ -183,6 +183,37 @@ it("with STRICT mTLS from the mock's CA, the server sees the client's SPIFFE id"
   ]);
 });
 
+it('a grpc-go process that serves and calls opens two xDS streams of one node (istio#53532)', async () => {
+  const { target, serverNode, port } = await lab();
+  // A second process of the server's pod: it serves on another port and calls the echo service.
+  const other = await freePort();
+  const both = startGrpcXdsGo(
+    binary,
+    ['server', '-port', String(other), '-call', target],
+    join(dir, `server-${port}.json`),
+  );
+  await waitFor(() => both.lines().length >= 4, { description: 'three RPCs', timeoutMs: 20_000 });
+  const replies = both.lines().slice(1) as { ok: boolean; reply?: string }[];
+  expect(replies.slice(0, 3).map((r) => r.reply)).toEqual([
+    'echo:rpc-0 from plaintext',
+    'echo:rpc-1 from plaintext',
+    'echo:rpc-2 from plaintext',
+  ]);
+  const mine = (s: { proxy: { nodeId: string } }) => s.proxy.nodeId === serverNode;
+  const streams = mock!.streams().filter(mine);
+  // The first server's stream, and the second process's two: its server's and its channel's.
+  expect(streams.map((s) => s.types.get(LISTENER_TYPE)?.names).sort()).toEqual([
+    [`${HOST}:${port}`],
+    [`xds.istio.io/grpc/lds/inbound/[::]:${other}`],
+    [`xds.istio.io/grpc/lds/inbound/[::]:${port}`],
+  ]);
+  const syncz = await fetch(`http://127.0.0.1:${mock!.addresses.control?.port}/debug/syncz`);
+  const listed = ((await syncz.json()) as { proxy: string }[]).filter(
+    (entry) => entry.proxy === `${SERVER_POD.podName}.default`,
+  );
+  expect(listed).toHaveLength(3);
+});
+
 it('withheld: a wait-for-ready RPC waits until release, then completes', async () => {
   const { target, clientFile, clientNode } = await lab();
   await mock!.control.withhold();

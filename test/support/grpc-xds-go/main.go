@@ -6,9 +6,9 @@
 //	grpc-xds-go client -target xds:///echo.default.svc.cluster.local:7070 -n 5 [-wait]
 //
 // The server answers `echo:<request> from <client's SPIFFE id or "plaintext">`. The client
-// prints one JSON line per RPC: {"ok":true,"reply":"…"} or {"ok":false,"code":"…","error":"…"},
-// and with -streams N opens N channels, each its own xDS client (grpc-go ≥ 1.66 shares one
-// per target name; distinct names give distinct streams).
+// prints one JSON line per RPC: {"ok":true,"reply":"…"} or {"ok":false,"code":"…","error":"…"}.
+// Several comma-separated targets give a channel each: grpc-go (≥ 1.66) then opens an xDS
+// stream per target name, all with one node (istio#53532).
 package main
 
 import (
@@ -19,24 +19,28 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	xdscreds "google.golang.org/grpc/credentials/xds"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/xds"
-	xdscreds "google.golang.org/grpc/credentials/xds"
 )
 
 // raw passes request and reply bytes through as they are: no generated code needed.
 type raw struct{}
 
-func (raw) Marshal(v any) ([]byte, error)      { return *(v.(*[]byte)), nil }
-func (raw) Unmarshal(data []byte, v any) error { *(v.(*[]byte)) = append([]byte(nil), data...); return nil }
-func (raw) Name() string                       { return "proto" }
+func (raw) Marshal(v any) ([]byte, error) { return *(v.(*[]byte)), nil }
+func (raw) Unmarshal(data []byte, v any) error {
+	*(v.(*[]byte)) = append([]byte(nil), data...)
+	return nil
+}
+func (raw) Name() string { return "proto" }
 
 const method = "/mock.test.Echo/Echo"
 
@@ -62,6 +66,7 @@ func fail(msg string) {
 func server(args []string) {
 	fs := flag.NewFlagSet("server", flag.ExitOnError)
 	port := fs.Int("port", 7070, "port to serve on (all interfaces)")
+	call := fs.String("call", "", "also be a client: an RPC to this xds:/// target every 100 ms")
 	_ = fs.Parse(args)
 	creds, err := xdscreds.NewServerCredentials(xdscreds.ServerOptions{FallbackCreds: insecure.NewCredentials()})
 	if err != nil {
@@ -88,6 +93,9 @@ func server(args []string) {
 		fail(err.Error())
 	}
 	fmt.Printf("{\"serving\":%q}\n", l.Addr().String())
+	if *call != "" {
+		go client([]string{"-target", *call, "-n", "1000000", "-interval", "100ms"})
+	}
 	go func() {
 		signals := make(chan os.Signal, 1)
 		signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
@@ -124,7 +132,7 @@ type result struct {
 
 func client(args []string) {
 	fs := flag.NewFlagSet("client", flag.ExitOnError)
-	target := fs.String("target", "", "xds:///host:port")
+	target := fs.String("target", "", "xds:///host:port, or several, comma-separated: a channel each, RPCs in turn")
 	n := fs.Int("n", 1, "RPCs to make, one after another")
 	wait := fs.Bool("wait", false, "wait for ready")
 	interval := fs.Duration("interval", 0, "pause between RPCs")
@@ -137,11 +145,15 @@ func client(args []string) {
 	if err != nil {
 		fail(err.Error())
 	}
-	conn, err := grpc.NewClient(*target, grpc.WithTransportCredentials(creds))
-	if err != nil {
-		fail(err.Error())
+	var conns []*grpc.ClientConn
+	for _, t := range strings.Split(*target, ",") {
+		conn, err := grpc.NewClient(t, grpc.WithTransportCredentials(creds))
+		if err != nil {
+			fail(err.Error())
+		}
+		defer conn.Close()
+		conns = append(conns, conn)
 	}
-	defer conn.Close()
 	out := json.NewEncoder(os.Stdout)
 	for i := 0; i < *n; i++ {
 		if i > 0 && *interval > 0 {
@@ -155,7 +167,7 @@ func client(args []string) {
 		if *wait {
 			opts = append(opts, grpc.WaitForReady(true))
 		}
-		err := conn.Invoke(ctx, method, &in, &reply, opts...)
+		err := conns[i%len(conns)].Invoke(ctx, method, &in, &reply, opts...)
 		cancel()
 		r := result{OK: err == nil, Reply: string(reply), MS: time.Since(start).Milliseconds()}
 		if err != nil {

@@ -10,6 +10,7 @@
 import { makeStaticCluster } from '../resources/cluster.js';
 import { makeHttpListener } from '../resources/listener.js';
 import type { NamedResource } from '../core/snapshot.js';
+import { toJson } from '../xds/json.js';
 import { envoyRoot } from '../xds/protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../xds/type-urls.js';
 
@@ -17,7 +18,16 @@ export interface NackConfig {
   name: string;
   typeUrl: string;
   summary: string;
-  /** What Envoy 1.40 puts in its NACK (`error_detail.message`), in essence. */
+  /**
+   * Who rejects it: Envoy (the default), or a proxyless gRPC client, for which the config
+   * replaces what the client asked for under the same names (a gRPC client ignores resources
+   * it did not ask for, so an added one provokes nothing).
+   */
+  client?: 'envoy' | 'grpc';
+  /**
+   * What the client puts in its NACK (`error_detail.message`), in essence: Envoy 1.40's, or
+   * grpc-go's for a gRPC config.
+   */
   envoyError: string;
   /** The bad resources, in canonical JSON with `@type`, given the type's current ones. */
   build(existing: ReadonlyMap<string, NamedResource>): unknown[];
@@ -154,7 +164,34 @@ export const NACK_CATALOGUE: readonly NackConfig[] = [
       }),
     ],
   },
+  {
+    name: 'grpc-no-route',
+    typeUrl: LISTENER_TYPE,
+    client: 'grpc',
+    summary:
+      'proxyless gRPC: each client target (api_listener) under its own name, with neither RDS nor inline routes',
+    envoyError: 'no RouteSpecifier',
+    build: (existing) => targetsWithoutRoutes(existing),
+  },
 ];
+
+/**
+ * Each proxyless client target of the set (a listener holding an `api_listener`), under its
+ * own name, with its connection manager's RDS taken away and no inline routes instead.
+ */
+function targetsWithoutRoutes(existing: ReadonlyMap<string, NamedResource>): unknown[] {
+  const type = envoyRoot().lookupType('envoy.config.listener.v3.Listener');
+  return [...existing.values()].flatMap((resource) => {
+    const json = toJson(type, type.decode(resource.value)) as {
+      api_listener?: { api_listener?: Record<string, unknown> };
+    };
+    const hcm = json.api_listener?.api_listener;
+    if (!hcm) return [];
+    delete hcm['rds'];
+    delete hcm['route_config'];
+    return [{ '@type': LISTENER_TYPE, ...json }];
+  });
+}
 
 export function findNackConfig(name: string): NackConfig | undefined {
   return NACK_CATALOGUE.find((c) => c.name === name);

@@ -214,6 +214,42 @@ it('a grpc-go process that serves and calls opens two xDS streams of one node (i
   expect(listed).toHaveLength(3);
 });
 
+it('a NACK provoked on the client target: RPCs go on on the last good configuration; syncz shows it', async () => {
+  const { target, clientFile, clientNode } = await lab();
+  const client = startGrpcXdsGo(
+    binary,
+    ['client', '-target', target, '-n', '100', '-interval', '100ms'],
+    clientFile,
+  );
+  await waitFor(() => client.lines().length >= 2, { description: 'two RPCs', timeoutMs: 20_000 });
+  const fault = await mock!.control.inject({
+    scenario: 'nack',
+    params: { config: 'grpc-no-route' },
+    scope: { node: clientNode },
+  });
+  const { nack } = await mock!.control.waitForAck({
+    type: 'LDS',
+    node: clientNode,
+    version: `${mock!.snapshot().get(LISTENER_TYPE).version}+nack.grpc-no-route`,
+  });
+  expect(nack?.message).toMatch(
+    /^error parsing "ListenerResource" response: resource ".*": no RouteSpecifier/,
+  );
+  const before = client.lines().length;
+  await waitFor(() => client.lines().length >= before + 5, {
+    description: 'five RPCs after the NACK',
+    timeoutMs: 20_000,
+  });
+  const syncz = await fetch(`http://127.0.0.1:${mock!.addresses.control?.port}/debug/syncz`);
+  const entry = (
+    (await syncz.json()) as { proxy: string; resources?: Record<string, { lastError?: string }> }[]
+  ).find((e) => e.proxy === `${CLIENT_POD.podName}.default`);
+  expect(JSON.stringify(entry?.resources)).toContain('no RouteSpecifier');
+  expect((await fault.info()).counts).toMatchObject({ sent: 1, rejected: 1 });
+  await client.stop();
+  expect((client.lines() as { ok: boolean }[]).filter((r) => !r.ok)).toEqual([]);
+});
+
 it('withheld: a wait-for-ready RPC waits until release, then completes', async () => {
   const { target, clientFile, clientNode } = await lab();
   await mock!.control.withhold();

@@ -3,6 +3,8 @@ import { parseFaultFlag } from '../../src/faults/flag-spec.js';
 import { NACK_CATALOGUE } from '../../src/faults/nack-catalogue.js';
 import { describeScenarios, scenarioNames } from '../../src/faults/registry.js';
 import { resolveFault } from '../../src/faults/spec.js';
+import { makeHttpListener } from '../../src/resources/listener.js';
+import { makeProxylessService } from '../../src/resources/proxyless.js';
 import { packResourceSet } from '../../src/snapshot/resource-set.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 
@@ -124,8 +126,10 @@ describe('the scenario registry', () => {
 });
 
 describe('the nack catalogue', () => {
+  const forEnvoy = NACK_CATALOGUE.filter((c) => c.client !== 'grpc');
+
   it('builds valid protos (Envoy rejects them for what they mean, not their encoding)', () => {
-    for (const config of NACK_CATALOGUE) {
+    for (const config of forEnvoy) {
       const packed = packResourceSet(config.build(new Map()));
       expect(packed.ok, config.name).toBe(true);
       if (packed.ok) expect([...packed.value.keys()], config.name).toEqual([config.typeUrl]);
@@ -133,9 +137,37 @@ describe('the nack catalogue', () => {
   });
 
   it('names its resources after the config, so Envoy’s message names the config', () => {
-    for (const config of NACK_CATALOGUE) {
+    for (const config of forEnvoy) {
       const names = (config.build(new Map()) as { name: string }[]).map((r) => r.name);
       expect(names.at(-1), config.name).toBe(`nack-${config.name}`);
     }
+  });
+
+  it("replaces a gRPC client's targets under their own names, and nothing else", () => {
+    const packed = packResourceSet([
+      ...makeProxylessService({
+        host: 'echo.default.svc.cluster.local',
+        port: 7070,
+        endpoints: [],
+      }),
+      makeHttpListener({
+        name: 'envoy-one',
+        address: '127.0.0.1',
+        port: 9,
+        direction: 'OUTBOUND',
+        cluster: 'x',
+      }),
+    ]);
+    expect(packed.ok).toBe(true);
+    if (!packed.ok) return;
+    const config = NACK_CATALOGUE.find((c) => c.name === 'grpc-no-route');
+    const built = config?.build(packed.value.get(LISTENER_TYPE) ?? new Map()) as {
+      name: string;
+      api_listener: { api_listener: Record<string, unknown> };
+    }[];
+    expect(built.map((l) => l.name)).toEqual(['echo.default.svc.cluster.local:7070']);
+    expect(built[0]?.api_listener.api_listener).not.toHaveProperty('rds');
+    expect(built[0]?.api_listener.api_listener).toHaveProperty('http_filters');
+    expect(packResourceSet(built).ok).toBe(true);
   });
 });

@@ -78,7 +78,8 @@ function echo(text: string, waitForReady = false): Promise<string> {
       ECHO.requestSerialize,
       ECHO.responseDeserialize,
       Buffer.from(text),
-      { deadline: Date.now() + 15_000, ...(waitForReady && { waitForReady: true }) },
+      new grpc.Metadata({ waitForReady }),
+      { deadline: Date.now() + 15_000 },
       (err, res) => (err ? reject(err) : resolve((res as Buffer).toString())),
     ),
   );

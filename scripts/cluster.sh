@@ -295,6 +295,11 @@ remember_sysctl() {
   echo "$value" >"/proc/sys/${name//.//}"
 }
 
+# A part of some cluster on this machine, whichever directory it was started from.
+cluster_process_alive() {
+  pgrep -x kube-apiserver >/dev/null 2>&1 || pgrep -x kubelet >/dev/null 2>&1 || pgrep -x coredns >/dev/null 2>&1
+}
+
 start() {
   check_prerequisites
   local running
@@ -309,8 +314,14 @@ start() {
   fi
   # One cluster per machine: the bridge, DNS on the node's port 53 and the iptables chains
   # are the machine's own.
-  if ip link show "$BRIDGE" >/dev/null 2>&1 || pgrep -x coredns >/dev/null 2>&1; then
-    fail "another cluster runs on this machine (bridge $BRIDGE or a coredns exists): stop it with its own scripts/cluster.sh stop"
+  if cluster_process_alive; then
+    fail "another cluster runs on this machine (a kube-apiserver, kubelet or coredns is alive): stop it with its own scripts/cluster.sh stop"
+  fi
+  if ip link show "$BRIDGE" >/dev/null 2>&1; then
+    # No part of any cluster is alive, so the bridge is what a killed one left behind.
+    say "bridge $BRIDGE left by a cluster that was killed without 'stop': removing it and its rules"
+    unmount_all
+    remove_network
   fi
   local begin=$SECONDS ip etcd_port etcd_peer api_port kubelet_port kubelet_healthz
   ip="$(node_ip)"

@@ -24,6 +24,11 @@ export interface ProxyIdentity {
   istioVersion: string;
 }
 
+/** istiod's `IsProxylessGrpc`: the node asked for istiod's grpc generator (`GENERATOR: grpc`). */
+export function isProxylessGrpc(proxy: ProxyIdentity | undefined): boolean {
+  return proxy?.metadata['GENERATOR'] === 'grpc';
+}
+
 /** A chain the CA signed for a workload identity (`POST /ca/certificates`' answer). */
 export interface IssuedChain {
   /** The SPIFFE identity the certificate carries. */

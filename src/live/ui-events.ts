@@ -94,6 +94,11 @@ export interface UiProxy {
   clusterId: string;
   istioVersion: string;
   protocol: 'sotw' | 'delta';
+  /**
+   * A gRPC application's own xDS client (`GENERATOR: grpc`): no Envoy, so no admin API, stats or
+   * readiness probe; the page shows its stream only.
+   */
+  proxyless: boolean;
   peer: string;
   connectedAt: string;
   ready: UiReady;

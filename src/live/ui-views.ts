@@ -7,6 +7,7 @@ import type { StreamView } from '../core/events.js';
 import { rankedTypes, shortTypeName } from '../core/types/registry.js';
 import type { FaultInfo } from '../faults/model.js';
 import { matchesGlob } from '../util/glob.js';
+import { isProxylessGrpc } from '../core/identity.js';
 import { NACK_CATALOGUE } from '../faults/nack-catalogue.js';
 import { scenarioNames } from '../faults/registry.js';
 import type { JournalEntry } from '../journal/journal.js';
@@ -82,6 +83,7 @@ export function proxyRow(stream: StreamView, extras: ProxyExtras): UiProxy {
     clusterId: stream.proxy.clusterId,
     istioVersion: stream.proxy.istioVersion,
     protocol: stream.protocol,
+    proxyless: isProxylessGrpc(stream.proxy),
     peer: stream.peer,
     connectedAt: stream.connectedAt.toISOString(),
     ...extras,

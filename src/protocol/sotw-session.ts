@@ -22,7 +22,7 @@ import { isDebugType, LISTENER_TYPE } from '../xds/type-urls.js';
 import { grpcWildcardListeners } from './grpc-listeners.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';
-import type { ProxyIdentity } from '../core/identity.js';
+import { isProxylessGrpc } from '../core/identity.js';
 import { BaseSession } from './session.js';
 
 /**
@@ -43,11 +43,6 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** istiod's `IsProxylessGrpc`: the node asked for istiod's grpc generator. */
-function isProxylessGrpc(proxy: ProxyIdentity | undefined): boolean {
-  return proxy?.metadata['GENERATOR'] === 'grpc';
 }
 
 /** An empty name list on a type asked for by name: Envoy no longer watches any of it. */

@@ -3,7 +3,8 @@
  * Kubernetes YAML for a `grpc-agent` pod → `generate` (istiod's gRPC generator) → the mock
  * serves it → `bootstrap --grpc` files → a grpc-go server that takes its listener from the
  * mock and a grpc-go client that dials `xds:///…` through it. Then the faults as a proxyless
- * pod meets them: withheld configuration and an outage of the control plane.
+ * pod meets them: withheld configuration, a NACK and an outage of the control plane; and the
+ * live page, in Chromium, showing those pods for what they are.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { freePort } from '../../src/util/ports.js';
 import { waitFor } from '../../src/util/wait.js';
 import { LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { useCli } from '../support/fixtures/cli.js';
+import { useBrowser } from '../support/harness/browser.js';
 import {
   buildGrpcXdsGo,
   runGrpcClient,
@@ -24,6 +26,7 @@ import {
 } from '../support/harness/grpc-go.js';
 
 const cli = useCli();
+const browser = useBrowser();
 const HOST = 'echo.default.svc.cluster.local';
 const SERVER_POD = { podName: 'echo-0', podIp: '10.1.0.7', serviceAccount: 'echo' };
 const CLIENT_POD = { podName: 'client-0', podIp: '10.1.0.9', serviceAccount: 'client' };
@@ -292,4 +295,56 @@ it('down: RPCs go on on the configuration the client has; it comes back after up
   const results = client.lines() as { ok: boolean }[];
   expect(results.length).toBeGreaterThanOrEqual(after + 3);
   expect(results.filter((r) => !r.ok)).toEqual([]);
+});
+
+it('the live page shows each xDS stream of the grpc-go processes as a proxyless pod, and the NACK', async () => {
+  const { target, clientFile, serverNode, clientNode, port } = await lab();
+  // Three streams of the server's pod (its server, and a process that serves and calls), and
+  // the client's one.
+  const other = await freePort();
+  startGrpcXdsGo(
+    binary,
+    ['server', '-port', String(other), '-call', target],
+    join(dir, `server-${port}.json`),
+  );
+  const client = startGrpcXdsGo(
+    binary,
+    ['client', '-target', target, '-n', '1000', '-interval', '100ms'],
+    clientFile,
+  );
+  await waitFor(() => client.lines().length >= 2, { description: 'two RPCs', timeoutMs: 20_000 });
+  const page = await browser.open(`http://127.0.0.1:${mock!.addresses.control?.port}/ui/`);
+  const POLL = { timeout: 20_000, interval: 200 };
+  const pods = page.getByTestId('pod');
+  await expect.poll(() => pods.count(), POLL).toBe(4);
+  expect(await page.locator(`[data-node-id="${serverNode}"]`).count()).toBe(3);
+  // Each is tagged for what it is, with no READY badge and no Envoy facts to poll.
+  expect(await page.getByTestId('pod-proxyless').count()).toBe(4);
+  expect(await page.getByTestId('pod-ready').count()).toBe(0);
+  expect(await page.getByTestId('server-state').count()).toBe(0);
+  expect(await page.getByTestId('pod-proxyless').first().getAttribute('title')).toContain(
+    'no admin API',
+  );
+  const clientCard = page.locator(`[data-node-id="${clientNode}"]`);
+  const lds = clientCard.getByTestId('type-LDS');
+  await expect.poll(() => lds.getByTestId('sync-status').textContent(), POLL).toBe('SYNCED');
+  expect(await lds.getByTestId('type-names').textContent()).toBe(`${HOST}:${port}`);
+  expect(await clientCard.getByTestId('xds-client').textContent()).toBe(
+    'gRPC (GENERATOR grpc), no Envoy',
+  );
+
+  await mock!.control.inject({
+    scenario: 'nack',
+    params: { config: 'grpc-no-route' },
+    scope: { node: clientNode },
+  });
+  await expect.poll(() => lds.getByTestId('sync-status').textContent(), POLL).toBe('ERROR');
+  expect(await lds.locator('.nack-text').textContent()).toContain('no RouteSpecifier');
+  // The client goes on on its last good configuration.
+  const before = client.lines().length;
+  await waitFor(() => client.lines().length >= before + 3, {
+    description: 'three RPCs after the NACK',
+    timeoutMs: 20_000,
+  });
+  expect((client.lines() as { ok: boolean }[]).filter((r) => !r.ok)).toEqual([]);
 });

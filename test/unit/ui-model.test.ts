@@ -27,6 +27,7 @@ function proxy(connectionId: string, name: string, ready: UiProxy['ready'] = '1/
     clusterId: 'Kubernetes',
     istioVersion: '1.29.0',
     protocol: 'sotw',
+    proxyless: false,
     peer: '127.0.0.1:40000',
     connectedAt: '2026-12-01T10:00:00.000Z',
     ready,

@@ -1,7 +1,8 @@
 /**
  * Each connected proxy as a pod: READY as kubectl shows it (or `?`, see model/ready.ts), Envoy's `server.state` and
  * `/ready`, and per resource type the proxy-status cell and the version Envoy ACKed. Two or
- * more proxies sit side by side.
+ * more proxies sit side by side. A proxyless gRPC client has no Envoy to ask: its card says so,
+ * and shows the names it asked for beside each type instead.
  */
 import type { UiProxy, UiSyncStatus, UiTypeStatus } from '../../../src/live/ui-events.js';
 import { readyCell } from '../model/ready.js';
@@ -64,27 +65,48 @@ function Pod({ proxy, columns }: { proxy: ProxyRow; columns: string[] }) {
             {t('pod.gone')}
           </wa-tag>
         )}
-        <span class="pod-ready">
-          <span class="muted">{t('pod.ready')}</span>{' '}
-          <wa-badge
-            variant={ready.variant}
-            data-testid="pod-ready"
-            data-reason={ready.reason}
-            title={readyHint}
+        {proxy.proxyless ? (
+          <wa-tag
+            size="s"
+            variant="brand"
+            class="pod-ready"
+            data-testid="pod-proxyless"
+            title={t('pod.proxylessHint')}
           >
-            {ready.text}
-          </wa-badge>
-        </span>
+            {t('pod.proxyless')}
+          </wa-tag>
+        ) : (
+          <span class="pod-ready">
+            <span class="muted">{t('pod.ready')}</span>{' '}
+            <wa-badge
+              variant={ready.variant}
+              data-testid="pod-ready"
+              data-reason={ready.reason}
+              title={readyHint}
+            >
+              {ready.text}
+            </wa-badge>
+          </span>
+        )}
       </header>
       <dl class="pod-facts">
-        <dt>{t('pod.serverState')}</dt>
-        <dd data-testid="server-state" class="mono">
-          {envoy.state ?? (envoy.admin ? '…' : t('pod.adminUnknown'))}
-        </dd>
-        <dt>{t('pod.envoyReady')}</dt>
-        <dd data-testid="envoy-ready" class="mono">
-          {envoy.ready ? `${envoy.ready.status} ${envoy.ready.body.trim()}` : '—'}
-        </dd>
+        {proxy.proxyless ? (
+          <>
+            <dt>{t('pod.xdsClient')}</dt>
+            <dd data-testid="xds-client">{t('pod.grpcClient')}</dd>
+          </>
+        ) : (
+          <>
+            <dt>{t('pod.serverState')}</dt>
+            <dd data-testid="server-state" class="mono">
+              {envoy.state ?? (envoy.admin ? '…' : t('pod.adminUnknown'))}
+            </dd>
+            <dt>{t('pod.envoyReady')}</dt>
+            <dd data-testid="envoy-ready" class="mono">
+              {envoy.ready ? `${envoy.ready.status} ${envoy.ready.body.trim()}` : '—'}
+            </dd>
+          </>
+        )}
         <dt>{t('pod.node')}</dt>
         <dd class="mono small">{proxy.nodeId}</dd>
       </dl>
@@ -94,6 +116,7 @@ function Pod({ proxy, columns }: { proxy: ProxyRow; columns: string[] }) {
             <th scope="col">{t('pod.type')}</th>
             <th scope="col">{t('pod.sync')}</th>
             <th scope="col">{t('pod.acked')}</th>
+            {proxy.proxyless && <th scope="col">{t('pod.names')}</th>}
           </tr>
         </thead>
         <tbody>
@@ -107,6 +130,11 @@ function Pod({ proxy, columns }: { proxy: ProxyRow; columns: string[] }) {
                 {s.nack && <div class="nack-text">{s.nack.message}</div>}
               </td>
               <td class="mono">{s.ackedVersion ?? '—'}</td>
+              {proxy.proxyless && (
+                <td class="mono small" data-testid="type-names">
+                  {s.names === '*' ? '*' : s.names.join(' ')}
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

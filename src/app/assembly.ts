@@ -55,6 +55,7 @@ export function buildAds(options: ResolvedOptions, parts: AdsParts): AdsServer {
       // versioned reconnects included.
       deltaResourceVersions: options.deltaResourceVersions || options.versioning === 'per-type',
       omitMissingResources: options.omitMissingResources,
+      profile: options.profile,
       maxSubscriptions: options.maxSubscriptions,
       events: parts.events,
       log: options.logger,

@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../util/problems.js';
 import { VERSIONINGS, type Clock, type Versioning } from '../snapshot/version.js';
+import { isProfile, PROFILES, type Profile } from '../core/profile.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
@@ -97,6 +98,13 @@ export interface MockIstiodOptions {
    * test/conformance/per-type-versions.test.ts). `serve --versioning per-type`.
    */
   versioning: Versioning;
+  /**
+   * Whose rules the sessions follow where istiod departs from the xDS protocol document:
+   * `istiod` (the default) or `xds-spec`, for generic xDS clients (core/profile.ts,
+   * docs/profiles.md). `xds-spec` implies `versioning: 'per-type'`, `deltaResourceVersions`
+   * and `omitMissingResources`. `serve --profile xds-spec`.
+   */
+  profile: Profile;
   /** Extra response policies (faults), consulted after the withhold switch, in order. */
   policies: readonly ResponsePolicy[];
   /** How many journal entries to keep in memory (a ring buffer). */
@@ -200,6 +208,7 @@ export function defaultOptions(): MockIstiodOptions {
     controlPlaneId: '',
     deltaResourceVersions: false,
     versioning: 'push',
+    profile: 'istiod',
     policies: [],
     journalSize: DEFAULT_JOURNAL_SIZE,
     journalMaxBytes: DEFAULT_JOURNAL_MAX_BYTES,
@@ -300,6 +309,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
       message: `expected ${VERSIONINGS.join(' or ')}, found ${JSON.stringify(options.versioning)}`,
     });
   }
+  if (!isProfile(options.profile)) {
+    problems.push({
+      path: 'profile',
+      message: `expected ${PROFILES.join(' or ')}, found ${JSON.stringify(options.profile)}`,
+    });
+  } else if (options.profile === 'xds-spec') specProfileProblems(partial, problems);
   if (!isLang(options.lang)) {
     problems.push({
       path: 'lang',
@@ -313,5 +328,26 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
   }
   if (problems.length > 0 || !security.ok) return { ok: false, problems };
   const resourceSets = asResourceSets(resources);
-  return { ok: true, value: { ...options, resourceSets, security: security.value } };
+  const profiled = options.profile === 'xds-spec' ? { ...options, ...SPEC_OPTIONS } : options;
+  return { ok: true, value: { ...profiled, resourceSets, security: security.value } };
+}
+
+/** What the `xds-spec` profile sets: a version per type, delta resource versions, no filler. */
+const SPEC_OPTIONS = {
+  versioning: 'per-type',
+  deltaResourceVersions: true,
+  omitMissingResources: true,
+} as const satisfies Partial<MockIstiodOptions>;
+
+/** An option given against what the `xds-spec` profile sets is a mistake, not a preference. */
+function specProfileProblems(partial: Partial<MockIstiodOptions>, problems: Problem[]): void {
+  for (const [path, value] of Object.entries(SPEC_OPTIONS)) {
+    const given = partial[path as keyof typeof SPEC_OPTIONS];
+    if (given !== undefined && given !== value) {
+      problems.push({
+        path,
+        message: `the xds-spec profile sets ${path} to ${JSON.stringify(value)}, found ${JSON.stringify(given)}`,
+      });
+    }
+  }
 }

@@ -19,6 +19,20 @@
  *   in scope again, changed or not, with nothing removed but what vanished from a wildcard
  *   type. With `versioning: 'per-type'`, a push sends what changed since the last response,
  *   by the session's own books (`known`: name → content version).
+ *
+ * With the `xds-spec` profile (core/profile.ts), as the xDS protocol document says:
+ * - every type is sent what it subscribes, CDS and LDS too; a wildcard (`*`, or the legacy
+ *   first request naming nothing) is any type's, and `*` can be subscribed and unsubscribed
+ *   later ("How the client specifies what resources to return");
+ * - a name with no resource, of any type, is answered in `removed_resources` ("Knowing When
+ *   a Requested Resource Does Not Exist"), and so is a removed resource ("Deleting
+ *   Resources");
+ * - a stale nonce's subscription changes are taken ("the server must honor changes to the
+ *   subscription state even if the nonce is stale");
+ * - a name unsubscribed under a wildcard is answered, as a resource or a removal
+ *   ("Unsubscribing from Resources", the one exception);
+ * - an answered CDS request is not followed by EDS: only what changed is sent ("Grouping
+ *   Resources into Responses").
  */
 import { bookVersion, emptyResource, type TypeSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
@@ -66,15 +80,6 @@ function subscribedBy(request: DeltaDiscoveryRequest): Set<string> {
   return names;
 }
 
-/**
- * The scope of an answer to `request`, which subscribes `subscribed`: its own names, or, when
- * it neither subscribes nor unsubscribes a name (`*` aside), every name subscribed.
- */
-function scopeOf(request: DeltaDiscoveryRequest, subscribed: ReadonlySet<string>): DeltaScope {
-  const unsubscribes = request.resource_names_unsubscribe.some((n) => n !== '*');
-  return subscribed.size === 0 && !unsubscribes ? 'subscribed' : [...subscribed];
-}
-
 export class DeltaSession extends BaseSession<DeltaTypeState> {
   constructor(
     now?: () => Date,
@@ -84,8 +89,23 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
      */
     private readonly resourceVersions = false,
     nackTextMax?: number,
+    /** The `xds-spec` profile's rules (see the file's comment). */
+    private readonly spec = false,
   ) {
     super(now, nackTextMax);
+  }
+
+  /**
+   * Whether a type's answers and pushes cover every resource of the set: istiod's CDS and LDS,
+   * whatever was asked; xds-spec: a wildcard subscription.
+   */
+  private whole(state: DeltaTypeState): boolean {
+    return this.spec ? state.wildcard : isWildcardForIstiod(state.typeUrl);
+  }
+
+  /** What stands for a name with no resource: istiod's empty EDS or RDS resource, or a removal. */
+  private filler(typeUrl: string, name: string): NamedResource | undefined {
+    return this.spec ? undefined : emptyResource(typeUrl, name);
   }
 
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
@@ -127,15 +147,15 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     if (request.error_detail) return { kind: 'stale', typeUrl, nonce, expected: undefined };
     if (!state) return this.first(request);
     const sent = state.sent;
-    if (nonce !== '' && nonce !== sent?.nonce) {
-      // Its subscription changes are dropped with it.
-      return { kind: 'stale', typeUrl, nonce, expected: sent?.nonce };
-    }
+    const stale = nonce !== '' && nonce !== sent?.nonce;
+    // istiod drops a stale request's subscription changes with it; xds-spec takes them.
+    if (stale && !this.spec) return { kind: 'stale', typeUrl, nonce, expected: sent?.nonce };
     // A request may ACK the last response and change the subscription at once: both count.
     const subscribed = subscribedBy(request);
     const changed = this.applySubscription(state, request, subscribed);
-    if (changed) this.answer(state, scopeOf(request, subscribed));
-    if (sent && nonce !== '') return this.recordAck(state, sent);
+    if (changed) this.answer(state, this.scopeOf(state, request, subscribed));
+    if (stale && !changed) return { kind: 'stale', typeUrl, nonce, expected: sent?.nonce };
+    if (sent && nonce !== '' && !stale) return this.recordAck(state, sent);
     if (request.resource_names_subscribe.length > 0) return { kind: 'resubscribe', typeUrl };
     return { kind: 'unsubscribe', typeUrl, names: request.resource_names_unsubscribe };
   }
@@ -166,10 +186,28 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     if (this.resourceVersions && known > 0) {
       state.known = new Map(Object.entries(request.initial_resource_versions));
       this.answer(state, 'changed');
-    } else this.answer(state, scopeOf(request, subscribed));
+    } else this.answer(state, this.scopeOf(state, request, subscribed));
     return known > 0
       ? { kind: 'reconnect', typeUrl, version: '', known }
       : { kind: 'subscribe', typeUrl };
+  }
+
+  /**
+   * The scope of an answer to `request`, which subscribes `subscribed`: its own names, or, when
+   * it neither subscribes nor unsubscribes a name (`*` aside), every name subscribed.
+   * xds-spec: a request that subscribes `*` (or the legacy wildcard's first) is answered with
+   * everything; otherwise with its names, and those it unsubscribed under a wildcard.
+   */
+  private scopeOf(
+    state: DeltaTypeState,
+    request: DeltaDiscoveryRequest,
+    subscribed: ReadonlySet<string>,
+  ): DeltaScope {
+    const unsubscribed = request.resource_names_unsubscribe.filter((n) => n !== '*');
+    const none = subscribed.size === 0 && unsubscribed.length === 0;
+    if (!this.spec) return none ? 'subscribed' : [...subscribed];
+    const all = request.resource_names_subscribe.includes('*') || (state.wildcard && none);
+    return all ? 'subscribed' : [...subscribed, ...(state.wildcard ? unsubscribed : [])];
   }
 
   /**
@@ -180,7 +218,8 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   private answer(state: DeltaTypeState, scope: DeltaScope): void {
     state.scope = scope;
     this.owed.add(state.typeUrl);
-    const endpoints = state.typeUrl === CLUSTER_TYPE ? this.types.get(ENDPOINT_TYPE) : undefined;
+    const cds = state.typeUrl === CLUSTER_TYPE && !this.spec;
+    const endpoints = cds ? this.types.get(ENDPOINT_TYPE) : undefined;
     if (endpoints) {
       endpoints.scope = 'subscribed';
       this.owed.add(ENDPOINT_TYPE);
@@ -197,6 +236,11 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     subscribed: ReadonlySet<string>,
   ): boolean {
     let changed = request.resource_names_subscribe.includes('*');
+    if (this.spec && changed) state.wildcard = true;
+    if (this.spec && request.resource_names_unsubscribe.includes('*') && state.wildcard) {
+      state.wildcard = false;
+      changed = true;
+    }
     for (const name of subscribed) {
       if (!state.explicit.has(name)) changed = true;
       state.explicit.add(name);
@@ -236,14 +280,14 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     scope: Exclude<DeltaScope, 'changed'>,
   ): DeltaDiff {
     const names = scope === 'subscribed' ? [...state.explicit] : scope;
-    if (isWildcardForIstiod(state.typeUrl)) {
+    if (this.whole(state) && (scope === 'subscribed' || !this.spec)) {
       const removed = names.filter((name) => !snapshot.resources.has(name));
       return { resources: [...snapshot.resources.values()], removed };
     }
     const resources: NamedResource[] = [];
     const removed: string[] = [];
     for (const name of names) {
-      const resource = snapshot.resources.get(name) ?? emptyResource(state.typeUrl, name);
+      const resource = snapshot.resources.get(name) ?? this.filler(state.typeUrl, name);
       if (resource) resources.push(resource);
       else removed.push(name);
     }
@@ -265,7 +309,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       return known !== bookVersion(resource) && !pinnedMatch;
     };
     // One pass over the snapshot, no copy: this runs for every stream on every push.
-    if (isWildcardForIstiod(state.typeUrl)) {
+    if (this.whole(state)) {
       for (const [name, resource] of snapshot.resources) {
         if (owed(name, resource)) resources.push(resource);
       }
@@ -275,7 +319,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       return { resources, removed };
     }
     for (const name of state.explicit) {
-      const resource = snapshot.resources.get(name) ?? emptyResource(state.typeUrl, name);
+      const resource = snapshot.resources.get(name) ?? this.filler(state.typeUrl, name);
       if (resource && owed(name, resource)) resources.push(resource);
       else if (!resource && state.known.has(name)) removed.push(name);
     }
@@ -293,14 +337,13 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       ? this.answerOf(state, snapshot, whole)
       : this.diff(state, snapshot, isNewPush(state, snapshot));
     // CDS and LDS answer every request, even with nothing; EDS and RDS with no names do not.
-    const answersAnyway =
-      scope === 'changed' || (whole !== undefined && isWildcardForIstiod(state.typeUrl));
+    const answersAnyway = scope === 'changed' || (whole !== undefined && this.whole(state));
     if (!answersAnyway && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
     for (const r of diff.resources) state.known.set(r.name, bookVersion(r));
     for (const name of diff.removed) state.known.delete(name);
-    if (isWildcardForIstiod(state.typeUrl)) {
+    if (!this.spec && isWildcardForIstiod(state.typeUrl)) {
       // What was sent is what is watched, as istiod records it.
       const before = this.weightOf(state.typeUrl);
       if (whole) state.known = new Map(diff.resources.map((r) => [r.name, bookVersion(r)]));

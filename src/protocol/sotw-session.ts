@@ -15,6 +15,14 @@
  * 5. otherwise it is an ACK, whatever its `version_info` says. It is answered only when it
  *    adds names (with the added names alone; CDS and LDS, sent whole, on any change), or
  *    when a new CDS watch asked for the next EDS ACK to be answered.
+ *
+ * With the `xds-spec` profile (core/profile.ts) the names are read as the xDS protocol
+ * document says ("How the client specifies what resources to return"): every type, CDS and
+ * LDS too, is sent only what it names; no names, or `*`, is a wildcard only while the stream
+ * has never named a resource of the type (the legacy wildcard), and after that an empty list
+ * unsubscribes; an ACK that only drops names is not answered ("Unsubscribing From
+ * Resources"), and one that adds some is sent them (CDS and LDS: every name asked, "Grouping
+ * Resources into Responses").
  */
 import { isWildcardForIstiod, warmingDependents } from '../core/types/registry.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
@@ -45,11 +53,6 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** An empty name list on a type asked for by name: Envoy no longer watches any of it. */
-function endsWatch(request: DiscoveryRequest): boolean {
-  return request.resource_names.length === 0 && !isWildcardForIstiod(request.type_url);
-}
-
 /** The UUID istiod's nonces (and the mock's) end with, after the version they were sent at. */
 const NONCE_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -65,6 +68,17 @@ function rejectedVersion(state: TypeState, nonce: string): string {
 }
 
 export class SotwSession extends BaseSession<TypeState> {
+  constructor(
+    now?: () => Date,
+    nackTextMax?: number,
+    /** The `xds-spec` profile's reading of names (see the file's comment). */
+    private readonly spec = false,
+  ) {
+    super(now, nackTextMax);
+  }
+
+  /** xds-spec: the types this stream has named a resource of; their legacy wildcard is over. */
+  private readonly named = new Set<string>();
   /**
    * The names each watched type's last request listed, as it listed them, to tell what the
    * next one changes. Kept as the request's own array: most ACKs repeat it name for name,
@@ -87,6 +101,23 @@ export class SotwSession extends BaseSession<TypeState> {
     return this.types.has(typeUrl) ? Math.max(1, this.asked.get(typeUrl)?.length ?? 0) : 0;
   }
 
+  /**
+   * An empty name list on a type asked for by name: the client no longer watches any of it
+   * (istiod: EDS, RDS, SDS, ECDS; xds-spec: any type it has named a resource of).
+   */
+  private endsWatch(request: DiscoveryRequest): boolean {
+    if (request.resource_names.length > 0) return false;
+    return this.spec ? this.named.has(request.type_url) : !isWildcardForIstiod(request.type_url);
+  }
+
+  /** The names a request asks for, and (xds-spec) the end of its type's legacy wildcard. */
+  private requested(typeUrl: string, names: readonly string[]): TypeState['names'] {
+    if (!this.spec) return requestedNames(typeUrl, names, isProxylessGrpc(this.proxy));
+    const wildcard = names.includes('*') || (names.length === 0 && !this.named.has(typeUrl));
+    if (names.length > 0) this.named.add(typeUrl);
+    return wildcard ? '*' : [...new Set(names)].sort();
+  }
+
   private classify(request: DiscoveryRequest): RequestOutcome {
     const stopped = this.admit(request.node, request.type_url);
     if (stopped) return stopped;
@@ -94,7 +125,7 @@ export class SotwSession extends BaseSession<TypeState> {
     // istiod answers every debug request and starts no watch for it (its processRequest).
     if (isDebugType(typeUrl)) return { kind: 'debug', typeUrl, names: request.resource_names };
     if (request.error_detail) return this.recordNack(request);
-    if (endsWatch(request)) return this.endWatch(typeUrl);
+    if (this.endsWatch(request)) return this.endWatch(typeUrl);
     const current = this.types.get(typeUrl);
     // A request without a nonce, or the first request of a type on this stream whatever nonce
     // it carries (a client reconnecting to a new control plane, or istioctl, which sends one
@@ -123,7 +154,7 @@ export class SotwSession extends BaseSession<TypeState> {
   ): readonly string[] | undefined {
     const names =
       this.addedOnly.get(state.typeUrl) ?? (state.names === '*' ? undefined : state.names);
-    if (names || !listeners || state.typeUrl !== LISTENER_TYPE) return names;
+    if (names || !listeners || state.typeUrl !== LISTENER_TYPE || this.spec) return names;
     return isProxylessGrpc(this.proxy) ? grpcWildcardListeners(listeners.keys()) : undefined;
   }
 
@@ -136,7 +167,7 @@ export class SotwSession extends BaseSession<TypeState> {
     this.forget(typeUrl);
     this.types.set(typeUrl, {
       typeUrl,
-      names: requestedNames(typeUrl, request.resource_names, isProxylessGrpc(this.proxy)),
+      names: this.requested(typeUrl, request.resource_names),
       sent: undefined,
       acked: undefined,
       nack: undefined,
@@ -194,13 +225,15 @@ export class SotwSession extends BaseSession<TypeState> {
     // and so are its names, which were derived from the same list.
     if (sameList(listed, request.resource_names)) return ack;
     const proxyless = isProxylessGrpc(this.proxy);
-    state.names = requestedNames(typeUrl, request.resource_names, proxyless);
+    const previous = state.names;
+    state.names = this.requested(typeUrl, request.resource_names);
     if (forced) return ack;
     const before = new Set(listed);
     const now = new Set(request.resource_names);
     const added = [...now].filter((name) => !before.has(name)).sort();
     const removed = [...before].filter((name) => !now.has(name)).sort();
     if (added.length === 0 && removed.length === 0) return ack;
+    if (this.spec) return this.specChange(state, previous, added, removed);
     // A proxyless client is sent every name it watches, not only the added ones (istiod
     // narrows the answer to the added names for Envoy alone).
     if (isWildcardForIstiod(typeUrl) || (proxyless && added.length > 0)) {
@@ -211,6 +244,30 @@ export class SotwSession extends BaseSession<TypeState> {
     if (added.length === 0) return { kind: 'unsubscribe', typeUrl, names: removed };
     this.addedOnly.set(typeUrl, added);
     this.owed.add(typeUrl);
+    return { kind: 'resubscribe', typeUrl };
+  }
+
+  /**
+   * xds-spec: an ACK that changes the names. Added names are sent (CDS and LDS, and a
+   * wildcard, whole: "Grouping Resources into Responses"), as is the narrowed set when a
+   * wildcard gives way to names; names only dropped are not answered ("Unsubscribing From
+   * Resources").
+   */
+  private specChange(
+    state: TypeState,
+    previous: TypeState['names'],
+    added: readonly string[],
+    removed: readonly string[],
+  ): RequestOutcome {
+    const { typeUrl } = state;
+    const narrowed = previous === '*' && state.names !== '*';
+    if (added.length === 0 && !narrowed)
+      return { kind: 'unsubscribe', typeUrl, names: [...removed] };
+    if (narrowed || state.names === '*' || isWildcardForIstiod(typeUrl)) this.oweWhole(typeUrl);
+    else {
+      this.addedOnly.set(typeUrl, added);
+      this.owed.add(typeUrl);
+    }
     return { kind: 'resubscribe', typeUrl };
   }
 

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { RequestOutcome } from '../core/stream-state.js';
 import type { StreamSession } from '../protocol/session.js';
+import type { Profile } from '../core/profile.js';
 import type { ProxyIdentity } from '../core/identity.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { AdsCall } from './ads-service.js';
@@ -49,6 +50,8 @@ export interface StreamContext extends AdmissionOptions {
   deltaResourceVersions?: boolean;
   /** SotW: leave names without a resource out, instead of istiod's empty resource of each. */
   omitMissingResources?: boolean;
+  /** Whose rules the sessions follow (core/profile.ts); istiod's when absent. */
+  profile?: Profile;
   /** The most subscriptions one stream may hold (default DEFAULT_MAX_SUBSCRIPTIONS). */
   maxSubscriptions?: number;
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */

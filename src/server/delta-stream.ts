@@ -67,7 +67,8 @@ export class DeltaStream extends StreamWriter<DeltaDiscoveryRequest, DeltaSessio
 
   protected newSession(): DeltaSession {
     const versioned = this.ctx.deltaResourceVersions === true;
-    return new DeltaSession(undefined, versioned, this.ctx.nackTextMax);
+    const spec = this.ctx.profile === 'xds-spec';
+    return new DeltaSession(undefined, versioned, this.ctx.nackTextMax, spec);
   }
 
   protected decode(bytes: Buffer): DeltaDiscoveryRequest {

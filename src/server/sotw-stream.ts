@@ -20,7 +20,7 @@ export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
   readonly protocol = 'sotw';
 
   protected newSession(): SotwSession {
-    return new SotwSession(undefined, this.ctx.nackTextMax);
+    return new SotwSession(undefined, this.ctx.nackTextMax, this.ctx.profile === 'xds-spec');
   }
 
   protected decode(bytes: Buffer): DiscoveryRequest {

@@ -7,6 +7,7 @@ import { LAB_DEFAULTS, LAB_VARIANTS, type LabVariant } from '../../resources/lab
 import { serveMockIstiod, type ServeSource } from '../../app/serve.js';
 import { VERSIONINGS, type Versioning } from '../../snapshot/version.js';
 import { DEFAULT_HOST } from '../../app/options.js';
+import { PROFILES } from '../../core/profile.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice, parsePort } from '../args.js';
 import { armShutdownDeadline } from '../shutdown-deadline.js';
@@ -45,6 +46,11 @@ ${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until
                            (default push)
   --omit-missing-resources leave EDS/RDS names without a resource out of SotW responses
                            (istiod sends an empty one; with this, what named it warms)
+  --profile <rules>        istiod (default: istiod's departures from the xDS protocol, as
+                           istiod-ref shows them) or xds-spec (the protocol document's rules,
+                           for xDS clients not built for istiod: names honoured for CDS and
+                           LDS, removed_resources for every type, a version per type;
+                           docs/profiles.md)
   --resources <path>       serve Envoy resources from a YAML/JSON file or a directory of them,
                            reloaded when they change (default: the lab; see docs/resources.md)
   --resources-quiet <d>    how long the files must be left alone before a change is reloaded
@@ -81,6 +87,7 @@ const OPTIONS = {
   'withhold-first': { type: 'boolean', default: false },
   'delta-resource-versions': { type: 'boolean', default: false },
   versioning: { type: 'string' },
+  profile: { type: 'string' },
   'omit-missing-resources': { type: 'boolean', default: false },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
@@ -189,9 +196,13 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       controlToken: token,
       controlAllowedHosts: parseAllowedHosts(values, env),
       withholdFirst: values['withhold-first'],
-      deltaResourceVersions: values['delta-resource-versions'],
+      // Given only when set, so that a profile's own settings are not taken for a contradiction.
+      ...(values['delta-resource-versions'] && { deltaResourceVersions: true }),
       ...(values.versioning !== undefined && { versioning: parseVersioning(values.versioning) }),
-      omitMissingResources: values['omit-missing-resources'],
+      ...(values['omit-missing-resources'] && { omitMissingResources: true }),
+      ...(values.profile !== undefined && {
+        profile: parseChoice('--profile', values.profile, PROFILES, 'istiod'),
+      }),
       resourcesPath: values.resources,
       resourcesQuietMs: parseQuiet(values['resources-quiet']),
       journalSize: parseJournalSize(values['journal-size']),

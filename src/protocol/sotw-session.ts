@@ -22,13 +22,14 @@
  * has never named a resource of the type (the legacy wildcard), and after that an empty list
  * unsubscribes; an ACK that only drops names is not answered ("Unsubscribing From
  * Resources"), and one that adds some is sent them (CDS and LDS: every name asked, "Grouping
- * Resources into Responses").
+ * Resources into Responses"); a change to the set is sent to a type asked by name only when
+ * one of its names changed ("When to send an update").
  */
 import { isWildcardForIstiod, warmingDependents } from '../core/types/registry.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
 import { isDebugType, LISTENER_TYPE } from '../xds/type-urls.js';
 import { grpcWildcardListeners } from './grpc-listeners.js';
-import type { Snapshot } from '../core/snapshot.js';
+import type { NamedResource, Snapshot } from '../core/snapshot.js';
 import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';
 import { isProxylessGrpc } from '../core/identity.js';
 import { BaseSession } from './session.js';
@@ -51,6 +52,13 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Whether any name `state` watches differs (in content, or being) from what it was sent. */
+function namesChanged(state: TypeState, now: ReadonlyMap<string, NamedResource>): boolean {
+  const before = state.sent?.content as ReadonlyMap<string, NamedResource> | undefined;
+  if (!before || state.names === '*') return true;
+  return state.names.some((name) => before.get(name)?.version !== now.get(name)?.version);
 }
 
 /** The UUID istiod's nonces (and the mock's) end with, after the version they were sent at. */
@@ -311,9 +319,13 @@ export class SotwSession extends BaseSession<TypeState> {
    */
   onSnapshot(snapshot: Snapshot): void {
     for (const state of this.types.values()) {
-      if (state.sent && snapshot.get(state.typeUrl).differsFrom(state.sent)) {
-        this.oweWhole(state.typeUrl);
-      }
+      if (!state.sent) continue;
+      const current = snapshot.get(state.typeUrl);
+      if (!current.differsFrom(state.sent)) continue;
+      // xds-spec: a type asked by name is sent only when one of its names changed ("When to
+      // send an update": only when the resources in the response have changed).
+      if (this.spec && state.names !== '*' && !namesChanged(state, current.resources)) continue;
+      this.oweWhole(state.typeUrl);
     }
   }
 

@@ -31,8 +31,9 @@
  *   subscription state even if the nonce is stale");
  * - a name unsubscribed under a wildcard is answered, as a resource or a removal
  *   ("Unsubscribing from Resources", the one exception);
- * - an answered CDS request is not followed by EDS: only what changed is sent ("Grouping
- *   Resources into Responses").
+ * - a CDS response is followed by the EDS resources of the clusters it carried, and of no
+ *   others: they warm until their endpoints come ("Resource warming"), and only what changed
+ *   is sent ("Grouping Resources into Responses").
  */
 import { bookVersion, emptyResource, type TypeSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { NamedResource } from '../core/snapshot.js';
@@ -94,6 +95,9 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   ) {
     super(now, nackTextMax);
   }
+
+  /** xds-spec: clusters sent since the last EDS response, whose endpoints it carries again. */
+  private readonly rewarm = new Set<string>();
 
   /**
    * Whether a type's answers and pushes cover every resource of the set: istiod's CDS and LDS,
@@ -333,9 +337,10 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     state.scope = undefined;
     // An answer to a request sends its whole scope; a push, or a versioned reconnect, a diff.
     const whole = scope === 'changed' ? undefined : scope;
-    const diff = whole
+    const found = whole
       ? this.answerOf(state, snapshot, whole)
       : this.diff(state, snapshot, isNewPush(state, snapshot));
+    const diff = state.typeUrl === ENDPOINT_TYPE ? this.withRewarmed(found, snapshot) : found;
     // CDS and LDS answer every request, even with nothing; EDS and RDS with no names do not.
     const answersAnyway = scope === 'changed' || (whole !== undefined && this.whole(state));
     if (!answersAnyway && diff.resources.length === 0 && diff.removed.length === 0)
@@ -351,6 +356,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       state.names = namesOf(state);
       this.recount(state.typeUrl, before);
     }
+    if (this.spec && state.typeUrl === CLUSTER_TYPE) this.warm(diff.resources);
     const count = diff.resources.length;
     state.sent = {
       version: snapshot.version,
@@ -360,6 +366,33 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       content: snapshot.resources,
     };
     return { resources: diff.resources, removed: diff.removed, nonce };
+  }
+
+  /**
+   * xds-spec: the clusters a CDS response carried warm until EDS answers them ("Resource
+   * warming": the management server is expected to provide EDS during warming), so the
+   * endpoints of those the stream watches are owed again, and only those.
+   */
+  private warm(clusters: readonly NamedResource[]): void {
+    const endpoints = this.types.get(ENDPOINT_TYPE);
+    if (!endpoints) return;
+    for (const { name } of clusters) {
+      if (endpoints.wildcard || endpoints.explicit.has(name)) this.rewarm.add(name);
+    }
+    if (this.rewarm.size > 0) this.owed.add(ENDPOINT_TYPE);
+  }
+
+  /** xds-spec: adds to an EDS response the endpoints of clusters sent since (see `warm`). */
+  private withRewarmed(diff: DeltaDiff, snapshot: TypeSnapshot): DeltaDiff {
+    if (this.rewarm.size === 0) return diff;
+    const sending = new Set(diff.resources.map((r) => r.name));
+    const resources = [...diff.resources];
+    for (const name of this.rewarm) {
+      const resource = snapshot.resources.get(name);
+      if (resource && !sending.has(name)) resources.push(resource);
+    }
+    this.rewarm.clear();
+    return { resources, removed: diff.removed };
   }
 
   onSnapshot(snapshot: Snapshot): void {

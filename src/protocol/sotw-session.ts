@@ -23,7 +23,8 @@
  * unsubscribes; an ACK that only drops names is not answered ("Unsubscribing From
  * Resources"), and one that adds some is sent them (CDS and LDS: every name asked, "Grouping
  * Resources into Responses"); a change to the set is sent to a type asked by name only when
- * one of its names changed ("When to send an update").
+ * one of its names changed ("When to send an update"); after a CDS push the next EDS request is
+ * answered, so that the clusters it changed finish warming ("Resource warming").
  */
 import { isWildcardForIstiod, warmingDependents } from '../core/types/registry.js';
 import type { DiscoveryRequest } from '../xds/wire.js';
@@ -338,6 +339,13 @@ export class SotwSession extends BaseSession<TypeState> {
   ): void {
     const state = this.types.get(typeUrl);
     if (!state) return;
+    // xds-spec: a CDS push leaves changed clusters warming until EDS answers them ("Resource
+    // warming"), and other types keep their versions: the next EDS request is answered.
+    if (this.spec && state.sent) {
+      for (const dependent of warmingDependents(typeUrl)) {
+        if (this.types.has(dependent)) this.forced.add(dependent);
+      }
+    }
     state.sent = { version, nonce, at: this.now(), count, content };
     this.addedOnly.delete(typeUrl);
     this.owed.delete(typeUrl);

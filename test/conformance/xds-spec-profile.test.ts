@@ -235,23 +235,26 @@ describe('delta', () => {
     expect(resourcesOf(responses(spec)[1])).toEqual([ORDERS_CLUSTER]);
   });
 
-  it('an answered CDS request is not followed by EDS: only what changed is sent ("Grouping Resources into Responses")', async () => {
+  it('a CDS answer is followed by the endpoints of the clusters it carried, and no others ("Resource warming"; "Grouping Resources into Responses")', async () => {
     const { istiod, spec } = await both(async (x) => {
       const s = x.delta();
       s.send({
         node: x.node(),
         type_url: ENDPOINT_TYPE,
-        resource_names_subscribe: [ORDERS_CLUSTER],
+        resource_names_subscribe: [ORDERS_CLUSTER, ABSENT_CLUSTER],
       });
       const eds = await s.read();
       s.send({ type_url: ENDPOINT_TYPE, response_nonce: eds.nonce });
       s.send({ type_url: CLUSTER_TYPE, resource_names_subscribe: [ORDERS_CLUSTER] });
       await s.read();
-      await s.silent();
+      await s.read();
     });
+    // istiod sends every EDS name the stream watches again; the profile those of the
+    // clusters it just sent.
     expect(responses(istiod)[2]).toMatch(/^← Δ EDS /);
-    expect(responses(spec)[1]).toMatch(/^← Δ CDS /);
-    expect(responses(spec)[2]).toBe('← (silent)');
+    expect(resourcesOf(responses(istiod)[2])).toEqual([ORDERS_CLUSTER, ABSENT_CLUSTER].sort());
+    expect(responses(spec)[2]).toMatch(/^← Δ EDS /);
+    expect(resourcesOf(responses(spec)[2])).toEqual([ORDERS_CLUSTER]);
   });
 });
 

@@ -147,7 +147,8 @@ describe('delta', () => {
     ack(ENDPOINT_TYPE, eds.nonce);
     await quiet(d);
 
-    // Update: only the changed cluster, at a new resource version; EDS is not sent again.
+    // Update: only the changed cluster, at a new resource version; then its endpoints alone,
+    // for it to finish warming ("Resource warming"), not those of b.
     await set([cluster('a', '2s'), cluster('b'), endpoints('a'), endpoints('b')]);
     const updated = await d.nextDelta();
     expect(updated.type_url).toBe(CLUSTER_TYPE);
@@ -155,6 +156,10 @@ describe('delta', () => {
     expect(updated.resources[0]?.version).not.toBe(version);
     expect(updated.removed_resources).toEqual([]);
     ack(CLUSTER_TYPE, updated.nonce);
+    const warmed = await d.nextDelta();
+    expect(warmed.type_url).toBe(ENDPOINT_TYPE);
+    expect(warmed.resources.map((r) => r.name)).toEqual(['a']);
+    ack(ENDPOINT_TYPE, warmed.nonce);
     await quiet(d);
 
     // Unsubscribe: not answered; a later change to it is not sent.

@@ -82,7 +82,8 @@ export async function askIstiod(
 
 /**
  * What istiod's gRPC generator sends a proxyless client (node metadata `GENERATOR: grpc`):
- * every service's client listener (what it names when asked for none), and the listeners in
+ * every service's client listener (what it names when asked for none) and, for the services of
+ * the pod's own namespace, under the short names istiod resolves, and the listeners in
  * `listenerNames`, as gRPC asks by name: a client's `host:port` targets (short ones too) and
  * a server's `xds.istio.io/grpc/lds/inbound/<ip>:<port>`. Then, in gRPC's order on the same
  * stream, the route configurations those listeners name, the clusters those routes name
@@ -102,7 +103,12 @@ export async function askIstiodGrpc(
       type_url: LISTENER_TYPE,
       resource_names: [],
     });
-    const names = new Set([...every.map((l) => String(l['name'])), ...listenerNames]);
+    const clientNames = every.map((l) => String(l['name']));
+    const names = new Set([
+      ...clientNames,
+      ...shortListenerNames(clientNames, node.id),
+      ...listenerNames,
+    ]);
     const stream = client.sotw();
     const listeners = await fetchType(stream, {
       node: grpcNode,
@@ -125,6 +131,29 @@ export async function askIstiodGrpc(
   } finally {
     client.close();
   }
+}
+
+/**
+ * The short names a client in the pod's namespace may dial a service of that namespace by,
+ * which istiod's gRPC generator resolves against the node's DNS domain (`tryFindFQDN`) and
+ * answers with a listener of that very name: `echo:7070`, `echo.default:7070` and
+ * `echo.default.svc:7070` for `echo.default.svc.cluster.local:7070`. A node id's fourth part
+ * is its DNS domain (`default.svc.cluster.local`).
+ */
+export function shortListenerNames(fqdnNames: readonly string[], nodeId: string): string[] {
+  const domain = nodeId.split('~')[3] ?? '';
+  const namespace = domain.split('.')[0] ?? '';
+  if (namespace === '') return [];
+  return fqdnNames.flatMap((name) => {
+    const colon = name.lastIndexOf(':');
+    const host = name.slice(0, colon);
+    const port = name.slice(colon + 1);
+    const service = host.endsWith(`.${domain}`) ? host.slice(0, -domain.length - 1) : '';
+    if (colon < 0 || service === '' || service.includes('.')) return [];
+    return [service, `${service}.${namespace}`, `${service}.${namespace}.svc`].map(
+      (short) => `${short}:${port}`,
+    );
+  });
 }
 
 /** The resources of these names, or none without asking when there are no names. */

@@ -175,6 +175,12 @@ it('a grpc-go client reaches a grpc-go xDS server through the mock', async () =>
   expect(server?.types.get(LISTENER_TYPE)?.names).toEqual([
     `xds.istio.io/grpc/lds/inbound/[::]:${port}`,
   ]);
+  // A client of the same namespace may dial the service by its short names, which istiod
+  // resolves: generate asked for them too.
+  for (const short of ['echo', 'echo.default']) {
+    const [reply] = await runGrpcClient(binary, ['-target', `xds:///${short}:${port}`], clientFile);
+    expect(reply?.reply ?? reply?.error).toBe('echo:rpc-0 from plaintext');
+  }
 });
 
 it("with STRICT mTLS from the mock's CA, the server sees the client's SPIFFE id", async () => {

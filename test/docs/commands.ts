@@ -13,6 +13,8 @@ export const DEFAULT_PORTS = {
   outbound: 10081,
   /** The lab's app (`npm run upstream -- --port 8101`), behind the inbound listener. */
   app: 8101,
+  /** e2e: the proxyless echo server of docs/proxyless.md (`./grpc-xds-go server -port 7070`). */
+  grpc: 7070,
 } as const;
 export type PortName = keyof typeof DEFAULT_PORTS;
 export type PortMap = Partial<Record<PortName, number>>;
@@ -44,6 +46,16 @@ export function startsSidecar(command: string): boolean {
   return /^([A-Z_][A-Z0-9_]*=\S*\s+)*(npm run (--silent )?cli -- |mock-istiod |npx tsx src\/cli\/main\.ts )(pilot-agent|agent)\b/.test(
     command.trim(),
   );
+}
+
+/** The example grpc-go server, `./grpc-xds-go server …`: in the e2e project, in the background. */
+export function startsGrpcServer(command: string): boolean {
+  return /^([A-Z_][A-Z0-9_]*=\S*\s+)*\.\/grpc-xds-go server\b/.test(command.trim());
+}
+
+/** A Go build (`go build …`): a minute or more on a cold module cache. */
+export function buildsGo(command: string): boolean {
+  return /^go build\b/.test(command.trim());
 }
 
 /** The lab's app, `npm run upstream …`: in the e2e project a twin on a free port (below). */
@@ -84,8 +96,9 @@ export function buildsImage(command: string): boolean {
 }
 
 /**
- * What the e2e project's docs test runs besides (blocks marked `e2e`): the real istioctl, and
- * `echo` and `mkdir` (in the session's scratch directory).
+ * What the e2e project's docs test runs besides (blocks marked `e2e`): the real istioctl,
+ * `echo` and `mkdir` (in the session's scratch directory), and the grpc-go example, built
+ * and run (docs/proxyless.md).
  */
 const ALLOWED_E2E = [
   /^(\.istio\/bin\/)?istioctl\b/,
@@ -96,6 +109,8 @@ const ALLOWED_E2E = [
   /^podman run\b/,
   /^scripts\/build-image\.sh --context-only\b/,
   /^docker build\b/,
+  /^go build -C examples\/grpc-xds-go\b/,
+  /^\.\/grpc-xds-go (server|client)\b/,
 ];
 
 /**
@@ -145,7 +160,7 @@ export function notRunnable(command: string, e2e = false): string | undefined {
     if (!allowed.some((a) => a.test(head))) {
       return (
         `the docs test does not run \`${head.split(/\s+/).slice(0, 3).join(' ')}\` ` +
-        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo, mkdir, npm run upstream, envoy -c, podman run, build-image.sh --context-only and docker build in a block marked `e2e`' : ''}): ` +
+        `(it runs curl, jq, grep, mock-istiod and npm start${e2e ? ', and istioctl, echo, mkdir, npm run upstream, envoy -c, podman run, build-image.sh --context-only, docker build, go build -C examples/grpc-xds-go and ./grpc-xds-go in a block marked `e2e`' : ''}): ` +
         'mark the block `no-run` and say why in the sentence before it (docs/docs-tests.md)'
       );
     }

@@ -30,6 +30,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -49,12 +50,14 @@ import {
 } from '../../src/testing/index.js';
 import { moveFixedPorts } from '../support/harness/fixed-ports-bootstrap.js';
 import {
+  buildsGo,
   buildsImage,
   buildsWithDocker,
   envoyBootstrapOf,
   notRunnable,
   rewritePorts,
   startsContainer,
+  startsGrpcServer,
   startsSidecar,
   startsServer,
   startsUpstream,
@@ -152,6 +155,10 @@ export class ShSession {
   private agent?: Server;
   /** e2e: the lab's app a command started (`npm run upstream`), on a free port. */
   private upstream?: Server;
+  /** e2e: the grpc-go example's server (`./grpc-xds-go server … &`), on the session's port. */
+  private grpcServer?: Server;
+  /** e2e: the port the docs' 7070 (the proxyless echo service) is, chosen once a file. */
+  private grpcPort?: number;
   /** e2e: an Envoy run by hand (`envoy -c <file>`), its fixed ports moved to free ones. */
   private envoy?: { envoy: TestEnvoy; ports: PortMap };
   /** e2e: the command that started the running mock. */
@@ -225,6 +232,11 @@ export class ShSession {
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
           continue;
         }
+        if (this.e2e && startsGrpcServer(command.text)) {
+          const failed = await this.startGrpcServer(command, exports);
+          if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
+          continue;
+        }
         if (this.e2e && startsUpstream(command.text)) {
           const failed = await this.startUpstream(command, exports);
           if (failed) return [`${where}: \`${command.text.trim()}\`: ${failed}`];
@@ -253,9 +265,11 @@ export class ShSession {
                 `$1${join(REPO, 'scripts', 'build-image.sh')}`,
               )
             : text;
-        const script = [...exports, this.rewrite(built, ports)].join('\n');
+        const moved = this.e2e ? this.movedInputs(built, ports) : built;
+        const script = [...exports, this.rewrite(moved, ports)].join('\n');
         const env = { ...this.env(ports.control), ...(this.e2e ? this.image?.env : {}) };
-        const timeout = this.e2e && buildsImage(text) ? BUILD_TIMEOUT_MS : COMMAND_TIMEOUT_MS;
+        const builds = this.e2e && (buildsImage(text) || buildsGo(text));
+        const timeout = builds ? BUILD_TIMEOUT_MS : COMMAND_TIMEOUT_MS;
         const ran = await run(script, this.dir, env, timeout);
         if (docker) this.builtTags.add(DOCKER_TWIN_TAG);
         if (streams && ran.code === CURL_TIMED_OUT && ran.stdout !== '') ran.code = 0;
@@ -308,6 +322,25 @@ export class ShSession {
     return [];
   }
 
+  /**
+   * e2e: `mock-istiod generate <file>` of a Kubernetes file naming the proxyless echo port
+   * (7070) reads a copy with that port made the session's, as the command's own 7070s are:
+   * the Service, the pod's container port and the endpoints then agree with the server the
+   * session runs.
+   */
+  private movedInputs(text: string, ports: PortMap): string {
+    const file = /^\s*mock-istiod generate\s+(\S+\.ya?ml)\b/.exec(text)?.[1];
+    if (file === undefined || ports.grpc === undefined) return text;
+    const source = resolve(this.dir, file);
+    const content = readFileSync(source, 'utf8');
+    const rewritten = rewritePorts(content, { grpc: ports.grpc });
+    if (rewritten === content) return text;
+    const copy = join(this.dir, '.docs-moved', file.replaceAll('/', '_'));
+    mkdirSync(join(this.dir, '.docs-moved'), { recursive: true });
+    writeFileSync(copy, rewritten);
+    return text.replace(file, copy);
+  }
+
   /** The documented ports, and in e2e the documented TLS and image directories, made the session's. */
   private rewrite(text: string, ports: PortMap): string {
     const rewritten = rewritePorts(text, ports);
@@ -342,8 +375,10 @@ export class ShSession {
   private async ports(): Promise<PortMap> {
     // e2e: with a mock of the block's own running, no shared mock and Envoy are needed.
     const shared = this.e2e && this.server ? this.shared : await this.sharedMock();
+    if (this.e2e) this.grpcPort ??= ((await freePorts(1)) as [number])[0];
     return {
       ...shared?.ports,
+      ...(this.grpcPort !== undefined && { grpc: this.grpcPort }),
       ...this.server?.ports,
       ...this.upstream?.ports,
       ...this.agent?.ports,
@@ -567,6 +602,38 @@ export class ShSession {
   }
 
   /**
+   * e2e: the grpc-go example's server in the background, on the session's port for 7070;
+   * ready when it prints the address it serves on. It keeps running for the file's later
+   * blocks, as in the user's other terminal.
+   */
+  private async startGrpcServer(command: Command, exports: string[]): Promise<string | undefined> {
+    await this.stopGrpcServer();
+    const ports = await this.ports();
+    const text = this.rewrite(command.text, ports).replace(/\s*&\s*$/, '');
+    const server = this.spawnBackground(execLine(text), exports, this.env(ports.control), {});
+    this.grpcServer = server;
+    try {
+      await waitFor(() => (server.hasExited ? 'exited' : server.stdout.includes('"serving"')), {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        description: 'the grpc-go server to serve',
+      }).then((state) => {
+        if (state === 'exited') throw new Error('it exited');
+      });
+      return undefined;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return `${why}; its output:\n${tail(server.output)}`;
+    }
+  }
+
+  private async stopGrpcServer(): Promise<void> {
+    const server = this.grpcServer;
+    this.grpcServer = undefined;
+    if (server) await stop(server);
+  }
+
+  /**
    * e2e: `envoy -c <file>` run as its twin, the real Envoy on the same file with the sidecar's
    * fixed ports moved to free ones (15012 to the running mock's xDS port; the admin port takes
    * 15000's place). Ready when LIVE, or, against a mock started with `--withhold-first`, when
@@ -616,7 +683,8 @@ export class ShSession {
   }
 
   private async stopServer(): Promise<void> {
-    // pilot-agent and Envoy first: they would otherwise retry a mock that is gone.
+    // pilot-agent, Envoy and gRPC first: they would otherwise retry a mock that is gone.
+    await this.stopGrpcServer();
     await this.stopAgent();
     await this.stopEnvoyTwin();
     await this.stopUpstream();

@@ -1,5 +1,5 @@
 /**
- * grpc-go's own xDS client and server (test/support/grpc-xds-go), built with the machine's
+ * grpc-go's own xDS client and server (examples/grpc-xds-go), built with the machine's
  * `go` from the modules its go.sum pins (google.golang.org/grpc with its xds package), cached
  * by the hash of its sources; and the processes a test runs, each killed after its test.
  */
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { waitFor } from '../../../src/util/wait.js';
 import { buildGoProgram } from './go-build.js';
 
-const SOURCE = fileURLToPath(new URL('../grpc-xds-go/', import.meta.url));
+const SOURCE = fileURLToPath(new URL('../../../examples/grpc-xds-go/', import.meta.url));
 
 /** The built program's path (built now when its sources changed; minutes on a cold cache). */
 export function buildGrpcXdsGo(): Promise<string> {

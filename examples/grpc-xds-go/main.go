@@ -1,5 +1,5 @@
-// A proxyless gRPC client and server built on grpc-go's own xDS support, for the tests:
-// both read the bootstrap GRPC_XDS_BOOTSTRAP names (what `mock-istiod bootstrap --grpc`
+// A proxyless gRPC client and server built on grpc-go's own xDS support, for docs/proxyless.md
+// and the tests: both read the bootstrap GRPC_XDS_BOOTSTRAP names (what `mock-istiod bootstrap --grpc`
 // writes) and take their configuration from the control plane there.
 //
 //	grpc-xds-go server -port 7070

@@ -23,7 +23,8 @@ Options (environment variable in brackets):
   -f, --follow             keep printing new entries until interrupted
   --file <file>            read a file written by serve --journal instead of asking a mock
                            (a last line cut short, by a kill, is skipped and reported)
-  --node <text>            only entries whose node id contains it
+  --node <glob>            only entries whose node id matches (*orders*; without * or ?,
+                           the exact id), as every node filter
   --type <LDS>             only entries of this type
   --kind <ack,nack>        only these kinds
   --limit <n>              only the newest n entries (before following)

@@ -10,6 +10,7 @@ import { runTimeline as runTimelineOn, type TimelineRun } from './timelines/time
 export { createMockIstiod } from './app/mock-istiod.js';
 export { type MockIstiod, type StartedAddresses } from './app/mock-istiod-api.js';
 export type { MockIstiodOptions } from './app/options.js';
+export type { Profile } from './core/profile.js';
 export type { Endpoint } from './core/endpoint.js';
 export {
   MockIstiodError,

@@ -7,6 +7,7 @@
  * Answers come back already in their API shape: the shaping lives with the server, so that
  * this floor, which the live page's bundle includes, loads no server code.
  */
+import type { Profile } from '../core/profile.js';
 import type { StreamView } from '../core/events.js';
 import type { FaultHost, FaultInfo, StreamSelector } from '../faults/model.js';
 import type { JournalEntry, JournalFilter, JournalSinkStatus } from '../journal/journal.js';
@@ -46,6 +47,8 @@ export interface OperationTarget extends Pick<
   'openStreams' | 'disconnect' | 'down' | 'up' | 'serving'
 > {
   readonly withheld: boolean;
+  /** Whose rules the sessions follow: istiod's, or the xDS protocol document's. */
+  readonly profile: Profile;
   /** Holds every response until `release()`. */
   withhold(): void;
   /** Lets held responses go (and ends the faults that hold them); true if something was held. */

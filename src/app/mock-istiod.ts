@@ -88,6 +88,7 @@ class MockIstiodImpl implements MockIstiod {
       }),
       log: options.logger,
       controlPlaneId: options.controlPlaneId,
+      profile: options.profile,
     }));
     const policy = combinePolicies(withholdSwitch, target.faults, ...options.policies);
     attachJournal(this.journal, events);

@@ -35,6 +35,7 @@ export function createOperationTarget(rooms: TargetRooms): MockTarget {
     get withheld() {
       return withholdSwitch.withheld;
     },
+    profile: rooms.profile,
     get serving() {
       return rooms.running() && rooms.ads().listening;
     },

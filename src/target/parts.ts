@@ -5,6 +5,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { invalid, Refusal } from '../api/operation.js';
+import type { Profile } from '../core/profile.js';
 import type { OperationTarget } from '../api/target.js';
 import { subjectOf } from '../ca/service-account-token.js';
 import type { Logger } from 'pino';
@@ -63,6 +64,8 @@ export interface TargetRooms {
   explain: OperationTarget['explain'];
   log: Logger;
   controlPlaneId: string;
+  /** Whose rules the sessions follow (core/profile.ts). */
+  profile: Profile;
 }
 
 /** A selector that chooses every stream and every type (or none given). */

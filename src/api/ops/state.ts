@@ -1,11 +1,12 @@
 /**
- * `GET /control/state`: what the library reads of a mock (`withheld`, `serving`,
+ * `GET /control/state`: what the library reads of a mock (`withheld`, `serving`, the profile,
  * `streams()`, the versions of `snapshot()`), over HTTP: whether responses are withheld,
  * whether the xDS port serves, the version of each type the default set serves, and every
  * stream with its per-type state (what it asked for, what it was sent, ACKed, NACKed).
  */
 import { bool, describeStream, object, STREAM_INFO, type StreamInfo } from '../answers.js';
 import { answer, defineOperation } from '../operation.js';
+import { PROFILES, type Profile } from '../../core/profile.js';
 
 export const state = defineOperation({
   name: 'state',
@@ -17,6 +18,7 @@ export const state = defineOperation({
   output: answer<{
     withheld: boolean;
     serving: boolean;
+    profile: Profile;
     versions: Record<string, string>;
     streams: StreamInfo[];
   }>(
@@ -24,10 +26,11 @@ export const state = defineOperation({
       {
         withheld: bool,
         serving: bool,
+        profile: { type: 'string', enum: [...PROFILES] },
         versions: { type: 'object', additionalProperties: { type: 'string' } },
         streams: { type: 'array', items: STREAM_INFO },
       },
-      ['withheld', 'serving', 'versions', 'streams'],
+      ['withheld', 'serving', 'profile', 'versions', 'streams'],
     ),
   ),
   cli: {
@@ -38,7 +41,7 @@ export const state = defineOperation({
       'stream with, per type, the version sent, ACKed and NACKed. -o json prints the answer.',
     text: (a) =>
       [
-        `withheld: ${a.withheld}  serving: ${a.serving}`,
+        `withheld: ${a.withheld}  serving: ${a.serving}  profile: ${a.profile}`,
         `versions: ${
           Object.entries(a.versions)
             .map(([t, v]) => `${t}=${v}`)
@@ -57,6 +60,7 @@ export const state = defineOperation({
   run: (t) => ({
     withheld: t.withheld,
     serving: t.serving,
+    profile: t.profile,
     versions: t.versions(),
     streams: t.openStreams().map((s) => describeStream(s, (type) => t.currentVersion(s, type))),
   }),

@@ -15,6 +15,37 @@ describe('resolveOptions', () => {
     expect(resolved.ok && 'tls' in resolved.value).toBe(false);
   });
 
+  it('xds-spec sets what it needs, and refuses an option given against it, naming it', () => {
+    const spec = resolveOptions({ profile: 'xds-spec' });
+    expect(spec.ok && spec.value).toMatchObject({
+      profile: 'xds-spec',
+      versioning: 'per-type',
+      deltaResourceVersions: true,
+      omitMissingResources: true,
+    });
+    const against = resolveOptions({
+      profile: 'xds-spec',
+      versioning: 'push',
+      omitMissingResources: false,
+    });
+    expect(against.ok ? [] : against.problems).toEqual([
+      {
+        path: 'versioning',
+        message: 'the xds-spec profile sets versioning to "per-type", found "push"',
+      },
+      {
+        path: 'omitMissingResources',
+        message: 'the xds-spec profile sets omitMissingResources to true, found false',
+      },
+    ]);
+    const unknown = resolveOptions({ profile: 'envoy' as never });
+    expect(unknown.ok ? [] : unknown.problems).toEqual([
+      { path: 'profile', message: 'expected istiod or xds-spec, found "envoy"' },
+    ]);
+    const istiod = resolveOptions({});
+    expect(istiod.ok && istiod.value.versioning).toBe('push');
+  });
+
   it('lists every problem with its path, security ones among the others', () => {
     const resolved = resolveOptions({
       xds: { host: '', port: 70_000 },

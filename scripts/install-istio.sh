@@ -168,17 +168,20 @@ import (
 EOF
 }
 
-# Istio's sidecar injection template and the istio-discovery chart's values, for
-# `mock-istiod inject` (istioctl kube-inject offline); copied from the module cache when
+# Istio's sidecar and grpc-agent injection templates and the istio-discovery chart's values,
+# for `mock-istiod inject` (istioctl kube-inject offline); copied from the module cache when
 # missing, so an install made before this step gets them too. Without Go or the module they
 # are looked for in the module cache at run time, and `inject` says what is missing.
 copy_chart_files() {
-  [[ -f "$bin_dir/injection-template.yaml" && -f "$bin_dir/istio-discovery-values.yaml" ]] && return 0
+  [[ -f "$bin_dir/injection-template.yaml" && -f "$bin_dir/grpc-agent-template.yaml" &&
+    -f "$bin_dir/istio-discovery-values.yaml" ]] && return 0
   [[ -f "$stamp" ]] && command -v go >/dev/null 2>&1 || return 0
   local chart
   chart="$(go env GOMODCACHE)/istio.io/istio@$ISTIO_VERSION/manifests/charts/istio-control/istio-discovery"
-  [[ -f "$chart/files/injection-template.yaml" && -f "$chart/values.yaml" ]] || return 0
+  [[ -f "$chart/files/injection-template.yaml" && -f "$chart/files/grpc-agent.yaml" &&
+    -f "$chart/values.yaml" ]] || return 0
   install -m 0644 "$chart/files/injection-template.yaml" "$bin_dir/injection-template.yaml"
+  install -m 0644 "$chart/files/grpc-agent.yaml" "$bin_dir/grpc-agent-template.yaml"
   install -m 0644 "$chart/values.yaml" "$bin_dir/istio-discovery-values.yaml"
 }
 

@@ -2,8 +2,10 @@
  * The three files `istioctl kube-inject` needs to run offline, built from Istio's own chart
  * at the pinned module version (Apache-2.0; read at run time, never copied into this repo):
  *
- * - `--injectConfigFile`: `{ policy, defaultTemplates: [sidecar], templates: { sidecar } }`,
- *   the sidecar template being the chart's `files/injection-template.yaml`;
+ * - `--injectConfigFile`: `{ policy, defaultTemplates: [sidecar], templates: { sidecar,
+ *   grpc-agent } }`, the sidecar template being the chart's `files/injection-template.yaml`
+ *   and grpc-agent its `files/grpc-agent.yaml` (a pod annotated
+ *   `inject.istio.io/templates: grpc-agent`: the proxyless gRPC agent, docs/proxyless.md);
  * - `--valuesFile`: the chart's `values.yaml` defaults, narrowed as the chart's own
  *   `istio-sidecar-injector` ConfigMap narrows them (`global`, `sidecarInjectorWebhook`,
  *   `revision`, `pilot.cni`/`pilot.env`, `gateways.securityContext`/`seccompProfile`);
@@ -22,8 +24,9 @@ import { isObject } from '../util/guards.js';
 
 /** The chart folder inside the istio.io/istio module. */
 export const DISCOVERY_CHART = 'manifests/charts/istio-control/istio-discovery';
-/** The names install-istio.sh gives the two chart files next to the binaries. */
+/** The names install-istio.sh gives the chart files next to the binaries. */
 export const TEMPLATE_FILE = 'injection-template.yaml';
+export const GRPC_AGENT_TEMPLATE_FILE = 'grpc-agent-template.yaml';
 export const VALUES_FILE = 'istio-discovery-values.yaml';
 
 export interface InjectionFiles {
@@ -34,22 +37,31 @@ export interface InjectionFiles {
   mesh: string;
 }
 
-/** The chart's two files: next to the binaries, or in the module cache. */
-function findChartFiles(
-  binDir: string,
-  env: NodeJS.ProcessEnv,
-): { template: string; values: string } {
-  const beside = { template: join(binDir, TEMPLATE_FILE), values: join(binDir, VALUES_FILE) };
-  if (existsSync(beside.template) && existsSync(beside.values)) return beside;
+interface ChartFiles {
+  template: string;
+  grpcAgent: string;
+  values: string;
+}
+
+const allThere = (files: ChartFiles) => Object.values(files).every((path) => existsSync(path));
+
+/** The chart's files: next to the binaries, or in the module cache. */
+function findChartFiles(binDir: string, env: NodeJS.ProcessEnv): ChartFiles {
+  const beside = {
+    template: join(binDir, TEMPLATE_FILE),
+    grpcAgent: join(binDir, GRPC_AGENT_TEMPLATE_FILE),
+    values: join(binDir, VALUES_FILE),
+  };
+  if (allThere(beside)) return beside;
   const module = moduleDir(binDir, env);
   const inModule = {
     template: join(module ?? '', DISCOVERY_CHART, 'files', 'injection-template.yaml'),
+    grpcAgent: join(module ?? '', DISCOVERY_CHART, 'files', 'grpc-agent.yaml'),
     values: join(module ?? '', DISCOVERY_CHART, 'values.yaml'),
   };
-  if (module !== undefined && existsSync(inModule.template) && existsSync(inModule.values)) {
-    return inModule;
-  }
-  const path = module === undefined ? beside.template : inModule.template;
+  if (module !== undefined && allThere(inModule)) return inModule;
+  const looked = module === undefined ? beside : inModule;
+  const path = Object.values(looked).find((file) => !existsSync(file)) ?? looked.template;
   throw new MockIstiodError(
     'ISTIO_NOT_FOUND',
     `${path} not found (Istio's injection template, from the pinned module): ${INSTALL_ISTIO_HINT}`,
@@ -154,7 +166,7 @@ export function loadInjectionFiles(
       neverInjectSelector: [],
       injectedAnnotations: {},
       defaultTemplates: ['sidecar'],
-      templates: { sidecar: template },
+      templates: { sidecar: template, 'grpc-agent': readFileSync(chart.grpcAgent, 'utf8') },
     }),
     values: `${JSON.stringify(values, null, 2)}\n`,
     mesh: stringify(DEFAULT_MESH),

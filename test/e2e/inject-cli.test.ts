@@ -98,6 +98,34 @@ describe('mock-istiod inject (the real istioctl kube-inject, offline)', () => {
     expect(rows.filter((r) => r.key !== 'containers' && r.value !== SEED[r.key])).toEqual([]);
   });
 
+  it("injects a pod annotated with Istio's grpc-agent template as that template does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-inject-test-'));
+    dirs.push(dir);
+    const file = join(dir, 'echo.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: echo-0\n  namespace: default\n' +
+        '  annotations: {inject.istio.io/templates: grpc-agent}\n' +
+        'spec:\n  containers:\n    - {name: echo, image: example/echo, ports: [{containerPort: 7070}]}\n',
+    );
+    const run = await cli.run(['inject', '-f', file, '--yaml-only'], { timeoutMs: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    type Container = { name: string; env?: { name: string; value?: string }[] };
+    const pod = parseAllDocuments(run.stdout)[0]?.toJS() as {
+      spec: { containers: Container[]; initContainers?: Container[] };
+    };
+    const env = (c: Container | undefined) =>
+      Object.fromEntries((c?.env ?? []).map((e) => [e.name, e.value]));
+    const [app, agent] = pod.spec.containers;
+    // The app is pointed at the agent's bootstrap; the agent runs no Envoy and asks as gRPC.
+    expect(env(app)).toMatchObject({ GRPC_XDS_BOOTSTRAP: '/etc/istio/proxy/grpc-bootstrap.json' });
+    expect(agent?.name).toBe('istio-proxy');
+    expect(env(agent)).toMatchObject({ DISABLE_ENVOY: 'true', ISTIO_META_GENERATOR: 'grpc' });
+    // No traffic capture: no istio-init.
+    expect(pod.spec.initContainers ?? []).toEqual([]);
+  });
+
   it("takes -f, and quotes istioctl's stderr when it fails", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-inject-test-'));
     dirs.push(dir);

@@ -4,7 +4,8 @@
 # imported into containerd (`--save` writes one archive for `ctr -n k8s.io images import`).
 #
 #   pause        the pod sandbox: the static pause binary of scripts/install-kubernetes.sh
-#   lab-app      the seed lab's application (tools/lab-app, built here with CGO_ENABLED=0)
+#   lab-app      the seed lab's application (tools/lab-app, built here with CGO_ENABLED=0), and
+#                the proxyless gRPC example beside it (examples/grpc-xds-go, grpc-go)
 #   istio-proxy  laid out as Istio's proxyv2: the real pilot-agent, the pinned Envoy, Istio's
 #                bootstrap template and Debian's iptables (legacy and nft) with glibc; also
 #                named proxyv2, so that kube-inject's `hub`/`tag` values can point at it
@@ -113,6 +114,23 @@ if [[ ! -x "$lab_bin" ]]; then
   mv -f "$lab_bin.$$.tmp" "$lab_bin"
 fi
 
+# The grpc-go example (examples/grpc-xds-go): the proxyless gRPC application of the cluster
+# tests, in the lab app's image beside it. Its modules (grpc-go and what it needs, pinned by its
+# go.sum) come from the Go module proxy the first time, then from Go's module cache.
+grpc_key="$({
+  go version
+  (cd "$repo_root/examples/grpc-xds-go" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+} | short_hash)"
+grpc_bin="$cache/grpc-xds-go-$grpc_key"
+if [[ ! -x "$grpc_bin" ]]; then
+  say "building examples/grpc-xds-go (static, CGO_ENABLED=0; grpc-go from the module proxy, once)"
+  grpc_proxy="$(env -u GOPROXY go env GOPROXY)"
+  (cd "$repo_root/examples/grpc-xds-go" && CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY="$grpc_proxy" \
+    GOSUMDB=off GOFLAGS=-mod=mod go build -trimpath -ldflags '-s -w' -o "$grpc_bin.$$.tmp" .) >&2 ||
+    fail "go build of examples/grpc-xds-go failed"
+  mv -f "$grpc_bin.$$.tmp" "$grpc_bin"
+fi
+
 # Debian with iptables, keyed by the suite, the packages and the apt sources it came from.
 rootfs_key="$({
   echo "$DEBIAN_SUITE $ROOTFS_PACKAGES"
@@ -204,7 +222,7 @@ context() {
 }
 
 pause_tag="$(context pause "$kube_bin/pause" pause)"
-lab_tag="$(context lab-app "$lab_bin" lab-app)"
+lab_tag="$(context lab-app "$lab_bin" lab-app "$grpc_bin" grpc-xds-go)"
 proxy_tag="$(context istio-proxy "$proxy_rootfs" rootfs.tar "$istio_bin/pilot-agent" pilot-agent \
   "$envoy_real" envoy "$istio_bin/envoy_bootstrap.json" envoy_bootstrap_tmpl.json)"
 pause_name="$PREFIX/pause:$pause_tag"

@@ -48,6 +48,7 @@ func main() {
 	if len(os.Args) < 2 {
 		fail("usage: grpc-xds-go server|client [flags]")
 	}
+	awaitBootstrap(60 * time.Second)
 	switch os.Args[1] {
 	case "server":
 		server(os.Args[2:])
@@ -55,6 +56,17 @@ func main() {
 		client(os.Args[2:])
 	default:
 		fail("unknown mode " + os.Args[1])
+	}
+}
+
+// awaitBootstrap waits for the file GRPC_XDS_BOOTSTRAP names: in a pod of Istio's grpc-agent
+// template, the agent beside the application writes it once it has started.
+func awaitBootstrap(limit time.Duration) {
+	path := os.Getenv("GRPC_XDS_BOOTSTRAP")
+	for deadline := time.Now().Add(limit); path != ""; time.Sleep(200 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil || time.Now().After(deadline) {
+			return
+		}
 	}
 }
 

@@ -87,6 +87,11 @@ function sortOne(value: unknown, path: string, out: SortedInput, problems: Probl
     return;
   }
   const { kind, apiVersion } = value;
+  // What `kubectl get … -o yaml` prints for several objects: each item, as if given alone.
+  if (kind === 'List' && Array.isArray(value.items)) {
+    value.items.forEach((item, i) => sortOne(item, `${path}.items[${i}]`, out, problems));
+    return;
+  }
   const meta = isObject(value.metadata) ? value.metadata : {};
   if (typeof meta.name !== 'string' || meta.name === '') {
     problems.push({ path: `${path}.metadata.name`, message: `expected the ${kind}'s name` });

@@ -13,10 +13,13 @@
  *   `--token-review=in-cluster`, xDS authentication on), and two injected pods talk in mutual
  *   TLS;
  * - a pod whose token the cluster did not sign gets nothing: its sidecar's stream ends with
- *   istiod's `authentication failure`, and the pod stays at 1/2.
+ *   istiod's `authentication failure`, and the pod stays at 1/2;
+ * - proxyless gRPC: two pods of Istio's grpc-agent template (examples/cluster/echo-grpc.yaml,
+ *   the grpc-go program of examples/grpc-xds-go in the lab-app image), served what istiod's
+ *   gRPC generator answers for the running pod; the client pod reaches the server over xDS.
  */
 import { X509Certificate, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -416,3 +419,94 @@ function labelled(yaml: string): string {
     })
     .join('\n---\n');
 }
+
+interface RpcLine {
+  ok: boolean;
+  reply?: string;
+}
+
+describe('proxyless gRPC pods of the real cluster, served by the mock', () => {
+  it('a grpc-go client reaches its grpc-go server through the mock, both injected with the grpc-agent template', async () => {
+    const example = readFileSync(join(REPO, 'examples/cluster/echo-grpc.yaml'), 'utf8');
+    await kubectl(['apply', '-f', '-'], { input: labelled(await injected(example)) });
+    const echo = await readyPod('echo', '2/2');
+    const client = await readyPod('echo-client', '2/2');
+    // What istiod's gRPC generator answers the echo pod, asked with the objects as the
+    // cluster has them (the Service, the running pod, the EndpointSlice Kubernetes made), as
+    // docs/proxyless.md does it, served to the grpc nodes beside the lab.
+    await waitFor(
+      async () =>
+        (
+          await kubectl([
+            ...['-n', 'default', 'get', 'endpointslices'],
+            ...['-l', 'kubernetes.io/service-name=echo', '-o', 'yaml'],
+          ])
+        ).includes(echo.name),
+      { timeoutMs: 30_000, intervalMs: 500, description: "echo's EndpointSlice" },
+    );
+    const inputs: string[] = [];
+    for (const [name, args] of [
+      ['echo-service.yaml', ['service', 'echo']],
+      ['echo-pods.yaml', ['pods', '-l', 'app=echo']],
+      ['echo-endpoints.yaml', ['endpointslices', '-l', 'kubernetes.io/service-name=echo']],
+    ] as const) {
+      inputs.push(join(work, name));
+      writeFileSync(
+        join(work, name),
+        await kubectl(['-n', 'default', 'get', ...args, '-o', 'yaml']),
+      );
+    }
+    const generated = join(work, 'echo-grpc.json');
+    await mockCli(['generate', ...inputs, '-o', generated]);
+    const grpc = (JSON.parse(readFileSync(generated, 'utf8')) as { resources: unknown[] })
+      .resources;
+    await control.setResources({
+      sets: [
+        { name: 'grpc', match: { metadata: { GENERATOR: 'grpc' } }, resources: grpc },
+        { name: 'default', resources: makeLabResources({ listenerAddress: '0.0.0.0' }) },
+      ],
+    });
+    let said = '';
+    const replies = await waitFor(
+      async () => {
+        said = await kubectl([
+          ...['-n', 'default', 'exec', client.name, '-c', 'app', '--'],
+          ...['grpc-xds-go', 'client', '-target', 'xds:///echo.default.svc.cluster.local:7070'],
+          ...['-n', '3', '-deadline', '5s'],
+        ]).catch((err: Error) => err.message);
+        const lines = said
+          .trim()
+          .split('\n')
+          .map((line) => (line.startsWith('{') ? (JSON.parse(line) as RpcLine) : { ok: false }));
+        return lines.every((l) => l.ok) ? lines.map((l) => l.reply) : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 2_000, description: 'the client to reach echo over xDS' },
+    ).catch(async (err: Error) => {
+      const streams = (await control.state()).streams.map(
+        (st) =>
+          `${st.nodeId}: ${st.types.map((t) => `${t.typeUrl.split('.').pop()} ${JSON.stringify(t.names)} sent=${t.sent} acked=${t.acked}${t.nack ? ` NACK ${t.nack.message}` : ''}`).join('; ')}`,
+      );
+      throw new Error(
+        `${err.message}\nthe client said: ${said}\nthe mock's streams:\n${streams.join('\n')}`,
+      );
+    });
+    expect(replies).toEqual([
+      'echo:rpc-0 from plaintext',
+      'echo:rpc-1 from plaintext',
+      'echo:rpc-2 from plaintext',
+    ]);
+    // Both pods' agents relayed their applications' streams to the mock, which journaled
+    // each application's ACK of its listeners; the server's stream, still open, watches its
+    // own listener by the address it serves on, as istiod names it.
+    for (const pod of [echo.name, client.name]) {
+      const acks = await control.journal({ node: `*~${pod}.*`, type: 'LDS', kind: ['ack'] });
+      expect(acks.length, `${pod}'s LDS ACKs`).toBeGreaterThan(0);
+    }
+    const server = (await control.state()).streams.find((st) =>
+      st.nodeId.includes(`~${echo.name}.`),
+    );
+    expect(server?.types.find((t) => t.typeUrl.endsWith('Listener'))?.names).toEqual([
+      'xds.istio.io/grpc/lds/inbound/[::]:7070',
+    ]);
+  });
+});

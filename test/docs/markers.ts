@@ -134,6 +134,7 @@ const KUBECTL_VERBS = [
   'kustomize',
   'describe',
   'exec',
+  'wait',
 ];
 /** What a `cluster` block runs besides kubectl, the CLI, npm scripts and scripts/*.sh. */
 const CLUSTER_OTHERS = [

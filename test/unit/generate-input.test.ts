@@ -3,7 +3,7 @@
  * becomes a running pod with an IP, Istio configs and the istio ConfigMap's mesh go apart,
  * and every mistake is named at its file and document.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,37 +78,28 @@ describe('readInput', () => {
   });
 
   it('takes a List, as kubectl get -o yaml prints several objects: each item as if alone', () => {
-    const list = file(
-      'list.yaml',
-      `apiVersion: v1
-kind: List
-items:
-  - apiVersion: v1
+    const pod = `  - apiVersion: v1
     kind: Pod
     metadata: {name: echo-7d9f-x2k4q, namespace: default, labels: {app: echo}}
     spec: {containers: [{name: app, image: echo, ports: [{containerPort: 7070}]}]}
     status: {podIP: 10.244.0.9}
-  - apiVersion: v1
+`;
+    const secret = `  - apiVersion: v1
     kind: Secret
     metadata: {name: nope, namespace: default}
-`,
-    );
-    const read = readInput([list]);
-    expect(read.ok ? [] : read.problems).toEqual([
-      {
-        path: `${list}[0].items[1].kind`,
-        message: expect.stringMatching(/^Secret: expected one of Service, Pod, /) as string,
-      },
-    ]);
-    const pods = readInput([
-      file(
-        'pods.yaml',
-        readFileSync(list, 'utf8').replace(/  - apiVersion: v1\n    kind: Secret[\s\S]*$/, ''),
-      ),
-    ]);
+`;
+    const pods = readInput([file('pods.yaml', `apiVersion: v1\nkind: List\nitems:\n${pod}`)]);
     expect(pods.ok && pods.value.pods.map((p) => `${p.name} ${p.ip} ${p.ports.join(',')}`)).toEqual(
       ['echo-7d9f-x2k4q 10.244.0.9 7070'],
     );
+    const mixed = file('mixed.yaml', `apiVersion: v1\nkind: List\nitems:\n${pod}${secret}`);
+    const read = readInput([mixed]);
+    expect(read.ok ? [] : read.problems).toEqual([
+      {
+        path: `${mixed}[0].items[1].kind`,
+        message: expect.stringMatching(/^Secret: expected one of Service, Pod, /) as string,
+      },
+    ]);
   });
 
   it('names each mistake at its file and document', () => {

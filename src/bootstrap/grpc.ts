@@ -11,7 +11,12 @@
 import { MockIstiodError } from '../util/errors.js';
 import type { Problem } from '../util/problems.js';
 import type { JsonObject } from './proto-json.js';
-import { resolveSidecarBootstrapOptions, type SidecarBootstrapOptions } from './sidecar-options.js';
+import {
+  FALSE_TEXTS,
+  resolveSidecarBootstrapOptions,
+  STRING_BOOLS,
+  type SidecarBootstrapOptions,
+} from './sidecar-options.js';
 import { sidecarNodeId } from './sidecar.js';
 
 import { GRPC_SERVER_LISTENER_PREFIX } from '../core/grpc-names.js';
@@ -62,7 +67,6 @@ export function makeGrpcBootstrap(input: Partial<GrpcBootstrapOptions> = {}): Gr
   const { certDir = null, ...pod } = input;
   const resolved = resolveSidecarBootstrapOptions(pod);
   const problems: Problem[] = resolved.ok ? [] : [...resolved.problems];
-  const metadata = normalizeBooleans(pod.metadata ?? {}, problems);
   if (certDir !== null && (typeof certDir !== 'string' || certDir === '')) {
     problems.push({ path: 'certDir', message: 'must be a directory path or null' });
   }
@@ -82,7 +86,7 @@ export function makeGrpcBootstrap(input: Partial<GrpcBootstrapOptions> = {}): Gr
         server_features: ['xds_v3'],
       },
     ],
-    node: { id: sidecarNodeId(o), metadata: grpcNodeMetadata({ ...o, metadata }), locality: {} },
+    node: { id: sidecarNodeId(o), metadata: grpcNodeMetadata(o), locality: {} },
     server_listener_resource_name_template: GRPC_SERVER_LISTENER_TEMPLATE,
   };
   if (certDir !== null) {
@@ -119,7 +123,7 @@ function grpcNodeMetadata(o: SidecarBootstrapOptions): JsonObject {
     SERVICE_ACCOUNT: o.serviceAccount,
   };
   if (o.workloadName !== '') metadata['WORKLOAD_NAME'] = o.workloadName;
-  const all: JsonObject = { ...metadata, ...o.metadata, GENERATOR: 'grpc' };
+  const all: JsonObject = { ...metadata, ...typedOnly(o.metadata), GENERATOR: 'grpc' };
   // In key order, as pilot-agent's JSON (a Go map) has them.
   return Object.fromEntries(
     Object.keys(all)
@@ -129,40 +133,15 @@ function grpcNodeMetadata(o: SidecarBootstrapOptions): JsonObject {
 }
 
 /**
- * The metadata keys Istio reads as booleans written as strings (`StringBool` in its node
- * metadata): pilot-agent writes them back as `"true"`, and leaves one out when it is false.
- * `METADATA_DISCOVERY` is the one kept when false (Istio holds a pointer to it).
+ * gRPC's node has pilot-agent's typed metadata alone, where Go leaves a false boolean out;
+ * `METADATA_DISCOVERY` is kept as `"false"` (Istio holds a pointer to it).
  */
-const STRING_BOOLS = new Set([
-  'DISABLE_HBONE_SEND',
-  'DNS_AUTO_ALLOCATE',
-  'DNS_CAPTURE',
-  'ENABLE_HBONE',
-  'ENABLE_SELF_DISCOVERY',
-  'ENVOY_SKIP_DEPRECATED_LOGS',
-  'EXIT_ON_ZERO_ACTIVE_CONNECTIONS',
-  'INBOUND_LISTENER_EXACT_BALANCE',
-  'METADATA_DISCOVERY',
-  'OUTBOUND_LISTENER_EXACT_BALANCE',
-]);
-const TRUE_TEXTS = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-const FALSE_TEXTS = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
-
-/**
- * The boolean keys as pilot-agent writes them (it reads Go's `strconv.ParseBool` spellings,
- * and refuses to start on any other).
- */
-function normalizeBooleans(metadata: JsonObject, problems: Problem[]): JsonObject {
+function typedOnly(metadata: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(metadata)) {
-    if (!STRING_BOOLS.has(key)) out[key] = value;
-    else if (typeof value === 'string' && TRUE_TEXTS.has(value)) out[key] = 'true';
-    else if (typeof value === 'string' && FALSE_TEXTS.has(value)) {
-      if (key === 'METADATA_DISCOVERY') out[key] = 'false';
-    } else {
-      const found = JSON.stringify(value);
-      problems.push({ path: `metadata.${key}`, message: `expected true or false, got ${found}` });
-    }
+    const isFalse = STRING_BOOLS.has(key) && typeof value === 'string' && FALSE_TEXTS.has(value);
+    if (!isFalse) out[key] = value;
+    else if (key === 'METADATA_DISCOVERY') out[key] = 'false';
   }
   return out;
 }

@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import type { Problem, Result } from '../util/problems.js';
+import { isObject } from '../util/guards.js';
 import type { JsonObject } from './proto-json.js';
 
 export interface SidecarBootstrapOptions {
@@ -149,7 +150,49 @@ export const DEFAULT_SIDECAR_BOOTSTRAP_OPTIONS: Readonly<SidecarBootstrapOptions
   statsInclusionPrefixes: DEFAULT_STATS_INCLUSION_PREFIXES,
 });
 
-/** Fills in defaults and checks every field, reporting all problems at once. */
+/**
+ * The metadata keys Istio reads as booleans written as strings (`StringBool` in its node
+ * metadata), which it parses with Go's `strconv.ParseBool` spellings, refusing to start on
+ * any other.
+ */
+export const STRING_BOOLS = new Set([
+  'DISABLE_HBONE_SEND',
+  'DNS_AUTO_ALLOCATE',
+  'DNS_CAPTURE',
+  'ENABLE_HBONE',
+  'ENABLE_SELF_DISCOVERY',
+  'ENVOY_SKIP_DEPRECATED_LOGS',
+  'EXIT_ON_ZERO_ACTIVE_CONNECTIONS',
+  'INBOUND_LISTENER_EXACT_BALANCE',
+  'METADATA_DISCOVERY',
+  'OUTBOUND_LISTENER_EXACT_BALANCE',
+]);
+const TRUE_TEXTS = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+export const FALSE_TEXTS = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/**
+ * The boolean keys as pilot-agent writes Envoy's bootstrap: its typed metadata over the raw
+ * variables, so a true one is `"true"` and a false one stays as it was written (Go omits a
+ * false one from the typed part). test/e2e/real-agent.test.ts holds this to the real agent.
+ */
+function normalizeBooleans(metadata: JsonObject, problems: Problem[]): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (!STRING_BOOLS.has(key) || (typeof value === 'string' && FALSE_TEXTS.has(value))) {
+      out[key] = value;
+    } else if (typeof value === 'string' && TRUE_TEXTS.has(value)) out[key] = 'true';
+    else {
+      const found = JSON.stringify(value);
+      problems.push({ path: `metadata.${key}`, message: `expected true or false, got ${found}` });
+    }
+  }
+  return out;
+}
+
+/**
+ * Fills in defaults and checks every field, reporting all problems at once. The metadata's
+ * booleans are checked, and written as pilot-agent writes Envoy's bootstrap.
+ */
 export function resolveSidecarBootstrapOptions(
   input: Partial<SidecarBootstrapOptions> = {},
 ): Result<SidecarBootstrapOptions> {
@@ -158,6 +201,9 @@ export function resolveSidecarBootstrapOptions(
     if (value !== undefined) Object.assign(options, { [key]: value });
   }
   const problems = checkOptions(options);
+  if (isObject(options.metadata)) {
+    options.metadata = normalizeBooleans(options.metadata, problems);
+  }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: options };
 }
 

@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { get } from '../support/harness/lab.js';
-import { POD_NODE_ID, useRealLab, type RealLab } from '../support/harness/real-agent.js';
+import { POD_ENV, POD_NODE_ID, useRealLab, type RealLab } from '../support/harness/real-agent.js';
+import { podBootstrapInput } from '../../src/cli/pod/pod-flags.js';
+import { makeSidecarBootstrap } from '../../src/bootstrap/sidecar.js';
+import type { JsonObject } from '../../src/bootstrap/proto-json.js';
 
 const NOT_RECEIVED =
   'Envoy proxy is NOT ready: config not received from XDS server (is Istiod running?): ' +
@@ -64,11 +67,26 @@ describe('the real pilot-agent against the mock', () => {
   });
 
   it('SotW when ISTIO_DELTA_XDS=false: the same LIVE Envoy and traffic', async () => {
-    const lab = await labs.start({ agent: { xdsMode: 'sotw' } });
+    // Boolean metadata written loosely, as a pod spec may: pilot-agent normalises it, and
+    // `mock-istiod bootstrap` writes the same for the same variables.
+    const booleans = {
+      ISTIO_META_DNS_CAPTURE: 'True',
+      ISTIO_META_DNS_AUTO_ALLOCATE: '1',
+      ISTIO_META_ENABLE_HBONE: '0',
+    };
+    const lab = await labs.start({ agent: { xdsMode: 'sotw' }, podEnv: booleans });
     await lab.agent.envoy.waitForLive({ timeoutMs: 30_000 });
     await lab.istiod.waitForAck(LISTENER_TYPE);
     expect(onlyStream(lab)?.protocol).toBe('sotw');
     await expectLabTraffic(lab);
+    const input = podBootstrapInput({}, { ...POD_ENV, ...booleans });
+    if (!input.ok) throw new Error(input.message);
+    const ours = (makeSidecarBootstrap(input.options)['node'] as { metadata: JsonObject }).metadata;
+    const theirs = onlyStream(lab)?.proxy.metadata ?? {};
+    for (const key of ['DNS_CAPTURE', 'DNS_AUTO_ALLOCATE', 'ENABLE_HBONE']) {
+      expect([key, ours[key]]).toEqual([key, theirs[key]]);
+    }
+    expect([theirs['DNS_CAPTURE'], theirs['ENABLE_HBONE']]).toEqual(['true', '0']);
   });
 
   it('withheld: 15020 answers 503 and pilot-agent logs why, 15021 refuses, pod 1/2; released: 200, 2/2', async () => {

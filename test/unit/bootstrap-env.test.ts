@@ -153,6 +153,22 @@ describe('pod environment problems', () => {
     ]);
   });
 
+  it("writes Istio's boolean metadata as pilot-agent writes Envoy's bootstrap: true as 'true', false as given", () => {
+    const metadata = (env: NodeJS.ProcessEnv) =>
+      (bootstrapFor({ ...POD, ...env })['node'] as JsonObject)['metadata'] as JsonObject;
+    expect(
+      metadata({
+        ISTIO_META_DNS_CAPTURE: 'True',
+        ISTIO_META_DNS_AUTO_ALLOCATE: '1',
+        ISTIO_META_ENABLE_HBONE: '0',
+      }),
+    ).toMatchObject({ DNS_CAPTURE: 'true', DNS_AUTO_ALLOCATE: 'true', ENABLE_HBONE: '0' });
+    // Not a boolean: the variable is named, nothing is built.
+    expect(() => metadata({ ISTIO_META_DNS_CAPTURE: 'maybe' })).toThrow(
+      /metadata\.DNS_CAPTURE: expected true or false, got "maybe"/,
+    );
+  });
+
   it('takes only ISTIO_META_ variables with a key, sorted', () => {
     expect(
       istioMetadataFromEnv({

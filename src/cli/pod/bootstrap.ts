@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderBootstrap, type BootstrapFormat } from '../../bootstrap/render.js';
 import { makeSidecarBootstrap, resolveSidecarBootstrapOptions } from '../../bootstrap/sidecar.js';
-import { formatProblems } from '../../util/problems.js';
+import { formatProblems, type Problem } from '../../util/problems.js';
+import { ISTIO_META_PREFIX } from '../../bootstrap/pod-env.js';
 import { isMockIstiodError } from '../../util/errors.js';
 import { envoyValidateError, envoyValidateOkLine } from '../../bootstrap/validate-message.js';
 import { validateEnvoyConfig } from '../../envoy/validate.js';
@@ -56,13 +57,8 @@ const OPTIONS = {
 export async function bootstrap(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const values = parseFlags(argv, OPTIONS, BOOTSTRAP_USAGE);
   if (!values) return 0;
-  if (values.grpc) {
-    refuseEnvoyOnlyFlags({ ...values, validate: values.validate || undefined });
-    const input = podBootstrapInput(values, env);
-    if (!input.ok) return fail(input.message, 2);
-    return writeGrpcBootstrap(input.options, values, env);
-  }
-  if (values.certs !== undefined) {
+  if (values.grpc) refuseEnvoyOnlyFlags({ ...values, validate: values.validate || undefined });
+  else if (values.certs !== undefined) {
     return fail('--certs goes with --grpc (an Envoy sidecar gets its certificate over SDS)', 2);
   }
   const fallbackFormat: BootstrapFormat = values.out?.endsWith('.json') ? 'json' : 'yaml';
@@ -70,11 +66,18 @@ export async function bootstrap(argv: string[], env: NodeJS.ProcessEnv): Promise
   const input = podBootstrapInput(values, env);
   if (!input.ok) return fail(input.message, 2);
   const built = resolveSidecarBootstrapOptions(input.options);
-  if (!built.ok) return fail(formatProblems(built.problems), 2);
+  if (!built.ok) return fail(formatProblems(built.problems.map(asVariable)), 2);
+  if (values.grpc) return writeGrpcBootstrap(input.options, values, env);
   const text = renderBootstrap(makeSidecarBootstrap(built.value), format);
   if (values.out === undefined) process.stdout.write(text);
   else writeFileSync(values.out, text);
   return values.validate ? validate(text, format, values.out) : 0;
+}
+
+/** A metadata problem names the variable it came from: `ISTIO_META_DNS_CAPTURE`. */
+function asVariable(problem: Problem): Problem {
+  const key = /^metadata\.(.+)$/.exec(problem.path)?.[1];
+  return key === undefined ? problem : { ...problem, path: `${ISTIO_META_PREFIX}${key}` };
 }
 
 /** Runs Envoy's validation on the written file (or a temporary copy) and reports in one place. */

@@ -101,35 +101,31 @@ short_hash() {
   sha256sum | cut -c1-12
 }
 
-# The lab app, built once per source hash and Go version.
-lab_key="$({
-  go version
-  (cd "$repo_root/tools/lab-app" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
-} | short_hash)"
-lab_bin="$cache/lab-app-$lab_key"
-if [[ ! -x "$lab_bin" ]]; then
-  say "building tools/lab-app (static, CGO_ENABLED=0)"
-  (cd "$repo_root/tools/lab-app" && CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod \
-    go build -trimpath -ldflags '-s -w' -o "$lab_bin.$$.tmp" .) >&2 || fail "go build of tools/lab-app failed"
-  mv -f "$lab_bin.$$.tmp" "$lab_bin"
-fi
+# go_static <dir> <proxy>: builds the Go program in <repo>/<dir> as a static binary, once per
+# source hash and Go version, with modules from <proxy> (off: the standard library only);
+# prints its path in the cache.
+go_static() {
+  local dir="$1" proxy="$2" key bin
+  key="$({
+    go version
+    (cd "$repo_root/$dir" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+  } | short_hash)"
+  bin="$cache/${dir##*/}-$key"
+  if [[ ! -x "$bin" ]]; then
+    say "building $dir (static, CGO_ENABLED=0)"
+    (cd "$repo_root/$dir" && CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY="$proxy" GOSUMDB=off \
+      GOFLAGS=-mod=mod go build -trimpath -ldflags '-s -w' -o "$bin.$$.tmp" .) >&2 ||
+      fail "go build of $dir failed"
+    mv -f "$bin.$$.tmp" "$bin"
+  fi
+  echo "$bin"
+}
 
-# The grpc-go example (examples/grpc-xds-go): the proxyless gRPC application of the cluster
-# tests, in the lab app's image beside it. Its modules (grpc-go and what it needs, pinned by its
-# go.sum) come from the Go module proxy the first time, then from Go's module cache.
-grpc_key="$({
-  go version
-  (cd "$repo_root/examples/grpc-xds-go" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
-} | short_hash)"
-grpc_bin="$cache/grpc-xds-go-$grpc_key"
-if [[ ! -x "$grpc_bin" ]]; then
-  say "building examples/grpc-xds-go (static, CGO_ENABLED=0; grpc-go from the module proxy, once)"
-  grpc_proxy="$(env -u GOPROXY go env GOPROXY)"
-  (cd "$repo_root/examples/grpc-xds-go" && CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY="$grpc_proxy" \
-    GOSUMDB=off GOFLAGS=-mod=mod go build -trimpath -ldflags '-s -w' -o "$grpc_bin.$$.tmp" .) >&2 ||
-    fail "go build of examples/grpc-xds-go failed"
-  mv -f "$grpc_bin.$$.tmp" "$grpc_bin"
-fi
+# The lab app (the standard library only), and the grpc-go example (examples/grpc-xds-go), the
+# proxyless gRPC application of the cluster tests, in the lab app's image beside it: its
+# modules (pinned by its go.sum) come from the Go module proxy once, then from Go's cache.
+lab_bin="$(go_static tools/lab-app off)"
+grpc_bin="$(go_static examples/grpc-xds-go "$(env -u GOPROXY go env GOPROXY)")"
 
 # Debian with iptables, keyed by the suite, the packages and the apt sources it came from.
 rootfs_key="$({

@@ -17,7 +17,7 @@ import {
   STRING_BOOLS,
   type SidecarBootstrapOptions,
 } from './sidecar-options.js';
-import { sidecarNodeId } from './sidecar.js';
+import { podMetadata, sidecarNodeId } from './sidecar.js';
 
 import { GRPC_SERVER_LISTENER_PREFIX } from '../core/grpc-names.js';
 
@@ -113,17 +113,7 @@ export function makeGrpcBootstrap(input: Partial<GrpcBootstrapOptions> = {}): Gr
  * `ISTIO_META_*`, and `GENERATOR: grpc`, which pilot-agent sets whatever the environment says.
  */
 function grpcNodeMetadata(o: SidecarBootstrapOptions): JsonObject {
-  const metadata: JsonObject = {
-    CLUSTER_ID: o.clusterId,
-    INSTANCE_IPS: o.podIp,
-    ISTIO_VERSION: o.istioVersion,
-    MESH_ID: o.meshId,
-    NAME: o.podName,
-    NAMESPACE: o.namespace,
-    SERVICE_ACCOUNT: o.serviceAccount,
-  };
-  if (o.workloadName !== '') metadata['WORKLOAD_NAME'] = o.workloadName;
-  const all: JsonObject = { ...metadata, ...typedOnly(o.metadata), GENERATOR: 'grpc' };
+  const all: JsonObject = { ...podMetadata(o), ...typedOnly(o.metadata), GENERATOR: 'grpc' };
   // In key order, as pilot-agent's JSON (a Go map) has them.
   return Object.fromEntries(
     Object.keys(all)

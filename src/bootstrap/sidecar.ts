@@ -68,7 +68,8 @@ export function sidecarServiceCluster(o: SidecarBootstrapOptions): string {
   return `${o.workloadName === '' ? 'istio-proxy' : o.workloadName}.${o.namespace}`;
 }
 
-function makeNode(o: SidecarBootstrapOptions): JsonObject {
+/** The pod's identity in node metadata, as pilot-agent writes it for Envoy and gRPC alike. */
+export function podMetadata(o: SidecarBootstrapOptions): JsonObject {
   const metadata: JsonObject = {
     CLUSTER_ID: o.clusterId,
     INSTANCE_IPS: o.podIp,
@@ -79,6 +80,11 @@ function makeNode(o: SidecarBootstrapOptions): JsonObject {
     SERVICE_ACCOUNT: o.serviceAccount,
   };
   if (o.workloadName !== '') metadata['WORKLOAD_NAME'] = o.workloadName;
+  return metadata;
+}
+
+function makeNode(o: SidecarBootstrapOptions): JsonObject {
+  const metadata = podMetadata(o);
   // pilot-agent tells istiod which ports its static listeners hold, so that no pushed listener
   // takes them (Istio's ENVOY_STATUS_PORT and ENVOY_PROMETHEUS_PORT, numbers).
   if (o.readinessPort !== null) metadata['ENVOY_STATUS_PORT'] = o.readinessPort;

@@ -27,6 +27,7 @@ import {
 import type { MockTarget, TargetRooms } from '../target/operation-target.js';
 import type { Journal } from '../journal/journal.js';
 import type { ResolvedOptions } from './options.js';
+import type { RelayUpstream } from '../server/relay-upstream.js';
 import { debugXdsSource, metricsSources, uiTarget, type ServerState } from './room-views.js';
 import type { FaultEngine } from '../faults/engine.js';
 import { createXdsMetrics, type XdsMetrics } from '../metrics/metrics.js';
@@ -41,6 +42,8 @@ export interface AdsParts {
   sent: SentResources;
   /** The CA once started: who the credentials say a caller is. */
   security(): PreparedSecurity | undefined;
+  /** `serve --relay`: the upstream istiod every stream is relayed to. */
+  relay: RelayUpstream | undefined;
 }
 
 export function buildAds(options: ResolvedOptions, parts: AdsParts): AdsServer {
@@ -56,6 +59,7 @@ export function buildAds(options: ResolvedOptions, parts: AdsParts): AdsServer {
       deltaResourceVersions: options.deltaResourceVersions || options.versioning === 'per-type',
       omitMissingResources: options.omitMissingResources,
       profile: options.profile,
+      relay: parts.relay,
       maxSubscriptions: options.maxSubscriptions,
       events: parts.events,
       log: options.logger,

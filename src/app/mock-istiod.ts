@@ -18,6 +18,7 @@ import { attachJournal, Journal } from '../journal/journal.js';
 import { SentResources } from '../journal/sent-resources.js';
 import type { UiHub } from '../live/ui-hub.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
+import { createRelayUpstream, type RelayUpstream } from '../server/relay-upstream.js';
 import type { AdsServer } from '../server/ads-server.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { MockIstiodError } from '../util/errors.js';
@@ -60,6 +61,7 @@ class MockIstiodImpl implements MockIstiod {
   private readonly streamsById = new Map<string, AdsStream>();
   private readonly resources: ResourceSources;
   private readonly ads: AdsServer;
+  private readonly relay: RelayUpstream | undefined;
   private controlServer: ControlServer | undefined;
   private started: StartedAddresses | undefined;
   private state: 'new' | 'starting' | 'running' | 'closed' = 'new';
@@ -103,7 +105,12 @@ class MockIstiodImpl implements MockIstiod {
     this.debug = debuggable(state, sent);
     const store = resources.store;
     const security = () => this.prepared;
-    this.ads = buildAds(options, { store, policy, events, streams, state, sent, security });
+    const relay = (this.relay =
+      options.relay === undefined ? undefined : createRelayUpstream(options.relay));
+    this.ads = buildAds(options, {
+      ...{ store, policy, events, streams, state, sent, security },
+      relay,
+    });
     pushOnChange({ store, policy, events, streams }, options);
     this.ui = buildUi(options, state, target.faults, target, () => this.started);
     this.control = inProcessControl(target);
@@ -185,6 +192,7 @@ class MockIstiodImpl implements MockIstiod {
     this.ui.close();
     await this.controlServer?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
+    this.relay?.close();
     this.prepared?.dispose();
     this.options.logger.info('mock istiod closed');
   }

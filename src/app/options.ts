@@ -79,6 +79,12 @@ export interface MockIstiodOptions {
    */
   controlPlaneId: string;
   /**
+   * `serve --relay <host:port>`: relay every ADS stream to this istiod (plaintext, its 15010)
+   * instead of serving the mock's own resources; its responses pass through the response
+   * policy, so faults apply to istiod's configuration (docs/relay.md). Undefined: no relay.
+   */
+  relay: string | undefined;
+  /**
    * Delta xDS with per-resource versions, as the xDS protocol allows and istiod does not do:
    * each delta `Resource` carries a hash of its content, and a reconnect's
    * `initial_resource_versions` at those versions is not sent again. Off by default: istiod
@@ -191,6 +197,10 @@ export interface ResolvedOptions extends Omit<
 
 export const DEFAULT_HOST = '127.0.0.1';
 
+/** `host:port` or `[v6]:port`, port 1-65535. */
+const HOST_PORT =
+  /^(?:\[[^\]]+\]|[^:[\]\s]+):(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])$/;
+
 export function defaultOptions(): MockIstiodOptions {
   return {
     xds: { host: DEFAULT_HOST, port: 0 },
@@ -206,6 +216,7 @@ export function defaultOptions(): MockIstiodOptions {
     logger: pino({ level: 'silent' }),
     clock: () => new Date(),
     controlPlaneId: '',
+    relay: undefined,
     deltaResourceVersions: false,
     versioning: 'push',
     profile: 'istiod',
@@ -307,6 +318,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'versioning',
       message: `expected ${VERSIONINGS.join(' or ')}, found ${JSON.stringify(options.versioning)}`,
+    });
+  }
+  if (options.relay !== undefined && !HOST_PORT.test(String(options.relay))) {
+    problems.push({
+      path: 'relay',
+      message: `expected the upstream istiod as host:port (istiod.istio-system.svc:15010), found ${JSON.stringify(options.relay)}`,
     });
   }
   if (!isProfile(options.profile)) {

@@ -10,6 +10,7 @@ import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
+import { RelaySotwStream } from './relay-sotw-stream.js';
 import { authenticate, type Admit } from './admission.js';
 import {
   createStreamAdmission,
@@ -84,8 +85,20 @@ export function createAdsServer(
     pending.add(stream);
     call.on('close', () => pending.delete(stream));
   };
-  const sotw: Admit = (call, identities) => track(new SotwStream(call, ctx, identities), call);
-  const delta: Admit = (call, identities) => track(new DeltaStream(call, ctx, identities), call);
+  const sotw: Admit = (call, identities) =>
+    track(
+      ctx.relay
+        ? new RelaySotwStream(call, ctx, identities)
+        : new SotwStream(call, ctx, identities),
+      call,
+    );
+  const delta: Admit = (call, identities) => {
+    if (ctx.relay) {
+      refuse(ctx, call, grpc.status.UNIMPLEMENTED, 'the relay speaks state of the world only');
+      return;
+    }
+    track(new DeltaStream(call, ctx, identities), call);
+  };
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {

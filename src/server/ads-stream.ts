@@ -12,6 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { RequestOutcome } from '../core/stream-state.js';
 import type { StreamSession } from '../protocol/session.js';
 import type { Profile } from '../core/profile.js';
+import type { RelayUpstream } from './relay-upstream.js';
 import type { ProxyIdentity } from '../core/identity.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { AdsCall } from './ads-service.js';
@@ -52,6 +53,8 @@ export interface StreamContext extends AdmissionOptions {
   omitMissingResources?: boolean;
   /** Whose rules the sessions follow (core/profile.ts); istiod's when absent. */
   profile?: Profile;
+  /** A relay's upstream istiod (`serve --relay`): streams are relayed to it, not served here. */
+  relay?: RelayUpstream;
   /** The most subscriptions one stream may hold (default DEFAULT_MAX_SUBSCRIPTIONS). */
   maxSubscriptions?: number;
   /** istiod's connection id: `<pod>.<namespace>-<counter>`. */
@@ -160,6 +163,11 @@ export abstract class AdsStream<
   abstract flush(): void;
   /** Stops what the writer waits on (its delays): the stream is closed. */
   protected abstract stopWriting(): void;
+  /**
+   * A relay's own handling of a request it let in (relay-sotw-stream.ts): sent on to the
+   * upstream istiod instead of answered here. Absent on the mock's own streams.
+   */
+  protected forward?(outcome: RequestOutcome): void;
 
   get isClosed(): boolean {
     return this.life.t === 'closed';
@@ -241,6 +249,14 @@ export abstract class AdsStream<
     if (outcome.kind === 'health') return;
     let life = this.life.t === 'admitting' ? this.admit() : this.life;
     if (!life) return;
+    if (this.forward) {
+      // A relay: istiod upstream answers everything, debug types included.
+      if (life.t === 'admitted') life = this.open(life.view, life.verified);
+      if (outcome.kind !== 'debug') this.ctx.events.emit('request', life.view, outcome);
+      this.trigger = 'request';
+      this.forward(outcome);
+      return;
+    }
     if (outcome.kind === 'debug') {
       answerDebug(this.ctx, this, outcome, life.view.proxy, life.verified);
       return;

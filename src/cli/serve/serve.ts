@@ -46,6 +46,8 @@ ${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until
                            (default push)
   --omit-missing-resources leave EDS/RDS names without a resource out of SotW responses
                            (istiod sends an empty one; with this, what named it warms)
+  --relay <host:port>      relay every ADS stream to this istiod (plaintext, its 15010), its
+                           configuration passing through the faults (docs/relay.md)
   --profile <rules>        istiod (default: istiod's departures from the xDS protocol, as
                            istiod-ref shows them) or xds-spec (the protocol document's rules,
                            for xDS clients not built for istiod: names honoured for CDS and
@@ -88,6 +90,7 @@ const OPTIONS = {
   'delta-resource-versions': { type: 'boolean', default: false },
   versioning: { type: 'string' },
   profile: { type: 'string' },
+  relay: { type: 'string' },
   'omit-missing-resources': { type: 'boolean', default: false },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
@@ -200,6 +203,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       ...(values['delta-resource-versions'] && { deltaResourceVersions: true }),
       ...(values.versioning !== undefined && { versioning: parseVersioning(values.versioning) }),
       ...(values['omit-missing-resources'] && { omitMissingResources: true }),
+      ...(values.relay !== undefined && { relay: values.relay }),
       ...(values.profile !== undefined && {
         profile: parseChoice('--profile', values.profile, PROFILES, 'istiod'),
       }),

@@ -1,0 +1,205 @@
+/**
+ * A state-of-the-world ADS stream relayed to a real istiod (`serve --relay`): each proxy's
+ * stream gets its own upstream stream, opened with the proxy's first request, so istiod
+ * generates that proxy's own configuration. Requests go up as they came. Responses come down
+ * through the mock's response policy, so every fault applies to istiod's configuration:
+ *
+ * - a response the policy lets through is written as istiod sent it, byte for byte: the proxy
+ *   sees istiod's versions and nonces;
+ * - held or delayed, the type stays owed and gets istiod's latest response when it goes;
+ * - replaced (a NACK-provoking config, a stale response), the mock writes its own response,
+ *   with a nonce of its own; the proxy's ACK or NACK of it never reaches istiod as such: it
+ *   goes up only when it changes the names asked, as an ACK of istiod's last response
+ *   delivered;
+ * - a response sent again (a `push`) goes as a copy under a nonce of the mock's, since istiod
+ *   has sent that nonce once.
+ *
+ * The session keeps the books (what was asked, sent, ACKed, NACKed) for syncz, the journal
+ * and the waits, but decides nothing: only istiod's responses make a type owed.
+ */
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import type { RequestOutcome, TypeState } from '../core/stream-state.js';
+import { Snapshot, TypeSnapshot, type NamedResource } from '../core/snapshot.js';
+import { isDebugType } from '../xds/type-urls.js';
+import {
+  appendNonceField,
+  decodeDiscoveryRequest,
+  decodeDiscoveryResponse,
+  encodeDiscoveryRequest,
+  encodeResponseBody,
+  type DiscoveryRequest,
+} from '../xds/wire.js';
+import { firstStringField } from '../xds/first-string.js';
+import { contentVersion } from '../snapshot/resource-set.js';
+import { SotwSession } from '../protocol/sotw-session.js';
+import type { DebugBody } from './ads-stream.js';
+import type { UpstreamCall } from './relay-upstream.js';
+import { StreamWriter, type BuiltResponse } from './stream-writer.js';
+
+/** How many of its own nonces a relayed stream remembers (see `ours`). */
+const OURS_KEPT = 16;
+
+/** istiod's latest response of one type, as it came and as the policy sees it. */
+interface Upstream {
+  message: Buffer;
+  nonce: string;
+  snapshot: TypeSnapshot;
+}
+
+/** A session that keeps the books of a relayed stream: owed only what istiod sent. */
+class RelaySotwSession extends SotwSession {
+  override onRequest(request: DiscoveryRequest): RequestOutcome {
+    const outcome = super.onRequest(request);
+    // istiod answers requests, not the mock.
+    this.owed.delete(request.type_url);
+    return outcome;
+  }
+
+  override onSnapshot(): void {
+    // The mock's own resources are not what this stream serves.
+  }
+
+  /** istiod sent a response of this type: it is owed to the proxy. */
+  upstreamSent(typeUrl: string): void {
+    if (this.types.has(typeUrl)) this.owed.add(typeUrl);
+  }
+}
+
+export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSession> {
+  readonly protocol = 'sotw';
+  private upstream: UpstreamCall | undefined;
+  private readonly latest = new Map<string, Upstream>();
+  /** Per type, the last response of istiod's the proxy got: its nonce and version. */
+  private readonly delivered = new Map<string, { nonce: string; version: string }>();
+  /**
+   * The nonces of the last responses the mock made (replacements, roll-backs, copies), the
+   * newest {@link OURS_KEPT}: a proxy answers one of them at most that many responses late.
+   */
+  private readonly ours = new Set<string>();
+  /** Per type, the names last sent up. */
+  private readonly askedUp = new Map<string, readonly string[]>();
+  private request: { bytes: Buffer; decoded: DiscoveryRequest } | undefined;
+
+  protected newSession(): RelaySotwSession {
+    return new RelaySotwSession(undefined, this.ctx.nackTextMax);
+  }
+
+  protected decode(bytes: Buffer): DiscoveryRequest {
+    const decoded = decodeDiscoveryRequest(bytes);
+    this.request = { bytes, decoded };
+    return decoded;
+  }
+
+  protected encodeDebug(debug: DebugBody): Buffer {
+    return encodeResponseBody(debug.version, debug.typeUrl, debug.resources, debug.identifier);
+  }
+
+  /** What this stream serves: istiod's latest response of each type. */
+  override snapshot(): Snapshot | undefined {
+    const types = new Map([...this.latest].map(([typeUrl, up]) => [typeUrl, up.snapshot]));
+    return new Snapshot('', '', types, '');
+  }
+
+  protected override forward(outcome: RequestOutcome): void {
+    const request = this.request;
+    if (!request) return;
+    const upstream = (this.upstream ??= this.openUpstream());
+    const { decoded } = request;
+    const typeUrl = decoded.type_url;
+    if (outcome.kind !== 'debug' && this.ours.has(decoded.response_nonce)) {
+      this.answerOurs(upstream, decoded);
+      return;
+    }
+    this.askedUp.set(typeUrl, decoded.resource_names);
+    upstream.write(request.bytes);
+  }
+
+  /**
+   * The proxy answered a response the mock made: istiod never sent that nonce. Only a change
+   * of the names asked goes up, as an ACK of istiod's last response the proxy got.
+   */
+  private answerOurs(upstream: UpstreamCall, request: DiscoveryRequest): void {
+    const typeUrl = request.type_url;
+    const delivered = this.delivered.get(typeUrl);
+    const asked = this.askedUp.get(typeUrl) ?? [];
+    const same =
+      asked.length === request.resource_names.length &&
+      asked.every((name, i) => name === request.resource_names[i]);
+    if (!delivered || same) return;
+    this.askedUp.set(typeUrl, request.resource_names);
+    upstream.write(
+      encodeDiscoveryRequest({
+        type_url: typeUrl,
+        resource_names: request.resource_names,
+        version_info: delivered.version,
+        response_nonce: delivered.nonce,
+      }),
+    );
+  }
+
+  private openUpstream(): UpstreamCall {
+    const relay = this.ctx.relay;
+    if (!relay) throw new Error('a relayed stream without an upstream');
+    const call = relay.open('sotw');
+    call.on('data', (bytes: Buffer) => this.onUpstream(bytes));
+    call.on('error', (err: grpc.ServiceError) => {
+      this.end(
+        err.code ?? grpc.status.UNAVAILABLE,
+        `upstream istiod: ${err.details ?? err.message}`,
+      );
+    });
+    call.on('end', () => this.end(grpc.status.OK, 'upstream istiod ended the stream'));
+    return call;
+  }
+
+  private onUpstream(bytes: Buffer): void {
+    if (this.isClosed) return;
+    const response = decodeDiscoveryResponse(bytes);
+    const typeUrl = response.type_url;
+    // istiod's debug answers go down as they are: they describe istiod.
+    if (isDebugType(typeUrl)) {
+      this.call.write(bytes);
+      return;
+    }
+    const resources = new Map<string, NamedResource>();
+    for (const packed of response.resources) {
+      const name = firstStringField(packed.value);
+      resources.set(name, { ...packed, name, version: contentVersion(packed.value) });
+    }
+    const snapshot = new TypeSnapshot(typeUrl, response.version_info, resources, '');
+    this.latest.set(typeUrl, { message: bytes, nonce: response.nonce, snapshot });
+    this.session.upstreamSent(typeUrl);
+    this.trigger = 'push';
+    this.flush();
+  }
+
+  protected build(state: TypeState, snapshot: TypeSnapshot, reuseNonce: boolean): BuiltResponse {
+    const { typeUrl } = state;
+    const up = this.latest.get(typeUrl);
+    const count = snapshot.resources.size;
+    const asIstiodSent =
+      up !== undefined &&
+      snapshot === up.snapshot &&
+      !reuseNonce &&
+      this.delivered.get(typeUrl)?.nonce !== up.nonce;
+    if (asIstiodSent) {
+      this.delivered.set(typeUrl, { nonce: up.nonce, version: snapshot.version });
+      this.session.recordSent(typeUrl, snapshot.version, up.nonce, count, snapshot.resources);
+      return { message: up.message, version: snapshot.version, nonce: up.nonce, count };
+    }
+    const nonce = reuseNonce && state.sent ? state.sent.nonce : snapshot.version + randomUUID();
+    this.ours.add(nonce);
+    if (this.ours.size > OURS_KEPT) this.ours.delete(this.ours.values().next().value as string);
+    const message = appendNonceField(snapshot.body(), nonce);
+    this.session.recordSent(typeUrl, snapshot.version, nonce, count, snapshot.resources);
+    return { message, version: snapshot.version, nonce, count };
+  }
+
+  protected override stopWriting(): void {
+    super.stopWriting();
+    const upstream = this.upstream;
+    this.upstream = undefined;
+    upstream?.cancel();
+  }
+}

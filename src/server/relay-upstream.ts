@@ -1,0 +1,47 @@
+/**
+ * The relay's side towards the real istiod (`serve --relay <host:port>`): one gRPC channel,
+ * and on it one ADS stream for each stream a proxy opens to the mock, carrying that proxy's
+ * requests as they came (bytes in, bytes out: nothing is decoded to be re-encoded).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { ADS_SERVICE } from './ads-service.js';
+
+export type UpstreamCall = grpc.ClientDuplexStream<Uint8Array, Buffer>;
+
+export interface RelayUpstream {
+  /** `host:port` of the upstream istiod. */
+  readonly address: string;
+  /** Opens the upstream stream of one downstream stream. */
+  open(protocol: 'sotw' | 'delta'): UpstreamCall;
+  close(): void;
+}
+
+type AdsClient = grpc.Client & {
+  StreamAggregatedResources(metadata: grpc.Metadata): UpstreamCall;
+  DeltaAggregatedResources(metadata: grpc.Metadata): UpstreamCall;
+};
+
+const AdsClientConstructor = grpc.makeGenericClientConstructor(
+  ADS_SERVICE,
+  'AggregatedDiscoveryService',
+) as unknown as new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options: grpc.ChannelOptions,
+) => AdsClient;
+
+export function createRelayUpstream(address: string): RelayUpstream {
+  const client = new AdsClientConstructor(address, grpc.credentials.createInsecure(), {
+    // istiod's responses may be large (a mesh's clusters): as Envoy's own limit.
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.enable_channelz': 0,
+  });
+  return {
+    address,
+    open: (protocol) =>
+      protocol === 'sotw'
+        ? client.StreamAggregatedResources(new grpc.Metadata())
+        : client.DeltaAggregatedResources(new grpc.Metadata()),
+    close: () => client.close(),
+  };
+}

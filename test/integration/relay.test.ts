@@ -1,0 +1,105 @@
+/**
+ * `serve --relay`: a mock in front of another control plane (here a second mock, standing in
+ * for istiod), each downstream stream relayed on a stream of its own. What the proxy gets is
+ * the upstream's response as it was sent, versions and nonces included; faults act on it; and
+ * the upstream never sees an ACK or NACK of a response the relay made.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { AdsTestClient } from '../../src/testing/ads-client.js';
+import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
+import { makeLabResources } from '../../src/resources/lab.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
+import { waitFor } from '../../src/util/wait.js';
+
+const NODE = { id: 'sidecar~10.0.0.1~app-0.default~default.svc.cluster.local' };
+
+let upstream: TestMockIstiod | undefined;
+let relay: TestMockIstiod | undefined;
+let client: AdsTestClient | undefined;
+afterEach(async () => {
+  client?.close();
+  await relay?.close();
+  await upstream?.close();
+  [client, relay, upstream] = [undefined, undefined, undefined];
+});
+
+async function start() {
+  upstream = await startMockIstiod({ resources: makeLabResources() });
+  relay = await startMockIstiod({ relay: upstream.xdsAddress });
+  client = new AdsTestClient(relay.xdsAddress);
+  return { upstream, relay, stream: client.sotw() };
+}
+
+describe('the relay', () => {
+  it("passes the upstream's responses through, its versions and nonces included", async () => {
+    const { upstream, relay, stream } = await start();
+    stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+    const response = await stream.next();
+    const [up] = upstream.streams();
+    const sent = up?.types.get(CLUSTER_TYPE)?.sent;
+    expect(response.nonce).toBe(sent?.nonce);
+    expect(response.version_info).toBe(sent?.version);
+    expect(response.resources.length).toBe(upstream.snapshot().get(CLUSTER_TYPE).resources.size);
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      version_info: response.version_info,
+      response_nonce: response.nonce,
+    });
+    // The ACK reaches the upstream, and the relay's own books show it too.
+    await upstream.waitForAck(CLUSTER_TYPE, { node: NODE.id });
+    await relay.waitForAck(CLUSTER_TYPE, { node: NODE.id });
+  });
+
+  it('withholds the upstream response until release, then sends the latest', async () => {
+    const { relay, stream } = await start();
+    await relay.control.withhold();
+    stream.send({ node: NODE, type_url: LISTENER_TYPE });
+    await expect(stream.next(500)).rejects.toMatchObject({ code: 'WAIT_TIMEOUT' });
+    await relay.control.release();
+    const response = await stream.next();
+    expect(response.type_url).toBe(LISTENER_TYPE);
+  });
+
+  it("replaces a response with one the proxy rejects; the NACK of the relay's nonce stays with the relay", async () => {
+    const { upstream, relay, stream } = await start();
+    stream.send({ node: NODE, type_url: LISTENER_TYPE });
+    const good = await stream.next();
+    stream.send({
+      type_url: LISTENER_TYPE,
+      version_info: good.version_info,
+      response_nonce: good.nonce,
+    });
+    await upstream.waitForAck(LISTENER_TYPE, { node: NODE.id });
+    await relay.control.inject({ scenario: 'nack', params: { config: 'unknown-cluster' } });
+    // The replacement goes out on the next upstream response: a push upstream.
+    await upstream.control.push({});
+    const bad = await stream.next();
+    expect(bad.version_info).toContain('nack.unknown-cluster');
+    const upstreamNonce = upstream.streams()[0]?.types.get(LISTENER_TYPE)?.sent?.nonce;
+    expect(bad.nonce).not.toBe(upstreamNonce);
+    stream.send({
+      type_url: LISTENER_TYPE,
+      version_info: good.version_info,
+      response_nonce: bad.nonce,
+      error_detail: { code: 3, message: "route: unknown cluster 'no-such-cluster'" },
+    });
+    await waitFor(() => relay!.streams()[0]?.types.get(LISTENER_TYPE)?.nack !== undefined, {
+      description: 'the relay to record the NACK',
+    });
+    // istiod never sent that nonce: it sees no NACK. A request sent after it reaches the
+    // upstream on the same stream, so once that is there the NACK would have been too.
+    stream.send({ type_url: CLUSTER_TYPE });
+    await waitFor(() => upstream.streams()[0]?.types.has(CLUSTER_TYPE), {
+      description: 'the next request to reach the upstream',
+    });
+    expect(upstream.streams()[0]?.types.get(LISTENER_TYPE)?.nack).toBeUndefined();
+  });
+
+  it('ends the downstream stream when the upstream ends it', async () => {
+    const { upstream, stream } = await start();
+    stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+    await stream.next();
+    await upstream.control.disconnect({});
+    await expect(stream.next(5_000)).rejects.toThrow(/stream ended/);
+  });
+});

@@ -83,7 +83,7 @@ describe('the relay', () => {
       response_nonce: bad.nonce,
       error_detail: { code: 3, message: "route: unknown cluster 'no-such-cluster'" },
     });
-    await waitFor(() => relay!.streams()[0]?.types.get(LISTENER_TYPE)?.nack !== undefined, {
+    await waitFor(() => relay.streams()[0]?.types.get(LISTENER_TYPE)?.nack !== undefined, {
       description: 'the relay to record the NACK',
     });
     // istiod never sent that nonce: it sees no NACK. A request sent after it reaches the

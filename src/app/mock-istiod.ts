@@ -19,6 +19,7 @@ import { SentResources } from '../journal/sent-resources.js';
 import type { UiHub } from '../live/ui-hub.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import { createRelayUpstream, type RelayUpstream } from '../server/relay-upstream.js';
+import { relayTransform } from './relay-rewrite.js';
 import type { AdsServer } from '../server/ads-server.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { MockIstiodError } from '../util/errors.js';
@@ -106,7 +107,9 @@ class MockIstiodImpl implements MockIstiod {
     const store = resources.store;
     const security = () => this.prepared;
     const relay = (this.relay =
-      options.relay === undefined ? undefined : createRelayUpstream(options.relay));
+      options.relay === undefined
+        ? undefined
+        : createRelayUpstream(options.relay, relayTransform(options.relayDropUnknownExtensions)));
     this.ads = buildAds(options, {
       ...{ store, policy, events, streams, state, sent, security },
       relay,

@@ -85,6 +85,12 @@ export interface MockIstiodOptions {
    */
   relay: string | undefined;
   /**
+   * With `relay`: drop from istiod's resources the extensions this Envoy does not know (Istio's
+   * own build's filters), as `generate` does, so that an upstream Envoy accepts them; off,
+   * istiod's responses pass as they came. `serve --relay-drop-unknown-extensions`.
+   */
+  relayDropUnknownExtensions: boolean;
+  /**
    * Delta xDS with per-resource versions, as the xDS protocol allows and istiod does not do:
    * each delta `Resource` carries a hash of its content, and a reconnect's
    * `initial_resource_versions` at those versions is not sent again. Off by default: istiod
@@ -217,6 +223,7 @@ export function defaultOptions(): MockIstiodOptions {
     clock: () => new Date(),
     controlPlaneId: '',
     relay: undefined,
+    relayDropUnknownExtensions: false,
     deltaResourceVersions: false,
     versioning: 'push',
     profile: 'istiod',

@@ -162,13 +162,16 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
       this.call.write(bytes);
       return;
     }
-    const resources = new Map<string, NamedResource>();
-    for (const packed of response.resources) {
+    const named = response.resources.map((packed): NamedResource => {
       const name = firstStringField(packed.value);
-      resources.set(name, { ...packed, name, version: contentVersion(packed.value) });
-    }
+      return { ...packed, name, version: contentVersion(packed.value) };
+    });
+    const rewritten = this.ctx.relay?.transform?.(typeUrl, named);
+    const resources = new Map((rewritten ?? named).map((r) => [r.name, r]));
     const snapshot = new TypeSnapshot(typeUrl, response.version_info, resources, '');
-    this.latest.set(typeUrl, { message: bytes, nonce: response.nonce, snapshot });
+    // Rewritten, it is encoded again, under istiod's version and nonce all the same.
+    const message = rewritten ? appendNonceField(snapshot.body(), response.nonce) : bytes;
+    this.latest.set(typeUrl, { message, nonce: response.nonce, snapshot });
     this.session.upstreamSent(typeUrl);
     this.trigger = 'push';
     this.flush();

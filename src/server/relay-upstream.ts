@@ -4,13 +4,26 @@
  * requests as they came (bytes in, bytes out: nothing is decoded to be re-encoded).
  */
 import * as grpc from '@grpc/grpc-js';
+import type { NamedResource } from '../core/snapshot.js';
 import { ADS_SERVICE } from './ads-service.js';
 
 export type UpstreamCall = grpc.ClientDuplexStream<Uint8Array, Buffer>;
 
+/**
+ * What the relay changes in the resources of one of istiod's responses before the policy sees
+ * them (app/relay-rewrite.ts); undefined when it changes nothing, so the response goes down as
+ * it came.
+ */
+export type RelayTransform = (
+  typeUrl: string,
+  resources: readonly NamedResource[],
+) => readonly NamedResource[] | undefined;
+
 export interface RelayUpstream {
   /** `host:port` of the upstream istiod. */
   readonly address: string;
+  /** What is changed in istiod's resources on their way down, if anything. */
+  readonly transform: RelayTransform | undefined;
   /** Opens the upstream stream of one downstream stream. */
   open(protocol: 'sotw' | 'delta'): UpstreamCall;
   close(): void;
@@ -30,7 +43,7 @@ const AdsClientConstructor = grpc.makeGenericClientConstructor(
   options: grpc.ChannelOptions,
 ) => AdsClient;
 
-export function createRelayUpstream(address: string): RelayUpstream {
+export function createRelayUpstream(address: string, transform?: RelayTransform): RelayUpstream {
   const client = new AdsClientConstructor(address, grpc.credentials.createInsecure(), {
     // istiod's responses may be large (a mesh's clusters): as Envoy's own limit.
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
@@ -38,6 +51,7 @@ export function createRelayUpstream(address: string): RelayUpstream {
   });
   return {
     address,
+    transform,
     open: (protocol) =>
       protocol === 'sotw'
         ? client.StreamAggregatedResources(new grpc.Metadata())

@@ -24,9 +24,15 @@ export function createOperationTarget(rooms: TargetRooms): MockTarget {
   const { events, resources, withholdSwitch } = rooms;
   const store = resources.store;
   // The version the stream's set serves the type at, resources or none: a type the set lacks
-  // is still answered (an empty EDS or RDS response, as istiod's), at the push's version.
-  const currentVersion = (stream: { proxy: ProxyIdentity }, typeUrl: string) =>
-    store.snapshotFor(stream.proxy).get(typeUrl).version;
+  // is still answered (an empty EDS or RDS response, as istiod's), at the push's version. A
+  // relayed stream serves what its upstream sent it.
+  const currentVersion = (
+    stream: { proxy: ProxyIdentity; connectionId: string },
+    typeUrl: string,
+  ) =>
+    (rooms.streams.get(stream.connectionId)?.snapshot() ?? store.snapshotFor(stream.proxy)).get(
+      typeUrl,
+    ).version;
   const target: MockTarget = {
     events,
     get faults() {

@@ -48,6 +48,9 @@ ${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until
                            (istiod sends an empty one; with this, what named it warms)
   --relay <host:port>      relay every ADS stream to this istiod (plaintext, its 15010), its
                            configuration passing through the faults (docs/relay.md)
+  --relay-drop-unknown-extensions
+                           drop from istiod's resources the filters of Istio's own Envoy
+                           build, which this Envoy does not have (as generate does)
   --profile <rules>        istiod (default: istiod's departures from the xDS protocol, as
                            istiod-ref shows them) or xds-spec (the protocol document's rules,
                            for xDS clients not built for istiod: names honoured for CDS and
@@ -91,6 +94,7 @@ const OPTIONS = {
   versioning: { type: 'string' },
   profile: { type: 'string' },
   relay: { type: 'string' },
+  'relay-drop-unknown-extensions': { type: 'boolean', default: false },
   'omit-missing-resources': { type: 'boolean', default: false },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
@@ -204,6 +208,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       ...(values.versioning !== undefined && { versioning: parseVersioning(values.versioning) }),
       ...(values['omit-missing-resources'] && { omitMissingResources: true }),
       ...(values.relay !== undefined && { relay: values.relay }),
+      relayDropUnknownExtensions: values['relay-drop-unknown-extensions'],
       ...(values.profile !== undefined && {
         profile: parseChoice('--profile', values.profile, PROFILES, 'istiod'),
       }),

@@ -144,10 +144,8 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
     const call = relay.open('sotw');
     call.on('data', (bytes: Buffer) => this.onUpstream(bytes));
     call.on('error', (err: grpc.ServiceError) => {
-      this.end(
-        err.code ?? grpc.status.UNAVAILABLE,
-        `upstream istiod: ${err.details ?? err.message}`,
-      );
+      // As istiod ended it: its status and its words, which the proxy would have had.
+      this.end(err.code ?? grpc.status.UNAVAILABLE, err.details ?? err.message);
     });
     call.on('end', () => this.end(grpc.status.OK, 'upstream istiod ended the stream'));
     return call;

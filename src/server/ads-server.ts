@@ -11,6 +11,7 @@ import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { SotwStream } from './sotw-stream.js';
 import { RelaySotwStream } from './relay-sotw-stream.js';
+import { RelayDeltaStream } from './relay-delta-stream.js';
 import { authenticate, type Admit } from './admission.js';
 import {
   createStreamAdmission,
@@ -92,13 +93,13 @@ export function createAdsServer(
         : new SotwStream(call, ctx, identities),
       call,
     );
-  const delta: Admit = (call, identities) => {
-    if (ctx.relay) {
-      refuse(ctx, call, grpc.status.UNIMPLEMENTED, 'the relay speaks state of the world only');
-      return;
-    }
-    track(new DeltaStream(call, ctx, identities), call);
-  };
+  const delta: Admit = (call, identities) =>
+    track(
+      ctx.relay
+        ? new RelayDeltaStream(call, ctx, identities)
+        : new DeltaStream(call, ctx, identities),
+      call,
+    );
 
   const handlers = {
     StreamAggregatedResources(call: AdsCall) {

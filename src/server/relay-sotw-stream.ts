@@ -18,7 +18,6 @@
  * and the waits, but decides nothing: only istiod's responses make a type owed.
  */
 import { randomUUID } from 'node:crypto';
-import * as grpc from '@grpc/grpc-js';
 import type { RequestOutcome, TypeState } from '../core/stream-state.js';
 import { Snapshot, TypeSnapshot, type NamedResource } from '../core/snapshot.js';
 import { isDebugType } from '../xds/type-urls.js';
@@ -34,11 +33,8 @@ import { firstStringField } from '../xds/first-string.js';
 import { contentVersion } from '../snapshot/resource-set.js';
 import { SotwSession } from '../protocol/sotw-session.js';
 import type { DebugBody } from './ads-stream.js';
-import type { UpstreamCall } from './relay-upstream.js';
+import { RelayLink } from './relay-link.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
-
-/** How many of its own nonces a relayed stream remembers (see `ours`). */
-const OURS_KEPT = 16;
 
 /** istiod's latest response of one type, as it came and as the policy sees it. */
 interface Upstream {
@@ -68,15 +64,11 @@ class RelaySotwSession extends SotwSession {
 
 export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSession> {
   readonly protocol = 'sotw';
-  private upstream: UpstreamCall | undefined;
   private readonly latest = new Map<string, Upstream>();
-  /** Per type, the last response of istiod's the proxy got: its nonce and version. */
-  private readonly delivered = new Map<string, { nonce: string; version: string }>();
-  /**
-   * The nonces of the last responses the mock made (replacements, roll-backs, copies), the
-   * newest {@link OURS_KEPT}: a proxy answers one of them at most that many responses late.
-   */
-  private readonly ours = new Set<string>();
+  private readonly link = new RelayLink(this.ctx.relay, 'sotw', {
+    data: (bytes) => this.onUpstream(bytes),
+    end: (code, message) => this.end(code, message),
+  });
   /** Per type, the names last sent up. */
   private readonly askedUp = new Map<string, readonly string[]>();
   private request: { bytes: Buffer; decoded: DiscoveryRequest } | undefined;
@@ -104,31 +96,29 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
   protected override forward(outcome: RequestOutcome): void {
     const request = this.request;
     if (!request) return;
-    const upstream = (this.upstream ??= this.openUpstream());
     const { decoded } = request;
-    const typeUrl = decoded.type_url;
-    if (outcome.kind !== 'debug' && this.ours.has(decoded.response_nonce)) {
-      this.answerOurs(upstream, decoded);
+    if (outcome.kind !== 'debug' && this.link.isOurs(decoded.response_nonce)) {
+      this.answerOurs(decoded);
       return;
     }
-    this.askedUp.set(typeUrl, decoded.resource_names);
-    upstream.write(request.bytes);
+    this.askedUp.set(decoded.type_url, decoded.resource_names);
+    this.link.write(request.bytes);
   }
 
   /**
    * The proxy answered a response the mock made: istiod never sent that nonce. Only a change
    * of the names asked goes up, as an ACK of istiod's last response the proxy got.
    */
-  private answerOurs(upstream: UpstreamCall, request: DiscoveryRequest): void {
+  private answerOurs(request: DiscoveryRequest): void {
     const typeUrl = request.type_url;
-    const delivered = this.delivered.get(typeUrl);
+    const delivered = this.link.delivered.get(typeUrl);
     const asked = this.askedUp.get(typeUrl) ?? [];
     const same =
       asked.length === request.resource_names.length &&
       asked.every((name, i) => name === request.resource_names[i]);
     if (!delivered || same) return;
     this.askedUp.set(typeUrl, request.resource_names);
-    upstream.write(
+    this.link.write(
       encodeDiscoveryRequest({
         type_url: typeUrl,
         resource_names: request.resource_names,
@@ -136,19 +126,6 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
         response_nonce: delivered.nonce,
       }),
     );
-  }
-
-  private openUpstream(): UpstreamCall {
-    const relay = this.ctx.relay;
-    if (!relay) throw new Error('a relayed stream without an upstream');
-    const call = relay.open('sotw');
-    call.on('data', (bytes: Buffer) => this.onUpstream(bytes));
-    call.on('error', (err: grpc.ServiceError) => {
-      // As istiod ended it: its status and its words, which the proxy would have had.
-      this.end(err.code ?? grpc.status.UNAVAILABLE, err.details ?? err.message);
-    });
-    call.on('end', () => this.end(grpc.status.OK, 'upstream istiod ended the stream'));
-    return call;
   }
 
   private onUpstream(bytes: Buffer): void {
@@ -183,15 +160,14 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
       up !== undefined &&
       snapshot === up.snapshot &&
       !reuseNonce &&
-      this.delivered.get(typeUrl)?.nonce !== up.nonce;
+      this.link.delivered.get(typeUrl)?.nonce !== up.nonce;
     if (asIstiodSent) {
-      this.delivered.set(typeUrl, { nonce: up.nonce, version: snapshot.version });
+      this.link.delivered.set(typeUrl, { nonce: up.nonce, version: snapshot.version });
       this.session.recordSent(typeUrl, snapshot.version, up.nonce, count, snapshot.resources);
       return { message: up.message, version: snapshot.version, nonce: up.nonce, count };
     }
     const nonce = reuseNonce && state.sent ? state.sent.nonce : snapshot.version + randomUUID();
-    this.ours.add(nonce);
-    if (this.ours.size > OURS_KEPT) this.ours.delete(this.ours.values().next().value as string);
+    this.link.made(nonce);
     const message = appendNonceField(snapshot.body(), nonce);
     this.session.recordSent(typeUrl, snapshot.version, nonce, count, snapshot.resources);
     return { message, version: snapshot.version, nonce, count };
@@ -199,8 +175,6 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
 
   protected override stopWriting(): void {
     super.stopWriting();
-    const upstream = this.upstream;
-    this.upstream = undefined;
-    upstream?.cancel();
+    this.link.close();
   }
 }

@@ -165,3 +165,48 @@ export function encodeDeltaResponseBody(parts: Omit<DeltaResponseParts, 'nonce'>
   }
   return bytes;
 }
+
+/** A delta response as a relay reads it: its parts, each resource's value still encoded. */
+export interface DecodedDeltaResponse {
+  systemVersion: string;
+  typeUrl: string;
+  nonce: string;
+  resources: DeltaResourceInput[];
+  removed: string[];
+}
+
+let responseType: protobuf.Type | undefined;
+
+export function decodeDeltaResponse(bytes: Uint8Array): DecodedDeltaResponse {
+  responseType ??= envoyRoot().lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
+  const raw = responseType.decode(bytes) as unknown as {
+    system_version_info?: string;
+    type_url?: string;
+    nonce?: string;
+    removed_resources?: string[];
+    resources?: {
+      name?: string;
+      version?: string;
+      resource?: { type_url?: string; value?: Uint8Array };
+    }[];
+  };
+  return {
+    systemVersion: raw.system_version_info ?? '',
+    typeUrl: raw.type_url ?? '',
+    nonce: raw.nonce ?? '',
+    removed: raw.removed_resources ?? [],
+    resources: (raw.resources ?? []).map((r) => ({
+      name: r.name ?? '',
+      version: r.version ?? '',
+      typeUrl: r.resource?.type_url ?? '',
+      value: r.resource?.value ?? new Uint8Array(),
+    })),
+  };
+}
+
+/** A delta request, encoded (what a relay writes when it rewrites one). */
+export function encodeDeltaRequest(request: Partial<DeltaDiscoveryRequest>): Uint8Array {
+  requestType ??= envoyRoot().lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
+  const { node: _node, ...rest } = request;
+  return requestType.encode(requestType.create(rest)).finish();
+}

@@ -1,10 +1,9 @@
 /**
- * The relay is invisible: the conformance cases that speak state of the world run against
+ * The relay is invisible: the conformance cases, state of the world and delta, run against
  * istiod's own server directly and through a mock relaying to it (`relay`), with no fault,
- * and the two transcripts agree line for line. Left out, each for its reason: delta (the
- * relay speaks SotW), TLS and identity (the relay's port is plaintext), and what looks at the
- * server itself (its log lines, its debug endpoints over HTTP), which through a relay are the
- * mock's.
+ * and the two transcripts agree line for line. Left out, each for its reason: TLS and
+ * identity (the relay's port is plaintext) and what looks at the server itself (its log
+ * lines, its debug endpoints over HTTP), which through a relay are the mock's.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
@@ -14,11 +13,9 @@ import { runOn } from './support/run.js';
 import { casePod, startServers, type Servers } from './support/servers.js';
 
 /** Rules whose cases cannot pass through a SotW relay on a plaintext port (above). */
-const NOT_RELAYED = /^(Delta|Identity|Log lines|Debug types by namespace)/;
+const NOT_RELAYED = /^(Identity|Log lines|Debug types by namespace)/;
 
-const cases = CASES.filter(
-  (c) => !c.alone && !NOT_RELAYED.test(c.rule) && !/\bdelta\b/.test(c.title),
-);
+const cases = CASES.filter((c) => !c.alone && !NOT_RELAYED.test(c.rule));
 const pods = cases.map((_c, i) => casePod(i + 1));
 /** The relayed runs' pods: istiod knows them all, each case runs on two of its own. */
 const relayedPods = cases.map((_c, i) => casePod(cases.length + i + 1));

@@ -103,3 +103,38 @@ describe('the relay', () => {
     await expect(stream.next(5_000)).rejects.toThrow(/stream ended/);
   });
 });
+
+describe('the relay, delta', () => {
+  it("passes istiod's delta responses through in order, each as sent, and queues them while withheld", async () => {
+    upstream = await startMockIstiod({ resources: makeLabResources(), versioning: 'per-type' });
+    relay = await startMockIstiod({ relay: upstream.xdsAddress });
+    client = new AdsTestClient(relay.xdsAddress);
+    const stream = client.delta();
+    stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+    const first = await stream.nextDelta();
+    const [up] = upstream.streams();
+    expect(first.nonce).toBe(up?.types.get(CLUSTER_TYPE)?.sent?.nonce);
+    expect(first.resources.length).toBeGreaterThan(0);
+    stream.send({ type_url: CLUSTER_TYPE, response_nonce: first.nonce });
+    await upstream.waitForAck(CLUSTER_TYPE, { node: NODE.id });
+    // Two changes upstream while the relay withholds: both come down, in order, on release.
+    await relay.control.withhold();
+    const lab = makeLabResources();
+    const extra = (name: string) => ({
+      '@type': CLUSTER_TYPE,
+      name,
+      type: 'STATIC',
+      connect_timeout: '1s',
+    });
+    const pushed = upstream;
+    const sentCount = () => pushed.streams()[0]?.types.get(CLUSTER_TYPE)?.sent?.count;
+    await pushed.control.setResources({ resources: [...lab, extra('a')] });
+    await waitFor(() => sentCount() === 1, { description: 'the upstream to send cluster a' });
+    await pushed.control.setResources({ resources: [...lab, extra('a'), extra('b')] });
+    await expect(stream.nextDelta(300)).rejects.toMatchObject({ code: 'WAIT_TIMEOUT' });
+    await relay.control.release();
+    const [one, two] = [await stream.nextDelta(), await stream.nextDelta()];
+    expect(one.resources.map((r) => r.name)).toEqual(['a']);
+    expect(two.resources.map((r) => r.name)).toEqual(['b']);
+  });
+});

@@ -61,7 +61,9 @@ describe('wait-for-ack, state and issue-cert verbs', () => {
     await handshake(ads.sotw());
     const text = await cli.run(['state', '--control', url(mock)]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^withheld: false {2}serving: true\nversions: CDS=\S+ LDS=\S+\n/);
+    expect(text.stdout).toMatch(
+      /^withheld: false {2}serving: true {2}profile: istiod\nversions: CDS=\S+ LDS=\S+\n/,
+    );
     expect(text.stdout).toMatch(/\n {2}Cluster sent=\S+ acked=\S+\n/);
     const json = await cli.run(['state', '--control', url(mock), '-o', 'json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ streams: [{ protocol: 'sotw' }] });

@@ -207,6 +207,7 @@ export function decodeDeltaResponse(bytes: Uint8Array): DecodedDeltaResponse {
 /** A delta request, encoded (what a relay writes when it rewrites one). */
 export function encodeDeltaRequest(request: Partial<DeltaDiscoveryRequest>): Uint8Array {
   requestType ??= envoyRoot().lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
-  const { node: _node, ...rest } = request;
+  // Without the node: a relay's rewritten request is never a stream's first.
+  const rest = { ...request, node: undefined };
   return requestType.encode(requestType.create(rest)).finish();
 }

@@ -43,7 +43,8 @@ interface ChartFiles {
   values: string;
 }
 
-const allThere = (files: ChartFiles) => Object.values(files).every((path) => existsSync(path));
+const pathsOf = (files: ChartFiles): string[] => [files.template, files.grpcAgent, files.values];
+const allThere = (files: ChartFiles) => pathsOf(files).every((path) => existsSync(path));
 
 /** The chart's files: next to the binaries, or in the module cache. */
 function findChartFiles(binDir: string, env: NodeJS.ProcessEnv): ChartFiles {
@@ -61,7 +62,7 @@ function findChartFiles(binDir: string, env: NodeJS.ProcessEnv): ChartFiles {
   };
   if (module !== undefined && allThere(inModule)) return inModule;
   const looked = module === undefined ? beside : inModule;
-  const path = Object.values(looked).find((file) => !existsSync(file)) ?? looked.template;
+  const path = pathsOf(looked).find((file) => !existsSync(file)) ?? looked.template;
   throw new MockIstiodError(
     'ISTIO_NOT_FOUND',
     `${path} not found (Istio's injection template, from the pinned module): ${INSTALL_ISTIO_HINT}`,

@@ -109,7 +109,11 @@ class MockIstiodImpl implements MockIstiod {
     const relay = (this.relay =
       options.relay === undefined
         ? undefined
-        : createRelayUpstream(options.relay, relayTransform(options.relayDropUnknownExtensions)));
+        : createRelayUpstream(
+            options.relay,
+            relayTransform(options.relayDropUnknownExtensions),
+            options.relayOutage,
+          ));
     this.ads = buildAds(options, {
       ...{ store, policy, events, streams, state, sent, security },
       relay,

@@ -8,6 +8,7 @@ import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../util/problems.js';
 import { VERSIONINGS, type Clock, type Versioning } from '../snapshot/version.js';
 import { isProfile, PROFILES, type Profile } from '../core/profile.js';
+import { RELAY_OUTAGES, type RelayOutage } from '../server/relay-upstream.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
@@ -90,6 +91,12 @@ export interface MockIstiodOptions {
    * istiod's responses pass as they came. `serve --relay-drop-unknown-extensions`.
    */
   relayDropUnknownExtensions: boolean;
+  /**
+   * With `relay`: what an upstream outage does to the proxies' streams. `pass` (the default)
+   * ends them, as a dead istiod would; `hold` keeps them open, the proxies running what they
+   * have, and reconnects upstream with a growing back-off. `serve --relay-outage`.
+   */
+  relayOutage: RelayOutage;
   /**
    * Delta xDS with per-resource versions, as the xDS protocol allows and istiod does not do:
    * each delta `Resource` carries a hash of its content, and a reconnect's
@@ -224,6 +231,7 @@ export function defaultOptions(): MockIstiodOptions {
     controlPlaneId: '',
     relay: undefined,
     relayDropUnknownExtensions: false,
+    relayOutage: 'pass',
     deltaResourceVersions: false,
     versioning: 'push',
     profile: 'istiod',
@@ -331,6 +339,12 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
     problems.push({
       path: 'relay',
       message: `expected the upstream istiod as host:port (istiod.istio-system.svc:15010), found ${JSON.stringify(options.relay)}`,
+    });
+  }
+  if (!RELAY_OUTAGES.includes(options.relayOutage)) {
+    problems.push({
+      path: 'relayOutage',
+      message: `expected ${RELAY_OUTAGES.join(' or ')}, found ${JSON.stringify(options.relayOutage)}`,
     });
   }
   if (!isProfile(options.profile)) {

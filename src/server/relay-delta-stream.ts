@@ -26,7 +26,7 @@ import {
 import { contentVersion } from '../snapshot/resource-set.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
 import type { DebugBody } from './ads-stream.js';
-import { RelayLink } from './relay-link.js';
+import { logUpstream, RelayLink } from './relay-link.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
 
 /** One of istiod's responses, as it came. */
@@ -80,9 +80,26 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
   private readonly queued = new Map<string, Queued[]>();
   /** Per type, every resource istiod has sent and not removed: what the policy sees. */
   private readonly state = new Map<string, TypeSnapshot>();
-  private readonly link = new RelayLink(this.ctx.relay, 'delta', {
+  private readonly link: RelayLink = new RelayLink(this.ctx.relay, 'delta', {
     data: (bytes) => this.onUpstream(bytes),
     end: (code, message) => this.end(code, message),
+    // Each type again, as a reconnecting proxy asks: its names, and what it has.
+    resubscribe: (first) =>
+      [...this.session.types]
+        .filter(([typeUrl]) => typeUrl !== first)
+        .map(([typeUrl, state]) =>
+          encodeDeltaRequest({
+            type_url: typeUrl,
+            resource_names_subscribe: state.wildcard ? ['*'] : [...state.explicit],
+            initial_resource_versions: Object.fromEntries(
+              [...(this.state.get(typeUrl)?.resources.values() ?? [])].map((r) => [
+                r.name,
+                r.wireVersion ?? '',
+              ]),
+            ),
+          }),
+        ),
+    upstream: (state, reason) => logUpstream(this.ctx.log, this.connectionId, state, reason),
   });
   private request: { bytes: Buffer; decoded: DeltaDiscoveryRequest } | undefined;
 
@@ -118,7 +135,7 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
       this.answerOurs(decoded);
       return;
     }
-    this.link.write(request.bytes);
+    this.link.write(request.bytes, decoded.type_url);
   }
 
   /** The proxy answered a response the mock made: only its subscription changes go up. */
@@ -134,6 +151,7 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
         resource_names_unsubscribe: unsubscribe,
         response_nonce: delivered?.nonce ?? '',
       }),
+      request.type_url,
     );
   }
 

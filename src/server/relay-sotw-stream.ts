@@ -33,7 +33,7 @@ import { firstStringField } from '../xds/first-string.js';
 import { contentVersion } from '../snapshot/resource-set.js';
 import { SotwSession } from '../protocol/sotw-session.js';
 import type { DebugBody } from './ads-stream.js';
-import { RelayLink } from './relay-link.js';
+import { logUpstream, RelayLink } from './relay-link.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
 
 /** istiod's latest response of one type, as it came and as the policy sees it. */
@@ -65,9 +65,21 @@ class RelaySotwSession extends SotwSession {
 export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSession> {
   readonly protocol = 'sotw';
   private readonly latest = new Map<string, Upstream>();
-  private readonly link = new RelayLink(this.ctx.relay, 'sotw', {
+  private readonly link: RelayLink = new RelayLink(this.ctx.relay, 'sotw', {
     data: (bytes) => this.onUpstream(bytes),
     end: (code, message) => this.end(code, message),
+    // Each type again, with the names last asked and the version the proxy runs.
+    resubscribe: (first) =>
+      [...this.session.types.keys()]
+        .filter((typeUrl) => typeUrl !== first)
+        .map((typeUrl) =>
+          encodeDiscoveryRequest({
+            type_url: typeUrl,
+            resource_names: [...(this.askedUp.get(typeUrl) ?? [])],
+            version_info: this.link.delivered.get(typeUrl)?.version ?? '',
+          }),
+        ),
+    upstream: (state, reason) => logUpstream(this.ctx.log, this.connectionId, state, reason),
   });
   /** Per type, the names last sent up. */
   private readonly askedUp = new Map<string, readonly string[]>();
@@ -102,7 +114,7 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
       return;
     }
     this.askedUp.set(decoded.type_url, decoded.resource_names);
-    this.link.write(request.bytes);
+    this.link.write(request.bytes, decoded.type_url);
   }
 
   /**
@@ -125,6 +137,7 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
         version_info: delivered.version,
         response_nonce: delivered.nonce,
       }),
+      typeUrl,
     );
   }
 

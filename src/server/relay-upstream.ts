@@ -24,6 +24,8 @@ export interface RelayUpstream {
   readonly address: string;
   /** What is changed in istiod's resources on their way down, if anything. */
   readonly transform: RelayTransform | undefined;
+  /** What an upstream outage does to the proxy's stream (relay-link.ts). */
+  readonly outage: RelayOutage;
   /** Opens the upstream stream of one downstream stream. */
   open(protocol: 'sotw' | 'delta'): UpstreamCall;
   close(): void;
@@ -43,7 +45,16 @@ const AdsClientConstructor = grpc.makeGenericClientConstructor(
   options: grpc.ChannelOptions,
 ) => AdsClient;
 
-export function createRelayUpstream(address: string, transform?: RelayTransform): RelayUpstream {
+/** `pass`: the proxy's stream ends as a dead istiod's would; `hold`: it stays open. */
+export type RelayOutage = 'pass' | 'hold';
+
+export const RELAY_OUTAGES: readonly RelayOutage[] = ['pass', 'hold'];
+
+export function createRelayUpstream(
+  address: string,
+  transform?: RelayTransform,
+  outage: RelayOutage = 'pass',
+): RelayUpstream {
   const client = new AdsClientConstructor(address, grpc.credentials.createInsecure(), {
     // istiod's responses may be large (a mesh's clusters): as Envoy's own limit.
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
@@ -52,6 +63,7 @@ export function createRelayUpstream(address: string, transform?: RelayTransform)
   return {
     address,
     transform,
+    outage,
     open: (protocol) =>
       protocol === 'sotw'
         ? client.StreamAggregatedResources(new grpc.Metadata())

@@ -138,3 +138,30 @@ describe('the relay, delta', () => {
     expect(two.resources.map((r) => r.name)).toEqual(['b']);
   });
 });
+
+describe('an upstream outage', () => {
+  it('hold: the proxy stream stays open, and the relay asks the returning istiod again', async () => {
+    upstream = await startMockIstiod({ resources: makeLabResources() });
+    const { host, port } = upstream.addresses.xds;
+    relay = await startMockIstiod({ relay: upstream.xdsAddress, relayOutage: 'hold' });
+    client = new AdsTestClient(relay.xdsAddress);
+    const stream = client.sotw();
+    stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+    const first = await stream.next();
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      version_info: first.version_info,
+      response_nonce: first.nonce,
+    });
+    await upstream.waitForAck(CLUSTER_TYPE, { node: NODE.id });
+    await upstream.close();
+    // istiod is gone: the proxy's stream is not ended, and nothing comes.
+    await expect(stream.next(1_000)).rejects.toMatchObject({ code: 'WAIT_TIMEOUT' });
+    upstream = await startMockIstiod({ resources: makeLabResources(), xds: { host, port } });
+    const again = await stream.next(10_000);
+    expect(again.type_url).toBe(CLUSTER_TYPE);
+    // istiod's own response, as the first request of the new upstream stream asked for it.
+    expect(again.nonce).toBe(upstream.streams()[0]?.types.get(CLUSTER_TYPE)?.sent?.nonce);
+    await expect(stream.next(500)).rejects.toMatchObject({ code: 'WAIT_TIMEOUT' });
+  });
+});

@@ -8,6 +8,7 @@ import { serveMockIstiod, type ServeSource } from '../../app/serve.js';
 import { VERSIONINGS, type Versioning } from '../../snapshot/version.js';
 import { DEFAULT_HOST } from '../../app/options.js';
 import { PROFILES } from '../../core/profile.js';
+import { RELAY_OUTAGES } from '../../server/relay-upstream.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice, parsePort } from '../args.js';
 import { armShutdownDeadline } from '../shutdown-deadline.js';
@@ -51,6 +52,9 @@ ${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until
   --relay-drop-unknown-extensions
                            drop from istiod's resources the filters of Istio's own Envoy
                            build, which this Envoy does not have (as generate does)
+  --relay-outage <policy>  pass (default: istiod gone ends the proxies' streams, as a dead
+                           istiod would) or hold (they stay open on what they have, and the
+                           relay reconnects upstream)
   --profile <rules>        istiod (default: istiod's departures from the xDS protocol, as
                            istiod-ref shows them) or xds-spec (the protocol document's rules,
                            for xDS clients not built for istiod: names honoured for CDS and
@@ -95,6 +99,7 @@ const OPTIONS = {
   profile: { type: 'string' },
   relay: { type: 'string' },
   'relay-drop-unknown-extensions': { type: 'boolean', default: false },
+  'relay-outage': { type: 'string' },
   'omit-missing-resources': { type: 'boolean', default: false },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
@@ -209,6 +214,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       ...(values['omit-missing-resources'] && { omitMissingResources: true }),
       ...(values.relay !== undefined && { relay: values.relay }),
       relayDropUnknownExtensions: values['relay-drop-unknown-extensions'],
+      relayOutage: parseChoice('--relay-outage', values['relay-outage'], RELAY_OUTAGES, 'pass'),
       ...(values.profile !== undefined && {
         profile: parseChoice('--profile', values.profile, PROFILES, 'istiod'),
       }),

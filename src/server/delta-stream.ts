@@ -62,6 +62,17 @@ function sharedBody(
   return body;
 }
 
+/** A debug type's answer as a delta response body (its resources unversioned). */
+export function encodeDeltaDebug({ typeUrl, resources, version, identifier }: DebugBody): Buffer {
+  return encodeDeltaResponseBody({
+    systemVersion: version,
+    typeUrl,
+    resources: resources.map((r) => ({ ...r, version: '' })),
+    removed: [],
+    controlPlaneId: identifier,
+  });
+}
+
 export class DeltaStream extends StreamWriter<DeltaDiscoveryRequest, DeltaSession> {
   readonly protocol = 'delta';
 
@@ -75,14 +86,8 @@ export class DeltaStream extends StreamWriter<DeltaDiscoveryRequest, DeltaSessio
     return decodeDeltaRequest(bytes);
   }
 
-  protected encodeDebug({ typeUrl, resources, version, identifier }: DebugBody): Buffer {
-    return encodeDeltaResponseBody({
-      systemVersion: version,
-      typeUrl,
-      resources: resources.map((r) => ({ ...r, version: '' })),
-      removed: [],
-      controlPlaneId: identifier,
-    });
+  protected encodeDebug(body: DebugBody): Buffer {
+    return encodeDeltaDebug(body);
   }
 
   protected build(

@@ -26,6 +26,7 @@ import {
 import { contentVersion } from '../snapshot/resource-set.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
 import type { DebugBody } from './ads-stream.js';
+import { encodeDeltaDebug } from './delta-stream.js';
 import { logUpstream, RelayLink } from './relay-link.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
 
@@ -113,14 +114,8 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
     return decoded;
   }
 
-  protected encodeDebug({ typeUrl, resources, version, identifier }: DebugBody): Buffer {
-    return encodeDeltaResponseBody({
-      systemVersion: version,
-      typeUrl,
-      resources: resources.map((r) => ({ ...r, version: '' })),
-      removed: [],
-      controlPlaneId: identifier,
-    });
+  protected encodeDebug(body: DebugBody): Buffer {
+    return encodeDeltaDebug(body);
   }
 
   override snapshot(): Snapshot | undefined {

@@ -109,6 +109,8 @@ export interface StreamInfo {
     ackedAt: string | undefined;
     nack: NackInfo | undefined;
   }[];
+  /** A relayed stream's istiod: whether it is connected, and what it last sent of each type. */
+  upstream?: { address: string; connected: boolean; received: Record<string, string> };
 }
 
 /** A stream in its API shape; `current` gives the version its set serves of a type. */
@@ -136,6 +138,13 @@ export function describeStream(
       ackedAt: t.acked?.at.toISOString(),
       nack: t.nack ? describeNack(t.nack) : undefined,
     })),
+    ...(stream.upstream && {
+      upstream: {
+        address: stream.upstream.address,
+        connected: stream.upstream.connected,
+        received: Object.fromEntries(stream.upstream.received),
+      },
+    }),
   };
 }
 
@@ -172,6 +181,15 @@ export const STREAM_INFO: JsonSchema = {
         },
         required: ['typeUrl', 'names'],
       },
+    },
+    upstream: {
+      type: 'object',
+      properties: {
+        address: str,
+        connected: { type: 'boolean' },
+        received: { type: 'object', additionalProperties: str },
+      },
+      required: ['address', 'connected', 'received'],
     },
   },
   required: ['connectionId', 'nodeId', 'peer', 'connectedAt', 'protocol', 'types'],

@@ -21,6 +21,18 @@ export interface StreamView {
   proxy: ProxyIdentity;
   /** Per-type protocol state (sent, acked, last NACK). */
   types: ReadonlyMap<string, Readonly<TypeState>>;
+  /** A relayed stream's link to istiod (`serve --relay`); absent on the mock's own streams. */
+  upstream?: UpstreamState;
+}
+
+/** What a relayed stream shows of istiod upstream. */
+export interface UpstreamState {
+  /** `host:port` of istiod. */
+  readonly address: string;
+  /** Whether its upstream stream is open (false through a held outage). */
+  readonly connected: boolean;
+  /** The version of each type istiod last sent this stream. */
+  readonly received: ReadonlyMap<string, string>;
 }
 
 export interface ResponseEvent {

@@ -125,6 +125,8 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
   protected override forward(outcome: RequestOutcome): void {
     const request = this.request;
     if (!request) return;
+    const view = this.view();
+    if (view) view.upstream ??= this.link;
     const { decoded } = request;
     if (outcome.kind !== 'debug' && this.link.isOurs(decoded.response_nonce)) {
       this.answerOurs(decoded);
@@ -168,6 +170,7 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
     for (const name of response.removed) known.delete(name);
     for (const r of rewritten ?? sent) known.set(r.name, r);
     this.state.set(typeUrl, new TypeSnapshot(typeUrl, response.systemVersion, known, ''));
+    this.link.received.set(typeUrl, response.systemVersion);
     // Rewritten, it is encoded again, under istiod's versions and nonce all the same.
     const message = rewritten
       ? appendNonceField(

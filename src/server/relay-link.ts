@@ -11,6 +11,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import type { UpstreamState } from '../core/events.js';
 import type { RelayUpstream, UpstreamCall } from './relay-upstream.js';
 
 /** How many of its own nonces a relayed stream remembers: a proxy answers late by fewer. */
@@ -46,16 +47,28 @@ export function logUpstream(
 const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
 
-export class RelayLink {
+export class RelayLink implements UpstreamState {
   private upstream: UpstreamCall | undefined;
   /** The proxy's first request, with its node: what a new upstream stream starts with. */
   private first: { bytes: Uint8Array; typeUrl: string } | undefined;
   private closed = false;
+  private answered = false;
   private reconnects = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly ours = new Set<string>();
   /** Per type, the last of istiod's responses the proxy got. */
   readonly delivered = new Map<string, { nonce: string; version: string }>();
+  /** Per type, the version istiod last sent (what the stream's view shows). */
+  readonly received = new Map<string, string>();
+
+  get address(): string {
+    return this.relay?.address ?? '';
+  }
+
+  /** Whether istiod has answered on the upstream stream open now. */
+  get connected(): boolean {
+    return this.upstream !== undefined && this.answered;
+  }
 
   constructor(
     private readonly relay: RelayUpstream | undefined,
@@ -93,8 +106,10 @@ export class RelayLink {
   private open(): UpstreamCall {
     if (!this.relay) throw new Error('a relayed stream without an upstream');
     const call = this.relay.open(this.protocol);
+    this.answered = false;
     call.on('data', (bytes: Buffer) => {
       this.reconnects = 0;
+      this.answered = true;
       this.events.data(bytes);
     });
     call.on('error', (err: grpc.ServiceError) => {

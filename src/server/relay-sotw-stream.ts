@@ -108,6 +108,8 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
   protected override forward(outcome: RequestOutcome): void {
     const request = this.request;
     if (!request) return;
+    const view = this.view();
+    if (view) view.upstream ??= this.link;
     const { decoded } = request;
     if (outcome.kind !== 'debug' && this.link.isOurs(decoded.response_nonce)) {
       this.answerOurs(decoded);
@@ -157,6 +159,7 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
     const rewritten = this.ctx.relay?.transform?.(typeUrl, named);
     const resources = new Map((rewritten ?? named).map((r) => [r.name, r]));
     const snapshot = new TypeSnapshot(typeUrl, response.version_info, resources, '');
+    this.link.received.set(typeUrl, response.version_info);
     // Rewritten, it is encoded again, under istiod's version and nonce all the same.
     const message = rewritten ? appendNonceField(snapshot.body(), response.nonce) : bytes;
     this.latest.set(typeUrl, { message, nonce: response.nonce, snapshot });

@@ -48,6 +48,13 @@ describe('the relay', () => {
     // The ACK reaches the upstream, and the relay's own books show it too.
     await upstream.waitForAck(CLUSTER_TYPE, { node: NODE.id });
     await relay.waitForAck(CLUSTER_TYPE, { node: NODE.id });
+    // The relay's state shows the stream's istiod, and what it sent.
+    const [shown] = (await relay.control.state()).streams;
+    expect(shown?.upstream).toEqual({
+      address: upstream.xdsAddress,
+      connected: true,
+      received: { [CLUSTER_TYPE]: response.version_info },
+    });
   });
 
   it('withholds the upstream response until release, then sends the latest', async () => {
@@ -155,13 +162,19 @@ describe('an upstream outage', () => {
     });
     await upstream.waitForAck(CLUSTER_TYPE, { node: NODE.id });
     await upstream.close();
-    // istiod is gone: the proxy's stream is not ended, and nothing comes.
+    // istiod is gone: the proxy's stream is not ended, and nothing comes; the state says so.
     await expect(stream.next(1_000)).rejects.toMatchObject({ code: 'WAIT_TIMEOUT' });
+    const held = relay;
+    const connected = async () => (await held.control.state()).streams[0]?.upstream?.connected;
+    await waitFor(async () => (await connected()) === false, {
+      description: 'the relay to show its upstream lost',
+    });
     upstream = await startMockIstiod({ resources: makeLabResources(), xds: { host, port } });
     const again = await stream.next(10_000);
     expect(again.type_url).toBe(CLUSTER_TYPE);
     // istiod's own response, as the first request of the new upstream stream asked for it.
     expect(again.nonce).toBe(upstream.streams()[0]?.types.get(CLUSTER_TYPE)?.sent?.nonce);
     await expect(stream.next(500)).rejects.toMatchObject({ code: 'WAIT_TIMEOUT' });
+    expect(await connected()).toBe(true);
   });
 });

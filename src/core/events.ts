@@ -47,6 +47,11 @@ export interface ResponseEvent {
   names?: readonly string[];
   /** Milliseconds spent building and writing the response (`pilot_xds_push_time`). */
   elapsedMs: number;
+  /**
+   * A relayed stream's response: `istiod` as istiod sent it, `mock` one the mock made in its
+   * place (a fault's). Absent on the mock's own streams.
+   */
+  relayed?: 'istiod' | 'mock';
 }
 
 /** The resource set changed: every subscribed stream is owed the changed types. */

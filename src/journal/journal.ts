@@ -29,6 +29,8 @@ export interface JournalEntry {
   errorDetail?: { code: number; message: string };
   /** Stream close / rejection reason. */
   reason?: string;
+  /** A relayed response: as istiod sent it (`istiod`), or made by the mock in its place. */
+  relayed?: 'istiod' | 'mock';
 }
 
 export interface JournalFilter {
@@ -318,7 +320,14 @@ export function attachJournal(journal: Journal, events: ServerEventEmitter): () 
     },
     response: (
       stream: StreamView,
-      r: { typeUrl: string; version: string; nonce: string; count: number; bytes: number },
+      r: {
+        typeUrl: string;
+        version: string;
+        nonce: string;
+        count: number;
+        bytes: number;
+        relayed?: 'istiod' | 'mock';
+      },
     ) =>
       journal.append({
         seq: 0,
@@ -332,6 +341,7 @@ export function attachJournal(journal: Journal, events: ServerEventEmitter): () 
         nonce: r.nonce,
         resources: r.count,
         bytes: r.bytes,
+        ...(r.relayed && { relayed: r.relayed }),
       }),
   };
   for (const [event, handler] of Object.entries(handlers))

@@ -213,7 +213,7 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
       this.session.sentDown(state, next.version, next.nonce, next.count);
       this.session.upstreamPending(typeUrl, queue.length > 0);
       const { message, version, nonce, count, removed } = next;
-      return { message, version, nonce, count, removed };
+      return { message, version, nonce, count, removed, relayed: 'istiod' };
     }
     // A replacement: the type's state, changed, under a nonce of the mock's. What istiod sent
     // meanwhile is in that state, so its queued responses are not sent after it.
@@ -235,6 +235,7 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
       version: snapshot.version,
       nonce,
       count: resources.length,
+      relayed: 'mock',
     };
   }
 

@@ -180,13 +180,14 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
     if (asIstiodSent) {
       this.link.delivered.set(typeUrl, { nonce: up.nonce, version: snapshot.version });
       this.session.recordSent(typeUrl, snapshot.version, up.nonce, count, snapshot.resources);
-      return { message: up.message, version: snapshot.version, nonce: up.nonce, count };
+      const { message } = up;
+      return { message, version: snapshot.version, nonce: up.nonce, count, relayed: 'istiod' };
     }
     const nonce = reuseNonce && state.sent ? state.sent.nonce : snapshot.version + randomUUID();
     this.link.made(nonce);
     const message = appendNonceField(snapshot.body(), nonce);
     this.session.recordSent(typeUrl, snapshot.version, nonce, count, snapshot.resources);
-    return { message, version: snapshot.version, nonce, count };
+    return { message, version: snapshot.version, nonce, count, relayed: 'mock' };
   }
 
   protected override stopWriting(): void {

@@ -24,6 +24,8 @@ export interface BuiltResponse {
   count: number;
   /** Delta: how many names the response removes. */
   removed?: number;
+  /** A relayed stream's response: istiod's, or one the mock made (see `ResponseEvent`). */
+  relayed?: 'istiod' | 'mock';
 }
 
 export abstract class StreamWriter<
@@ -188,6 +190,7 @@ export abstract class StreamWriter<
       snapshot: extra.snapshot,
       names,
       elapsedMs: extra.elapsedMs,
+      ...(built.relayed && { relayed: built.relayed }),
     });
   }
 

@@ -100,6 +100,12 @@ describe('the relay', () => {
       description: 'the next request to reach the upstream',
     });
     expect(upstream.streams()[0]?.types.get(LISTENER_TYPE)?.nack).toBeUndefined();
+    // The journal marks each response: istiod's, or the mock's in its place.
+    const responses = relay.journal.query({ kind: 'response', typeUrl: LISTENER_TYPE });
+    expect(responses.map((e) => [e.nonce === bad.nonce, e.relayed]).slice(0, 2)).toEqual([
+      [false, 'istiod'],
+      [true, 'mock'],
+    ]);
   });
 
   it('ends the downstream stream when the upstream ends it', async () => {

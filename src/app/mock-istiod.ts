@@ -113,6 +113,7 @@ class MockIstiodImpl implements MockIstiod {
             options.relay,
             relayTransform(options.relayDropUnknownExtensions),
             options.relayOutage,
+            options.relayTls,
           ));
     this.ads = buildAds(options, {
       ...{ store, policy, events, streams, state, sent, security },

@@ -8,7 +8,7 @@ import { makeLabResources } from '../resources/lab.js';
 import type { Problem, Result } from '../util/problems.js';
 import { VERSIONINGS, type Clock, type Versioning } from '../snapshot/version.js';
 import { isProfile, PROFILES, type Profile } from '../core/profile.js';
-import { RELAY_OUTAGES, type RelayOutage } from '../server/relay-upstream.js';
+import { RELAY_OUTAGES, type RelayOutage, type RelayTls } from '../server/relay-upstream.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { controlBindProblem } from '../control/auth.js';
@@ -97,6 +97,12 @@ export interface MockIstiodOptions {
    * have, and reconnects upstream with a growing back-off. `serve --relay-outage`.
    */
   relayOutage: RelayOutage;
+  /**
+   * With `relay`: TLS to istiod (its 15012) instead of plaintext: the root to trust, and the
+   * client certificate or token to present (serve's `--relay-tls-root`, `--relay-cert`,
+   * `--relay-key`, `--relay-token-file`). Undefined: plaintext.
+   */
+  relayTls: RelayTls | undefined;
   /**
    * Delta xDS with per-resource versions, as the xDS protocol allows and istiod does not do:
    * each delta `Resource` carries a hash of its content, and a reconnect's
@@ -232,6 +238,7 @@ export function defaultOptions(): MockIstiodOptions {
     relay: undefined,
     relayDropUnknownExtensions: false,
     relayOutage: 'pass',
+    relayTls: undefined,
     deltaResourceVersions: false,
     versioning: 'push',
     profile: 'istiod',

@@ -45,6 +45,21 @@ const AdsClientConstructor = grpc.makeGenericClientConstructor(
   options: grpc.ChannelOptions,
 ) => AdsClient;
 
+/**
+ * How the relay reaches istiod: plaintext (its 15010) unless `rootCert` is given, then TLS
+ * (its 15012), checking istiod's certificate against that root under `serverName`, with a
+ * client certificate (`cert` and `key`) and a bearer `token` when given, as pilot-agent
+ * presents itself.
+ */
+export interface RelayTls {
+  rootCert: string;
+  /** The name istiod's certificate must carry (default `istiod.istio-system.svc`). */
+  serverName?: string;
+  cert?: string;
+  key?: string;
+  token?: string;
+}
+
 /** `pass`: the proxy's stream ends as a dead istiod's would; `hold`: it stays open. */
 export type RelayOutage = 'pass' | 'hold';
 
@@ -54,20 +69,37 @@ export function createRelayUpstream(
   address: string,
   transform?: RelayTransform,
   outage: RelayOutage = 'pass',
+  tls?: RelayTls,
 ): RelayUpstream {
-  const client = new AdsClientConstructor(address, grpc.credentials.createInsecure(), {
+  const credentials = tls
+    ? grpc.credentials.createSsl(
+        Buffer.from(tls.rootCert),
+        tls.key === undefined ? null : Buffer.from(tls.key),
+        tls.cert === undefined ? null : Buffer.from(tls.cert),
+      )
+    : grpc.credentials.createInsecure();
+  const client = new AdsClientConstructor(address, credentials, {
     // istiod's responses may be large (a mesh's clusters): as Envoy's own limit.
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     'grpc.enable_channelz': 0,
+    ...(tls && { 'grpc.ssl_target_name_override': tls.serverName ?? ISTIOD_SERVICE_NAME }),
   });
+  const metadata = () => {
+    const md = new grpc.Metadata();
+    if (tls?.token !== undefined) md.set('authorization', `Bearer ${tls.token}`);
+    return md;
+  };
   return {
     address,
     transform,
     outage,
     open: (protocol) =>
       protocol === 'sotw'
-        ? client.StreamAggregatedResources(new grpc.Metadata())
-        : client.DeltaAggregatedResources(new grpc.Metadata()),
+        ? client.StreamAggregatedResources(metadata())
+        : client.DeltaAggregatedResources(metadata()),
     close: () => client.close(),
   };
 }
+
+/** The name istiod's certificate carries (its Service), which the relay checks. */
+const ISTIOD_SERVICE_NAME = 'istiod.istio-system.svc';

@@ -184,3 +184,34 @@ describe('an upstream outage', () => {
     expect(await connected()).toBe(true);
   });
 });
+
+describe('the relay over TLS', () => {
+  it("reaches an istiod on its TLS port with its root and a pod's token, as pilot-agent does", async () => {
+    upstream = await startMockIstiod({ resources: makeLabResources(), tls: true });
+    const { token } = upstream.security.createToken({
+      namespace: 'default',
+      serviceAccount: 'default',
+    });
+    relay = await startMockIstiod({
+      relay: upstream.xdsAddress,
+      relayTls: { rootCert: upstream.security.rootCert, token },
+    });
+    client = new AdsTestClient(relay.xdsAddress);
+    const stream = client.sotw();
+    stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+    const response = await stream.next();
+    expect(response.nonce).toBe(upstream.streams()[0]?.types.get(CLUSTER_TYPE)?.sent?.nonce);
+  });
+
+  it("without the token, istiod's refusal is what the proxy gets", async () => {
+    upstream = await startMockIstiod({ resources: makeLabResources(), tls: true });
+    relay = await startMockIstiod({
+      relay: upstream.xdsAddress,
+      relayTls: { rootCert: upstream.security.rootCert },
+    });
+    client = new AdsTestClient(relay.xdsAddress);
+    const stream = client.sotw();
+    stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+    await expect(stream.next()).rejects.toThrow(/stream ended: 16 authentication failure/);
+  });
+});

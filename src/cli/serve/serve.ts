@@ -2,13 +2,14 @@
  * `mock-istiod serve`: runs the mock on istiod's ports (15012 xDS, 15014 control) with the
  * lab's resources, until SIGINT/SIGTERM.
  */
+import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { LAB_DEFAULTS, LAB_VARIANTS, type LabVariant } from '../../resources/lab.js';
 import { serveMockIstiod, type ServeSource } from '../../app/serve.js';
 import { VERSIONINGS, type Versioning } from '../../snapshot/version.js';
 import { DEFAULT_HOST } from '../../app/options.js';
 import { PROFILES } from '../../core/profile.js';
-import { RELAY_OUTAGES } from '../../server/relay-upstream.js';
+import { RELAY_OUTAGES, type RelayTls } from '../../server/relay-upstream.js';
 import { parseFlags } from '../flags.js';
 import { parseChoice, parsePort } from '../args.js';
 import { armShutdownDeadline } from '../shutdown-deadline.js';
@@ -52,6 +53,9 @@ ${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until
   --relay-drop-unknown-extensions
                            drop from istiod's resources the filters of Istio's own Envoy
                            build, which this Envoy does not have (as generate does)
+  --relay-tls-root <file>  reach istiod over TLS (its 15012), trusting this root; with
+                           --relay-cert/--relay-key a client certificate, with
+                           --relay-token-file a service account token, as pilot-agent does
   --relay-outage <policy>  pass (default: istiod gone ends the proxies' streams, as a dead
                            istiod would) or hold (they stay open on what they have, and the
                            relay reconnects upstream)
@@ -100,6 +104,10 @@ const OPTIONS = {
   relay: { type: 'string' },
   'relay-drop-unknown-extensions': { type: 'boolean', default: false },
   'relay-outage': { type: 'string' },
+  'relay-tls-root': { type: 'string' },
+  'relay-cert': { type: 'string' },
+  'relay-key': { type: 'string' },
+  'relay-token-file': { type: 'string' },
   'omit-missing-resources': { type: 'boolean', default: false },
   resources: { type: 'string' },
   'resources-quiet': { type: 'string' },
@@ -215,6 +223,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       ...(values.relay !== undefined && { relay: values.relay }),
       relayDropUnknownExtensions: values['relay-drop-unknown-extensions'],
       relayOutage: parseChoice('--relay-outage', values['relay-outage'], RELAY_OUTAGES, 'pass'),
+      relayTls: parseRelayTls(values),
       ...(values.profile !== undefined && {
         profile: parseChoice('--profile', values.profile, PROFILES, 'istiod'),
       }),
@@ -246,6 +255,36 @@ function parseVersioning(value: string): Versioning {
       `--versioning: expected ${VERSIONINGS.join(' or ')}, got "${value}"`,
     );
   return scheme;
+}
+
+/** `--relay-tls-root` and what goes with it, each file read now or named in the error. */
+function parseRelayTls(values: Record<string, unknown>): RelayTls | undefined {
+  const flags = ['relay-tls-root', 'relay-cert', 'relay-key', 'relay-token-file'] as const;
+  const path = (flag: (typeof flags)[number]) =>
+    typeof values[flag] === 'string' ? values[flag] : undefined;
+  const read = (flag: (typeof flags)[number]): string | undefined => {
+    const file = path(flag);
+    if (file === undefined) return undefined;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new MockIstiodError('USAGE', `--${flag}: cannot read ${file}: ${reason}`);
+    }
+  };
+  const rootCert = read('relay-tls-root');
+  if (rootCert === undefined) {
+    const stray = flags.find((flag) => path(flag) !== undefined);
+    if (stray) throw new MockIstiodError('USAGE', `--${stray} goes with --relay-tls-root`);
+    return undefined;
+  }
+  const cert = read('relay-cert');
+  const key = read('relay-key');
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new MockIstiodError('USAGE', '--relay-cert and --relay-key go together');
+  }
+  const token = read('relay-token-file')?.trim();
+  return { rootCert, ...(cert && key && { cert, key }), ...(token && { token }) };
 }
 
 function parseQuiet(value: string | undefined): number {

@@ -20,6 +20,7 @@ import type { UiHub } from '../live/ui-hub.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
 import { createRelayUpstream, type RelayUpstream } from '../server/relay-upstream.js';
 import { relayTransform } from './relay-rewrite.js';
+import { openRelayRecorder } from '../server/relay-record.js';
 import type { AdsServer } from '../server/ads-server.js';
 import type { AdsStream } from '../server/ads-stream.js';
 import { MockIstiodError } from '../util/errors.js';
@@ -114,6 +115,7 @@ class MockIstiodImpl implements MockIstiod {
             relayTransform(options.relayDropUnknownExtensions),
             options.relayOutage,
             options.relayTls,
+            options.relayRecord === undefined ? undefined : openRelayRecorder(options.relayRecord),
           ));
     this.ads = buildAds(options, {
       ...{ store, policy, events, streams, state, sent, security },
@@ -201,6 +203,7 @@ class MockIstiodImpl implements MockIstiod {
     await this.controlServer?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
     this.relay?.close();
+    await this.relay?.recorder?.close();
     this.prepared?.dispose();
     this.options.logger.info('mock istiod closed');
   }

@@ -103,6 +103,8 @@ export interface MockIstiodOptions {
    * `--relay-key`, `--relay-token-file`). Undefined: plaintext.
    */
   relayTls: RelayTls | undefined;
+  /** With `relay`: record what istiod sends each proxy to this file (`serve --record`). */
+  relayRecord: string | undefined;
   /**
    * Delta xDS with per-resource versions, as the xDS protocol allows and istiod does not do:
    * each delta `Resource` carries a hash of its content, and a reconnect's
@@ -239,6 +241,7 @@ export function defaultOptions(): MockIstiodOptions {
     relayDropUnknownExtensions: false,
     relayOutage: 'pass',
     relayTls: undefined,
+    relayRecord: undefined,
     deltaResourceVersions: false,
     versioning: 'push',
     profile: 'istiod',

@@ -5,6 +5,7 @@
  * and timeline applied at start; `stop()` undoes them in reverse. Messages name the flags a
  * user wrote, since a plan only comes from them.
  */
+import { replaySets } from './replay.js';
 import type { Logger } from 'pino';
 import { generateForPod, type GenerateOptions } from '../generate/generate.js';
 import { generatedLines } from '../generate/generated-lines.js';
@@ -27,7 +28,8 @@ import type { MockIstiodOptions } from './options.js';
 export type ServeSource =
   | { kind: 'lab'; lab: Partial<LabOptions> }
   | { kind: 'config-dump'; file: string; rewrites: Partial<ImportOptions> }
-  | { kind: 'istio'; generate: GenerateOptions };
+  | { kind: 'istio'; generate: GenerateOptions }
+  | { kind: 'replay'; file: string };
 
 export interface ServePlan {
   /** The mock's options but its resources; `logger` is where everything here is logged. */
@@ -80,6 +82,11 @@ async function resourcesOf(source: ServeSource, log: Logger) {
       const generated = await generateForPod(source.generate);
       for (const line of generatedLines(generated)) log.info(`generate: ${line.trim()}`);
       return [generated.imported.spec];
+    }
+    case 'replay': {
+      const sets = replaySets(source.file);
+      log.info({ nodes: sets.map((s) => s.name) }, `replaying ${source.file}: the last state`);
+      return sets;
     }
   }
 }

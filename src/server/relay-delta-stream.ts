@@ -160,6 +160,13 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
       this.call.write(bytes);
       return;
     }
+    this.ctx.relay?.recorder?.record(this.session.proxy?.nodeId ?? '', 'delta', {
+      typeUrl,
+      version: response.systemVersion,
+      nonce: response.nonce,
+      resources: response.resources,
+      removed: response.removed,
+    });
     const sent = response.resources.map((r): NamedResource => {
       const resource: NamedResource = { ...r, version: contentVersion(r.value) };
       if (r.version !== '') resource.wireVersion = r.version;

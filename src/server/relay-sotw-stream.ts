@@ -152,6 +152,13 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
       this.call.write(bytes);
       return;
     }
+    const node = this.session.proxy?.nodeId ?? '';
+    this.ctx.relay?.recorder?.record(node, 'sotw', {
+      typeUrl,
+      version: response.version_info,
+      nonce: response.nonce,
+      resources: response.resources,
+    });
     const named = response.resources.map((packed): NamedResource => {
       const name = firstStringField(packed.value);
       return { ...packed, name, version: contentVersion(packed.value) };

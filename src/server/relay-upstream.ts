@@ -6,6 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { NamedResource } from '../core/snapshot.js';
 import { ADS_SERVICE } from './ads-service.js';
+import type { RelayRecorder } from './relay-record.js';
 
 export type UpstreamCall = grpc.ClientDuplexStream<Uint8Array, Buffer>;
 
@@ -26,6 +27,8 @@ export interface RelayUpstream {
   readonly transform: RelayTransform | undefined;
   /** What an upstream outage does to the proxy's stream (relay-link.ts). */
   readonly outage: RelayOutage;
+  /** `--record`: where what istiod sends is written, if anywhere. */
+  readonly recorder: RelayRecorder | undefined;
   /** Opens the upstream stream of one downstream stream. */
   open(protocol: 'sotw' | 'delta'): UpstreamCall;
   close(): void;
@@ -70,6 +73,7 @@ export function createRelayUpstream(
   transform?: RelayTransform,
   outage: RelayOutage = 'pass',
   tls?: RelayTls,
+  recorder?: RelayRecorder,
 ): RelayUpstream {
   const credentials = tls
     ? grpc.credentials.createSsl(
@@ -93,6 +97,7 @@ export function createRelayUpstream(
     address,
     transform,
     outage,
+    recorder,
     open: (protocol) =>
       protocol === 'sotw'
         ? client.StreamAggregatedResources(metadata())

@@ -4,7 +4,11 @@
  * the upstream's response as it was sent, versions and nonces included; faults act on it; and
  * the upstream never sees an ACK or NACK of a response the relay made.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { replaySets } from '../../src/app/replay.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { makeLabResources } from '../../src/resources/lab.js';
@@ -213,5 +217,43 @@ describe('the relay over TLS', () => {
     const stream = client.sotw();
     stream.send({ node: NODE, type_url: CLUSTER_TYPE });
     await expect(stream.next()).rejects.toThrow(/stream ended: 16 authentication failure/);
+  });
+});
+
+describe('record, then replay', () => {
+  it('records what istiod sent each proxy; the replay serves it at the versions istiod sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-record-'));
+    try {
+      const file = join(dir, 'recording.jsonl');
+      upstream = await startMockIstiod({ resources: makeLabResources() });
+      relay = await startMockIstiod({ relay: upstream.xdsAddress, relayRecord: file });
+      client = new AdsTestClient(relay.xdsAddress);
+      const stream = client.sotw();
+      stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+      const recorded = await stream.next();
+      client.close();
+      await relay.close();
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+        node: NODE.id,
+        protocol: 'sotw',
+        typeUrl: CLUSTER_TYPE,
+        version: recorded.version_info,
+        nonce: recorded.nonce,
+      });
+      await upstream.close();
+      // No istiod now: the recording alone.
+      relay = await startMockIstiod({ resources: replaySets(file) });
+      client = new AdsTestClient(relay.xdsAddress);
+      const replayed = client.sotw();
+      replayed.send({ node: NODE, type_url: CLUSTER_TYPE });
+      const response = await replayed.next();
+      expect(response.version_info).toBe(recorded.version_info);
+      expect(response.resources.map((r) => r.value.toString('base64')).sort()).toEqual(
+        recorded.resources.map((r) => r.value.toString('base64')).sort(),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

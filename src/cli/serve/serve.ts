@@ -53,6 +53,8 @@ ${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until
   --relay-drop-unknown-extensions
                            drop from istiod's resources the filters of Istio's own Envoy
                            build, which this Envoy does not have (as generate does)
+  --record <file>          with --relay: write what istiod sends each proxy, as JSON lines
+  --replay <file>          serve a recording with no istiod: each proxy its last state
   --relay-tls-root <file>  reach istiod over TLS (its 15012), trusting this root; with
                            --relay-cert/--relay-key a client certificate, with
                            --relay-token-file a service account token, as pilot-agent does
@@ -104,6 +106,8 @@ const OPTIONS = {
   relay: { type: 'string' },
   'relay-drop-unknown-extensions': { type: 'boolean', default: false },
   'relay-outage': { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
   'relay-tls-root': { type: 'string' },
   'relay-cert': { type: 'string' },
   'relay-key': { type: 'string' },
@@ -154,6 +158,8 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     ['--from-istio', istio],
     ['--resources', values.resources],
     ['--lab', values.lab],
+    ['--replay', values.replay],
+    ['--relay', values.relay],
   ].filter(([, v]) => v !== undefined);
   if (sources.length > 1)
     throw new MockIstiodError(
@@ -167,29 +173,31 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     Object.keys(LAB_VARIANTS) as LabVariant[],
     'lab',
   );
-  const source: ServeSource = istio
-    ? { kind: 'istio', generate: generateOptionsFromFlags(istio, values, tlsDir, env) }
-    : dump
-      ? { kind: 'config-dump', file: dump, rewrites: parseImportFlags(values, tlsDir) }
-      : {
-          kind: 'lab',
-          lab: {
-            ...LAB_VARIANTS[variant],
-            listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
-            inboundPort: parsePort(
-              '--inbound-port',
-              values['inbound-port'],
-              LAB_DEFAULTS.inboundPort,
-            ),
-            outboundPort: parsePort(
-              '--outbound-port',
-              values['outbound-port'],
-              LAB_DEFAULTS.outboundPort,
-            ),
-            appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
-            appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
-          },
-        };
+  const source: ServeSource = values.replay
+    ? { kind: 'replay', file: values.replay }
+    : istio
+      ? { kind: 'istio', generate: generateOptionsFromFlags(istio, values, tlsDir, env) }
+      : dump
+        ? { kind: 'config-dump', file: dump, rewrites: parseImportFlags(values, tlsDir) }
+        : {
+            kind: 'lab',
+            lab: {
+              ...LAB_VARIANTS[variant],
+              listenerAddress: values['listener-address'] ?? LAB_DEFAULTS.listenerAddress,
+              inboundPort: parsePort(
+                '--inbound-port',
+                values['inbound-port'],
+                LAB_DEFAULTS.inboundPort,
+              ),
+              outboundPort: parsePort(
+                '--outbound-port',
+                values['outbound-port'],
+                LAB_DEFAULTS.outboundPort,
+              ),
+              appAddress: values['app-address'] ?? LAB_DEFAULTS.appAddress,
+              appPort: parsePort('--app-port', values['app-port'], LAB_DEFAULTS.appPort),
+            },
+          };
   const token = values['control-token'] ?? (env.MOCK_ISTIOD_CONTROL_TOKEN || undefined);
   const {
     mock: server,
@@ -224,6 +232,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       relayDropUnknownExtensions: values['relay-drop-unknown-extensions'],
       relayOutage: parseChoice('--relay-outage', values['relay-outage'], RELAY_OUTAGES, 'pass'),
       relayTls: parseRelayTls(values),
+      ...(values.record !== undefined && { relayRecord: values.record }),
       ...(values.profile !== undefined && {
         profile: parseChoice('--profile', values.profile, PROFILES, 'istiod'),
       }),

@@ -209,13 +209,25 @@ it('a grpc-go process that serves and calls opens two xDS streams of one node (i
     'echo:rpc-2 from plaintext',
   ]);
   const mine = (s: { proxy: { nodeId: string } }) => s.proxy.nodeId === serverNode;
-  const streams = mock!.streams().filter(mine);
-  // The first server's stream, and the second process's two: its server's and its channel's.
-  expect(streams.map((s) => s.types.get(LISTENER_TYPE)?.names).sort()).toEqual([
+  const listeners = () =>
+    JSON.stringify(
+      mock!
+        .streams()
+        .filter(mine)
+        .map((s) => s.types.get(LISTENER_TYPE)?.names)
+        .sort(),
+    );
+  // The first server's stream, and the second process's two: its server's and its channel's
+  // (each asks for its listener when it gets there: waited for, not assumed).
+  const expected = JSON.stringify([
     [`${HOST}:${port}`],
     [`xds.istio.io/grpc/lds/inbound/[::]:${other}`],
     [`xds.istio.io/grpc/lds/inbound/[::]:${port}`],
   ]);
+  await waitFor(() => listeners() === expected, {
+    description: `three streams of ${serverNode} asking for ${expected}`,
+    timeoutMs: 20_000,
+  });
   const syncz = await fetch(`http://127.0.0.1:${mock!.addresses.control?.port}/debug/syncz`);
   const listed = ((await syncz.json()) as { proxy: string }[]).filter(
     (entry) => entry.proxy === `${SERVER_POD.podName}.default`,

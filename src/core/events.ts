@@ -83,6 +83,8 @@ export interface ServerEvents {
   csr: [outcome: CsrOutcome];
   /** Responses were withheld or released, or the xDS port went down or up: read the server. */
   state: [];
+  /** A relayed stream, held through an outage, lost its istiod (with why), or has it back. */
+  'relay-upstream': [stream: StreamView, state: 'down' | 'up', reason: string | undefined];
 }
 
 export interface NodeCollision {

@@ -305,6 +305,16 @@ export function attachJournal(journal: Journal, events: ServerEventEmitter): () 
         nodeId: stream.proxy.nodeId,
         reason,
       }),
+    'relay-upstream': (stream: StreamView, state: 'down' | 'up', reason: string | undefined) =>
+      journal.append({
+        seq: 0,
+        time: '',
+        kind: state === 'down' ? 'upstream-lost' : 'upstream-back',
+        direction: 'stream',
+        connectionId: stream.connectionId,
+        nodeId: stream.proxy.nodeId,
+        ...(reason !== undefined && { reason }),
+      }),
     'stream-rejected': (peer: string, message: string) =>
       journal.append({
         seq: 0,

@@ -10,6 +10,9 @@ export type JournalKind =
   | 'close'
   | 'rejected'
   | 'response'
+  /** A relayed stream's istiod went away (held through it), or came back. */
+  | 'upstream-lost'
+  | 'upstream-back'
   | Exclude<RequestOutcome['kind'], 'rejected' | 'debug' | 'health'>;
 
 /** Every kind, in the order a stream's story goes (`GET /debug/journal?kind=` takes them). */
@@ -25,6 +28,8 @@ export const JOURNAL_KINDS = [
   'ack',
   'nack',
   'stale',
+  'upstream-lost',
+  'upstream-back',
 ] as const satisfies readonly JournalKind[];
 
 // Fails to compile when the journal learns a kind this list does not name.

@@ -100,7 +100,11 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
             ),
           }),
         ),
-    upstream: (state, reason) => logUpstream(this.ctx.log, this.connectionId, state, reason),
+    upstream: (state, reason) => {
+      logUpstream(this.ctx.log, this.connectionId, state, reason);
+      const view = this.view();
+      if (view) this.ctx.events.emit('relay-upstream', view, state, reason);
+    },
   });
   private request: { bytes: Buffer; decoded: DeltaDiscoveryRequest } | undefined;
 

@@ -40,7 +40,7 @@ export function logUpstream(
 ): void {
   if (state === 'down') {
     log.warn({ conId, reason }, 'relay: upstream istiod lost; holding the stream, reconnecting');
-  } else log.info({ conId }, 'relay: upstream istiod reconnected; asked again for every type');
+  } else log.info({ conId }, 'relay: upstream istiod answers again; every type was asked again');
 }
 
 /** The back-off of a held stream's reconnects: from the first to the longest wait. */
@@ -53,6 +53,8 @@ export class RelayLink implements UpstreamState {
   private first: { bytes: Uint8Array; typeUrl: string } | undefined;
   private closed = false;
   private answered = false;
+  /** Held through an outage: from istiod lost until it answers again (told once each way). */
+  private inOutage = false;
   private reconnects = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly ours = new Set<string>();
@@ -110,6 +112,10 @@ export class RelayLink implements UpstreamState {
     call.on('data', (bytes: Buffer) => {
       this.reconnects = 0;
       this.answered = true;
+      if (this.inOutage) {
+        this.inOutage = false;
+        this.events.upstream('up');
+      }
       this.events.data(bytes);
     });
     call.on('error', (err: grpc.ServiceError) => {
@@ -128,7 +134,10 @@ export class RelayLink implements UpstreamState {
       return;
     }
     this.upstream = undefined;
-    this.events.upstream('down', message);
+    if (!this.inOutage) {
+      this.inOutage = true;
+      this.events.upstream('down', message);
+    }
     const wait = Math.min(RECONNECT_FIRST_MS * 2 ** this.reconnects, RECONNECT_MAX_MS);
     this.reconnects += 1;
     this.timer = setTimeout(() => this.reopen(), wait);
@@ -141,6 +150,5 @@ export class RelayLink implements UpstreamState {
     const call = (this.upstream = this.open());
     call.write(this.first.bytes);
     for (const request of this.events.resubscribe(this.first.typeUrl)) call.write(request);
-    this.events.upstream('up');
   }
 }

@@ -79,7 +79,11 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
             version_info: this.link.delivered.get(typeUrl)?.version ?? '',
           }),
         ),
-    upstream: (state, reason) => logUpstream(this.ctx.log, this.connectionId, state, reason),
+    upstream: (state, reason) => {
+      logUpstream(this.ctx.log, this.connectionId, state, reason);
+      const view = this.view();
+      if (view) this.ctx.events.emit('relay-upstream', view, state, reason);
+    },
   });
   /** Per type, the names last sent up. */
   private readonly askedUp = new Map<string, readonly string[]>();

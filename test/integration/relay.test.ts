@@ -186,6 +186,10 @@ describe('an upstream outage', () => {
     expect(again.nonce).toBe(upstream.streams()[0]?.types.get(CLUSTER_TYPE)?.sent?.nonce);
     await expect(stream.next(500)).rejects.toMatchObject({ code: 'WAIT_TIMEOUT' });
     expect(await connected()).toBe(true);
+    // The journal tells the outage apart: lost, with istiod's reason, then back.
+    const outage = relay.journal.query({ kind: ['upstream-lost', 'upstream-back'] });
+    expect(outage.map((e) => e.kind)).toEqual(['upstream-lost', 'upstream-back']);
+    expect(outage[0]?.reason).toMatch(/.+/);
   });
 });
 

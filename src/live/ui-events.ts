@@ -99,6 +99,8 @@ export interface UiProxy {
    * readiness probe; the page shows its stream only.
    */
   proxyless: boolean;
+  /** A relayed stream's istiod (`serve --relay`): its address, and whether it answers. */
+  upstream?: { address: string; connected: boolean };
   peer: string;
   connectedAt: string;
   ready: UiReady;

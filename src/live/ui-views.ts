@@ -84,6 +84,9 @@ export function proxyRow(stream: StreamView, extras: ProxyExtras): UiProxy {
     istioVersion: stream.proxy.istioVersion,
     protocol: stream.protocol,
     proxyless: isProxylessGrpc(stream.proxy),
+    ...(stream.upstream && {
+      upstream: { address: stream.upstream.address, connected: stream.upstream.connected },
+    }),
     peer: stream.peer,
     connectedAt: stream.connectedAt.toISOString(),
     ...extras,

@@ -55,6 +55,9 @@ const en = {
   'pod.proxylessHint':
     'A gRPC application’s own xDS client (node metadata GENERATOR: grpc). It has no Envoy: no admin API, no stats and no readiness probe, so the page shows what its xDS stream says — what it asked for, ACKed and NACKed.',
   'pod.xdsClient': 'xDS client',
+  'pod.relayedTo': 'Relayed to istiod',
+  'pod.upstreamConnected': 'connected',
+  'pod.upstreamLost': 'lost: the proxy keeps what it has',
   'pod.grpcClient': 'gRPC (GENERATOR grpc), no Envoy',
   'pod.names': 'Names asked for',
   'pod.type': 'Type',
@@ -157,6 +160,9 @@ const ko: Record<MessageKey, string> = {
   'pod.proxylessHint':
     'gRPC 애플리케이션 자신의 xDS 클라이언트다(노드 메타데이터 GENERATOR: grpc). Envoy 가 없으니 관리 API 도, 통계도, 준비 상태 프로브도 없다. 그래서 이 페이지는 xDS 스트림이 말하는 것, 곧 무엇을 요청하고 ACK 하고 NACK 했는지를 보여 준다.',
   'pod.xdsClient': 'xDS 클라이언트',
+  'pod.relayedTo': 'istiod 로 중계',
+  'pod.upstreamConnected': '연결됨',
+  'pod.upstreamLost': '끊김: 프록시는 가진 설정을 유지한다',
   'pod.grpcClient': 'gRPC(GENERATOR grpc), Envoy 없음',
   'pod.names': '요청한 이름',
   'pod.type': '타입',

@@ -107,6 +107,19 @@ function Pod({ proxy, columns }: { proxy: ProxyRow; columns: string[] }) {
             </dd>
           </>
         )}
+        {proxy.upstream && (
+          <>
+            <dt>{t('pod.relayedTo')}</dt>
+            <dd
+              data-testid="relay-upstream"
+              data-connected={String(proxy.upstream.connected)}
+              class="mono small"
+            >
+              {proxy.upstream.address} —{' '}
+              {t(proxy.upstream.connected ? 'pod.upstreamConnected' : 'pod.upstreamLost')}
+            </dd>
+          </>
+        )}
         <dt>{t('pod.node')}</dt>
         <dd class="mono small">{proxy.nodeId}</dd>
       </dl>

@@ -17,6 +17,12 @@ export interface SyncStatusJson {
     string,
     { sent?: string; acked?: string; sentTime?: string; lastError?: string }
   >;
+  /** A relayed proxy's istiod (`serve --relay`): the mock's addition to istiod's fields. */
+  upstream?: {
+    address: string;
+    connected: boolean;
+    types: Record<string, { received: string; delivered?: string }>;
+  };
 }
 
 export type ResourceStatus = NonNullable<SyncStatusJson['resources']>[string];

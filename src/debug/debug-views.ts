@@ -5,7 +5,7 @@
  * protocol (state of the world or delta) shows the same way.
  */
 import type { TypeState } from '../core/stream-state.js';
-import type { StreamView } from '../core/events.js';
+import type { StreamView, UpstreamState } from '../core/events.js';
 import { rankedTypes } from '../core/types/registry.js';
 
 type Json = Record<string, unknown>;
@@ -65,7 +65,22 @@ export function syncStatus(stream: StreamView): Json {
   const resources: Json = {};
   for (const state of stream.types.values()) resources[state.typeUrl] = resourceStatus(state);
   if (stream.types.size > 0) fields.resources = resources;
+  if (stream.upstream) fields.upstream = upstreamStatus(stream.upstream, stream.types);
   return omitEmpty(fields);
+}
+
+/**
+ * A relayed stream's istiod (the mock's addition to istiod's `SyncStatus`): its address,
+ * whether the upstream stream is open, and per type the version istiod last sent and the
+ * version the proxy last ACKed. They differ while a fault withholds or replaces istiod's
+ * response, or while it is on its way.
+ */
+function upstreamStatus(upstream: UpstreamState, states: StreamView['types']): Json {
+  const types: Json = {};
+  for (const [typeUrl, received] of upstream.received) {
+    types[typeUrl] = omitEmpty({ received, delivered: states.get(typeUrl)?.acked?.version });
+  }
+  return { address: upstream.address, connected: upstream.connected, types };
 }
 
 function client(stream: StreamView): Json {

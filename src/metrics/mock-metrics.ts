@@ -144,6 +144,35 @@ export function createMockMetrics(
       }
     },
   });
+  new Gauge({
+    name: 'mock_istiod_relay_streams',
+    help: 'Streams relayed to an upstream istiod (serve --relay), by whether their upstream stream is connected or lost (held through an outage).',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      this.reset();
+      for (const upstream of ['connected', 'lost']) this.set({ upstream }, 0);
+      for (const { upstream } of sources.streams()) {
+        if (upstream) this.inc({ upstream: upstream.connected ? 'connected' : 'lost' });
+      }
+    },
+  });
+  new Gauge({
+    name: 'mock_istiod_relay_behind',
+    help: "Relayed streams whose proxy has not ACKed the version istiod last sent, by type (a fault withholds or replaces istiod's response, or it is on its way).",
+    labelNames: ['type'],
+    registers,
+    collect() {
+      this.reset();
+      const types = new SeriesBudget(limits);
+      for (const stream of sources.streams()) {
+        for (const [typeUrl, received] of stream.upstream?.received ?? []) {
+          const type = types.label(shortTypeName(typeUrl));
+          this.inc({ type }, stream.types.get(typeUrl)?.acked?.version === received ? 0 : 1);
+        }
+      }
+    },
+  });
   return {
     request: (typeUrl, kind) =>
       pendingRequests.add(`${requestTypes.label(shortTypeName(typeUrl))}\t${kind}`),

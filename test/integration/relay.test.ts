@@ -14,6 +14,11 @@ import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js
 import { makeLabResources } from '../../src/resources/lab.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
+import type { SyncStatusJson } from '../../src/debug/client-config.js';
+import { useCli } from '../support/fixtures/cli.js';
+
+const cli = useCli();
+const escape = (text: string | undefined) => (text ?? '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 const NODE = { id: 'sidecar~10.0.0.1~app-0.default~default.svc.cluster.local' };
 
@@ -69,6 +74,48 @@ describe('the relay', () => {
     await relay.control.release();
     const response = await stream.next();
     expect(response.type_url).toBe(LISTENER_TYPE);
+  });
+
+  it("shows a withheld proxy behind its istiod: syncz, proxy-status's lines and the metrics", async () => {
+    const { upstream, relay, stream } = await start();
+    stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+    const first = await stream.next();
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      version_info: first.version_info,
+      response_nonce: first.nonce,
+    });
+    await relay.waitForAck(CLUSTER_TYPE, { node: NODE.id });
+    await relay.control.withhold();
+    await upstream.control.push({});
+    const newer = () => upstream.streams()[0]?.types.get(CLUSTER_TYPE)?.sent?.version;
+    await waitFor(() => relay.streams()[0]?.upstream?.received.get(CLUSTER_TYPE) === newer(), {
+      description: "istiod's push to reach the relay",
+    });
+    const control = `http://127.0.0.1:${relay.addresses.control?.port}`;
+    const [status] = (await (await fetch(`${control}/debug/syncz`)).json()) as SyncStatusJson[];
+    expect(status?.upstream).toEqual({
+      address: upstream.xdsAddress,
+      connected: true,
+      types: { [CLUSTER_TYPE]: { received: newer(), delivered: first.version_info } },
+    });
+    const run = await cli.run([
+      'proxy-status',
+      '--control-port',
+      String(relay.addresses.control?.port),
+    ]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    const at = lines.indexOf(`app-0.default relayed from istiod ${upstream.xdsAddress}: connected`);
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toMatch(
+      new RegExp(
+        `^  CDS +istiod sent ${escape(newer())} +ACKed ${escape(first.version_info)} +behind$`,
+      ),
+    );
+    const metrics = await (await fetch(`${control}/metrics`)).text();
+    expect(metrics).toContain('mock_istiod_relay_streams{upstream="connected"} 1');
+    expect(metrics).toContain('mock_istiod_relay_behind{type="CDS"} 1');
   });
 
   it("replaces a response with one the proxy rejects; the NACK of the relay's nonce stays with the relay", async () => {

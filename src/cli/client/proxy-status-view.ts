@@ -65,6 +65,38 @@ export function errorLines(statuses: readonly SyncStatusJson[]): string[] {
   );
 }
 
+/**
+ * Under the table, each relayed proxy's istiod (`serve --relay`): whether its upstream stream
+ * is open, and per type the version istiod last sent beside the one the proxy last ACKed,
+ * marked `behind` while they differ (a fault withholds or replaces istiod's response, or it
+ * is on its way).
+ */
+export function upstreamLines(statuses: readonly SyncStatusJson[]): string[] {
+  return statuses.flatMap((s) => {
+    if (!s.upstream) return [];
+    const { address, connected, types } = s.upstream;
+    const state = connected ? 'connected' : 'lost (the relay holds the stream)';
+    const rows = Object.entries(types)
+      .sort(([a], [b]) => typeRank(a) - typeRank(b) || (a < b ? -1 : 1))
+      .map(([typeUrl, { received, delivered }]) => [
+        `  ${shortTypeName(typeUrl)}`,
+        `istiod sent ${received}`,
+        `ACKed ${delivered ?? '(nothing)'}`,
+        delivered === received ? '' : 'behind',
+      ]);
+    const table = formatTable(rows, 3)
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .filter(Boolean);
+    return [`${s.proxy ?? ''} relayed from istiod ${address}: ${state}`, ...table];
+  });
+}
+
+function typeRank(typeUrl: string): number {
+  const rank = TABLE_TYPES.indexOf(typeUrl);
+  return rank < 0 ? TABLE_TYPES.length : rank;
+}
+
 /** istioctl's `-o json`: a DiscoveryResponse whose resources are CSDS `ClientConfig`s. */
 export function proxyStatusJson(statuses: readonly SyncStatusJson[]): Record<string, unknown> {
   return {

@@ -18,6 +18,7 @@ import {
   proxyStatusJson,
   proxyStatusTable,
   sortedProxies,
+  upstreamLines,
   type SyncStatusJson,
 } from './proxy-status-view.js';
 
@@ -27,7 +28,9 @@ Prints the synchronization status of every proxy connected to a running mock, th
 \`istioctl proxy-status\` does: per type SYNCED (the last response was ACKed), NOT SENT
 (nothing sent yet, e.g. withheld), STALE (a response is unanswered), ERROR (NACKed: Envoy's
 message follows the table) or IGNORED (never asked for), with the time since the last
-response. <proxy> keeps the proxies whose id (<pod>.<namespace>) contains it.
+response. <proxy> keeps the proxies whose id (<pod>.<namespace>) contains it. A proxy the
+mock relays to a real istiod (serve --relay) gets lines under the table: whether istiod is
+connected, and per type the version istiod last sent beside the one the proxy last ACKed.
 
 Options (environment variable in brackets):
 ${CONTROL_HELP}
@@ -63,6 +66,7 @@ function print(statuses: SyncStatusJson[], output: 'table' | 'json', address: st
     return;
   }
   process.stdout.write(proxyStatusTable(statuses, address, Date.now()));
-  const errors = errorLines(statuses);
-  if (errors.length > 0) process.stdout.write(`\n${errors.join('\n')}\n`);
+  for (const lines of [errorLines(statuses), upstreamLines(statuses)]) {
+    if (lines.length > 0) process.stdout.write(`\n${lines.join('\n')}\n`);
+  }
 }

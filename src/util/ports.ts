@@ -41,16 +41,35 @@ function probe(port: number, host: string): Promise<number | undefined> {
   });
 }
 
+/**
+ * The ports this process handed out lately. A port is free until whoever asked binds it,
+ * which for a listener Envoy gets over LDS is seconds later: in that time the same process
+ * (a lab's inbound port, then its sidecar's Prometheus port) must not be handed it again.
+ */
+const handedOut = new Set<number>();
+const REMEMBERED = 4_096;
+
+function handOut(port: number): number {
+  handedOut.add(port);
+  if (handedOut.size > REMEMBERED) handedOut.delete(handedOut.values().next().value as number);
+  return port;
+}
+
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   if (below !== undefined && below - LOWEST >= 1_000) {
     for (let i = 0; i < TRIES; i++) {
-      const port = await probe(LOWEST + Math.floor(Math.random() * (below - LOWEST)), host);
-      if (port !== undefined) return port;
+      const candidate = LOWEST + Math.floor(Math.random() * (below - LOWEST));
+      if (handedOut.has(candidate)) continue;
+      const port = await probe(candidate, host);
+      if (port !== undefined) return handOut(port);
     }
   }
-  const port = await probe(0, host);
-  if (port === undefined) throw new Error(`no free port on ${host}`);
-  return port;
+  for (let i = 0; i < TRIES; i++) {
+    const port = await probe(0, host);
+    if (port === undefined) break;
+    if (!handedOut.has(port)) return handOut(port);
+  }
+  throw new Error(`no free port on ${host}`);
 }
 
 /** Several distinct free ports at once. */

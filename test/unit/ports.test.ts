@@ -26,4 +26,13 @@ describe('freePort', () => {
     });
     await new Promise((resolve) => server.close(resolve));
   });
+
+  it('never hands out the same port twice while it may still be unbound (a lab port, then a sidecar port)', async () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 500; i++) {
+      const port = await freePort();
+      expect(seen.has(port)).toBe(false);
+      seen.add(port);
+    }
+  });
 });

@@ -19,6 +19,8 @@ export interface ReferenceOptions {
   configFile?: string;
   /** A MeshConfig (YAML) applied over istiod's defaults, e.g. `outboundTrafficPolicy`. */
   meshFile?: string;
+  /** Where the plaintext port listens (default 127.0.0.1:0), e.g. a restarted istiod's. */
+  xds?: string;
   /** A TLS port like 15012: the server's certificate, key, and the roots client certs chain to. */
   tls?: { cert: string; key: string; clientCa: string };
   /** Variables istiod reads, over the parent's environment (e.g. PILOT_MAX_REQUESTS_PER_SECOND). */
@@ -67,6 +69,7 @@ export async function startReference(
   const args = ['-kube', options.kubeFile, '-exit-with-stdin'];
   if (options.configFile) args.push('-config', options.configFile);
   if (options.meshFile) args.push('-mesh', options.meshFile);
+  if (options.xds) args.push('-xds', options.xds);
   if (options.tls) {
     args.push('-tls-xds', '127.0.0.1:0', '-cert', options.tls.cert, '-key', options.tls.key);
     args.push('-client-ca', options.tls.clientCa);

@@ -112,6 +112,11 @@ export interface RealLabOptions {
    * directory of their own (`certDir`): a client identity the mock's TLS port accepts.
    */
   outputCerts?: boolean;
+  /**
+   * pilot-agent's xDS straight to this plaintext `host:port` (an istiod-ref), as a sidecar of
+   * a mesh with `controlPlaneAuthPolicy: NONE`; the mock stays its CA (`CA_ADDR`).
+   */
+  direct?: string;
 }
 
 export async function startRealLab(options: RealLabOptions = {}): Promise<RealLab> {
@@ -132,12 +137,13 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
       ...options.mock,
     });
     cleanups.push(() => istiod.close());
+    const podEnv = { ...POD_ENV, ...options.podEnv };
     const token =
       options.token === false
         ? undefined
         : istiod.security.createToken({
-            namespace: POD_ENV.POD_NAMESPACE,
-            serviceAccount: POD_ENV.SERVICE_ACCOUNT,
+            namespace: podEnv.POD_NAMESPACE,
+            serviceAccount: podEnv.SERVICE_ACCOUNT,
           }).token;
     const certDir = options.outputCerts
       ? mkdtempSync(join(tmpdir(), 'mock-istiod-pod-certs-'))
@@ -147,11 +153,14 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
     }
     const agent = await startPilotAgent({
       podEnv: {
-        ...POD_ENV,
-        ...options.podEnv,
+        ...podEnv,
         ...(certDir !== undefined ? { OUTPUT_CERTS: certDir } : {}),
+        ...(options.direct !== undefined ? { CA_ADDR: istiod.xdsAddress } : {}),
       },
-      discoveryAddress: istiod.xdsAddress,
+      discoveryAddress: options.direct ?? istiod.xdsAddress,
+      ...(options.direct !== undefined && {
+        proxyConfig: { controlPlaneAuthPolicy: 'NONE' },
+      }),
       rootCert: istiod.security.rootCert,
       token,
       istio,

@@ -18,7 +18,8 @@ import { attachJournal, Journal } from '../journal/journal.js';
 import { SentResources } from '../journal/sent-resources.js';
 import type { UiHub } from '../live/ui-hub.js';
 import type { XdsMetrics } from '../metrics/metrics.js';
-import { createRelayUpstream, type RelayUpstream } from '../server/relay-upstream.js';
+import { createRelayUpstream, relayChannel, type RelayUpstream } from '../server/relay-upstream.js';
+import { createCaRelay, type CaRelay } from '../ca/ca-relay.js';
 import { relayTransform } from './relay-rewrite.js';
 import { openRelayRecorder } from '../server/relay-record.js';
 import type { AdsServer } from '../server/ads-server.js';
@@ -64,6 +65,7 @@ class MockIstiodImpl implements MockIstiod {
   private readonly resources: ResourceSources;
   private readonly ads: AdsServer;
   private readonly relay: RelayUpstream | undefined;
+  private readonly caRelay: CaRelay | undefined;
   private controlServer: ControlServer | undefined;
   private started: StartedAddresses | undefined;
   private state: 'new' | 'starting' | 'running' | 'closed' = 'new';
@@ -117,6 +119,10 @@ class MockIstiodImpl implements MockIstiod {
             options.relayTls,
             options.relayRecord === undefined ? undefined : openRelayRecorder(options.relayRecord),
           ));
+    if (options.relay !== undefined && options.relayCa) {
+      const channel = relayChannel(options.relayTls);
+      this.caRelay = createCaRelay(options.relay, channel.credentials, channel.options);
+    }
     this.ads = buildAds(options, {
       ...{ store, policy, events, streams, state, sent, security },
       relay,
@@ -150,6 +156,7 @@ class MockIstiodImpl implements MockIstiod {
       const security = (this.prepared = await prepareSecurity(options.security, options.logger, {
         onRefused: (r) => this.events.emit('auth-refused', r),
         onCsr: (outcome) => this.events.emit('csr', outcome),
+        ...(this.caRelay && { caRelay: this.caRelay }),
       }));
       const xdsPort = await this.ads.listen(options.xds, {
         credentials: security.credentials,
@@ -203,6 +210,7 @@ class MockIstiodImpl implements MockIstiod {
     await this.controlServer?.close();
     await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
     this.relay?.close();
+    this.caRelay?.close();
     await this.relay?.recorder?.close();
     this.prepared?.dispose();
     this.options.logger.info('mock istiod closed');

@@ -106,6 +106,13 @@ export interface MockIstiodOptions {
   /** With `relay`: record what istiod sends each proxy to this file (`serve --record`). */
   relayRecord: string | undefined;
   /**
+   * With `relay`: the CA service is istiod's too. Each CreateCertificate goes to the upstream
+   * istiod (over `relayTls`: istiod signs only on its TLS port) with the caller's own token,
+   * and istiod's answer comes back; false (the default): the mock's CA signs.
+   * `serve --relay-ca`.
+   */
+  relayCa: boolean;
+  /**
    * Delta xDS with per-resource versions, as the xDS protocol allows and istiod does not do:
    * each delta `Resource` carries a hash of its content, and a reconnect's
    * `initial_resource_versions` at those versions is not sent again. Off by default: istiod
@@ -242,6 +249,7 @@ export function defaultOptions(): MockIstiodOptions {
     relayOutage: 'pass',
     relayTls: undefined,
     relayRecord: undefined,
+    relayCa: false,
     deltaResourceVersions: false,
     versioning: 'push',
     profile: 'istiod',
@@ -350,6 +358,11 @@ export function resolveOptions(partial: Partial<MockIstiodOptions> = {}): Result
       path: 'relay',
       message: `expected the upstream istiod as host:port (istiod.istio-system.svc:15010), found ${JSON.stringify(options.relay)}`,
     });
+  }
+  if (typeof options.relayCa !== 'boolean') {
+    problems.push({ path: 'relayCa', message: 'expected true or false' });
+  } else if (options.relayCa && options.relay === undefined) {
+    problems.push({ path: 'relayCa', message: "relays the CA to the relay's istiod: needs relay" });
   }
   if (!RELAY_OUTAGES.includes(options.relayOutage)) {
     problems.push({

@@ -12,7 +12,8 @@ import * as grpc from '@grpc/grpc-js';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { checkCsrSignature, parseCsr } from '../tls/csr.js';
-import { signWorkloadCertificate, type CertificateAuthority } from '../tls/pki.js';
+import type { CaRelay } from './ca-relay.js';
+import { chainOf, signWorkloadCertificate, type CertificateAuthority } from '../tls/pki.js';
 import { isMockIstiodError, MockIstiodError } from '../util/errors.js';
 import type { CaOptions } from './security-options.js';
 import {
@@ -47,7 +48,6 @@ export const REASON_TRAILER = 'x-mock-istiod-reason';
 export interface CaServiceDeps {
   /** The signing CA; undefined when the mock has no CA key (then every request fails). */
   ca: CertificateAuthority | undefined;
-  rootCertPem: string;
   jwtKey: KeyObject;
   options: CaOptions;
   log: Logger;
@@ -61,6 +61,8 @@ export interface CaServiceDeps {
   onCsr?: (outcome: CsrOutcome) => void;
   /** Reviews tokens with a Kubernetes API server (`ca.tokenReview`); none: the mock's own key. */
   review?: TokenReviewer;
+  /** `--relay-ca`: every request is signed by the upstream istiod's CA instead. */
+  relay?: CaRelay;
 }
 
 export interface GrpcServiceEntry {
@@ -205,7 +207,34 @@ async function sign(
   const leaf = await signWorkloadCertificate(deps.ca, parsed.csr, [san], lifetime * 1000, now);
   deps.log.info({ san, ttl: goDuration(lifetime) }, `CSR successfully signed, sans [${san}].`);
   // One certificate per entry, each ending in a newline, as istiod sends them.
-  return { cert_chain: [leaf, deps.rootCertPem].map((pem) => `${pem.trim()}\n`) };
+  return { cert_chain: chainOf(deps.ca, leaf) };
+}
+
+/** Hands the request to istiod's CA: its certificate chain, or its refusal as it gave it. */
+function relayCertificate(
+  call: UnaryCall,
+  callback: grpc.sendUnaryData<IstioCertificateResponse>,
+  relay: CaRelay,
+  deps: CaServiceDeps,
+): void {
+  relay.createCertificate(call.request, call.metadata).then(
+    (response) => {
+      deps.onCsr?.('signed');
+      callback(null, response);
+    },
+    (err: Partial<grpc.ServiceError>) => {
+      deps.log.warn(
+        { upstream: relay.address, code: err.code, details: err.details },
+        "CSR refused by the upstream istiod's CA",
+      );
+      deps.onCsr?.(err.code === grpc.status.UNAUTHENTICATED ? 'unauthenticated' : 'CSR_ERROR');
+      callback({
+        code: err.code ?? grpc.status.UNAVAILABLE,
+        details: err.details ?? 'the upstream CA did not answer',
+        metadata: err.metadata ?? new grpc.Metadata(),
+      });
+    },
+  );
 }
 
 export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
@@ -214,6 +243,10 @@ export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
     call: UnaryCall,
     callback: grpc.sendUnaryData<IstioCertificateResponse>,
   ) => {
+    if (deps.relay) {
+      relayCertificate(call, callback, deps.relay, deps);
+      return;
+    }
     if (deps.refusePlaintext) {
       const peer = call.getPeer();
       deps.onRefused?.({ service: 'ca', reason: 'plaintext', peer, detail: PLAINTEXT_CA_REASON });

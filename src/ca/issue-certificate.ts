@@ -11,6 +11,7 @@ import type { CaOptions } from './security-options.js';
 import { LABEL, SUBDOMAIN } from './service-account-token.js';
 import { checkCsrSignature, parseCsr } from '../tls/csr.js';
 import {
+  chainOf,
   issueWorkloadCertificate,
   signWorkloadCertificate,
   type CertificateAuthority,
@@ -103,7 +104,7 @@ export function createCertificateIssuer(
       const leaf = await signWorkloadCertificate(ca, csr, [identity], lifetimeMs, at);
       return {
         ok: true,
-        value: { identity, certChain: [`${leaf.trim()}\n`, root], rootCert: root, notAfter },
+        value: { identity, certChain: chainOf(ca, leaf), rootCert: root, notAfter },
       };
     }
     const issued = await issueWorkloadCertificate(ca, [identity], lifetimeMs, at);
@@ -111,7 +112,7 @@ export function createCertificateIssuer(
       ok: true,
       value: {
         identity,
-        certChain: [`${issued.certPem.trim()}\n`, root],
+        certChain: chainOf(ca, issued.certPem),
         rootCert: root,
         privateKey: issued.keyPem,
         notAfter,

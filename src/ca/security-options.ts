@@ -22,6 +22,13 @@ export interface TlsOptions {
   dir: string | undefined;
   /** More names for a serving certificate the mock makes, besides istiod's and localhost's. */
   hosts: readonly string[];
+  /**
+   * A plug-in CA: a directory shaped like istiod's `cacerts` secret (`ca-cert.pem`,
+   * `ca-key.pem`, `root-cert.pem`, `cert-chain.pem`), only read. The mock signs workload
+   * certificates and its serving certificate with it, under the mesh's root, so sidecars
+   * that trust that root accept the mock. Undefined: a root of the mock's own.
+   */
+  cacerts?: string | undefined;
 }
 
 export interface CaOptions {
@@ -74,17 +81,24 @@ function resolveTls(input: unknown, problems: Problem[]): TlsOptions | false {
   if (input === undefined || input === false) return false;
   if (input === true) return { dir: undefined, hosts: [] };
   if (!isObject(input)) {
-    problems.push({ path: 'tls', message: 'expected true, false or { dir, hosts }' });
+    problems.push({ path: 'tls', message: 'expected true, false or { dir, hosts, cacerts }' });
     return false;
   }
-  const { dir, hosts = [] } = input;
+  const { dir, hosts = [], cacerts } = input;
+  if (cacerts !== undefined && (typeof cacerts !== 'string' || cacerts === '')) {
+    problems.push({ path: 'tls.cacerts', message: 'expected a directory path' });
+  }
   if (dir !== undefined && (typeof dir !== 'string' || dir === '')) {
     problems.push({ path: 'tls.dir', message: 'expected a directory path' });
   }
   if (!Array.isArray(hosts) || !hosts.every((h) => typeof h === 'string' && h !== '')) {
     problems.push({ path: 'tls.hosts', message: 'expected a list of host names or IP addresses' });
   }
-  return { dir: dir as string | undefined, hosts: Array.isArray(hosts) ? (hosts as string[]) : [] };
+  return {
+    dir: dir as string | undefined,
+    hosts: Array.isArray(hosts) ? (hosts as string[]) : [],
+    ...(typeof cacerts === 'string' && cacerts !== '' && { cacerts }),
+  };
 }
 
 function resolveCa(input: unknown, problems: Problem[]): CaOptions {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import type { CaRelay } from './ca-relay.js';
 import { createCaService, type GrpcServiceEntry } from './ca-service.js';
 import {
   mintToken,
@@ -76,6 +77,8 @@ export interface SecurityHooks {
   onRefused?: (refusal: AuthRefusal) => void;
   /** What became of a `CreateCertificate` call the CA service took. */
   onCsr?: (outcome: CsrOutcome) => void;
+  /** `relayCa`: the upstream istiod's CA signs every request. */
+  caRelay?: CaRelay;
 }
 
 /** Takes the options `resolveSecurityOptions` resolved (once, with the other options). */
@@ -121,7 +124,6 @@ export async function prepareSecurity(
     credentials: tlsCredentials(material),
     caService: createCaService({
       ca: material.ca,
-      rootCertPem,
       jwtKey,
       options: caOptions,
       log,
@@ -129,6 +131,7 @@ export async function prepareSecurity(
       onRefused: hooks.onRefused,
       onCsr: hooks.onCsr,
       ...(review && { review }),
+      ...(hooks.caRelay && { relay: hooks.caRelay }),
     }),
     xdsAuth,
     authenticate: xdsAuth
@@ -149,7 +152,7 @@ async function loadMaterial(
 ): Promise<CaMaterial & Partial<TlsMaterial>> {
   if (!tls) return createCaMaterial(trustDomain);
   const hosts = servingHosts(tls);
-  const prepared = await prepareTlsMaterial({ dir, hosts, trustDomain });
+  const prepared = await prepareTlsMaterial({ dir, hosts, trustDomain, cacerts: tls.cacerts });
   if (!prepared.ok) {
     throw MockIstiodError.fromProblems(
       'INVALID_OPTIONS',

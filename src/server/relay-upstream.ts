@@ -75,18 +75,11 @@ export function createRelayUpstream(
   tls?: RelayTls,
   recorder?: RelayRecorder,
 ): RelayUpstream {
-  const credentials = tls
-    ? grpc.credentials.createSsl(
-        Buffer.from(tls.rootCert),
-        tls.key === undefined ? null : Buffer.from(tls.key),
-        tls.cert === undefined ? null : Buffer.from(tls.cert),
-      )
-    : grpc.credentials.createInsecure();
-  const client = new AdsClientConstructor(address, credentials, {
+  const channel = relayChannel(tls);
+  const client = new AdsClientConstructor(address, channel.credentials, {
     // istiod's responses may be large (a mesh's clusters): as Envoy's own limit.
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
-    'grpc.enable_channelz': 0,
-    ...(tls && { 'grpc.ssl_target_name_override': tls.serverName ?? ISTIOD_SERVICE_NAME }),
+    ...channel.options,
   });
   const metadata = () => {
     const md = new grpc.Metadata();
@@ -103,6 +96,27 @@ export function createRelayUpstream(
         ? client.StreamAggregatedResources(metadata())
         : client.DeltaAggregatedResources(metadata()),
     close: () => client.close(),
+  };
+}
+
+/** How a channel to istiod is made: plaintext, or TLS checking istiod's name, as above. */
+export function relayChannel(tls: RelayTls | undefined): {
+  credentials: grpc.ChannelCredentials;
+  options: grpc.ChannelOptions;
+} {
+  const credentials = tls
+    ? grpc.credentials.createSsl(
+        Buffer.from(tls.rootCert),
+        tls.key === undefined ? null : Buffer.from(tls.key),
+        tls.cert === undefined ? null : Buffer.from(tls.cert),
+      )
+    : grpc.credentials.createInsecure();
+  return {
+    credentials,
+    options: {
+      'grpc.enable_channelz': 0,
+      ...(tls && { 'grpc.ssl_target_name_override': tls.serverName ?? ISTIOD_SERVICE_NAME }),
+    },
   };
 }
 

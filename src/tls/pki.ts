@@ -24,6 +24,22 @@ export const SERVING_VALIDITY_MS = 365 * DAY_MS;
 export interface CertificateAuthority {
   certPem: string;
   key: SigningKey;
+  /**
+   * The certificates that follow one it signs, up to the root: istiod's `cert-chain.pem` of a
+   * plug-in CA (`cacerts`). Undefined: its own certificate, a root.
+   */
+  chainPem?: string;
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * A certificate the CA signed, followed by the CA's chain up to the root: one certificate
+ * per entry, each ending in a newline, as istiod's CA service sends them.
+ */
+export function chainOf(ca: CertificateAuthority, leafPem: string): string[] {
+  const chain = (ca.chainPem ?? ca.certPem).match(PEM_CERTIFICATE) ?? [];
+  return [leafPem, ...chain].map((pem) => `${pem.trim()}\n`);
 }
 
 export interface IssuedCertificate {

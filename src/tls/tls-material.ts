@@ -13,7 +13,13 @@ import type { Problem, Result } from '../util/problems.js';
 import { foreignTlsDirProblems } from './dir-owner.js';
 import { loadCa, loadJwtKey, loadServing, TLS_FILES, type TlsFileName } from './tls-files.js';
 
-import { createRootCa, issueServingCertificate, type CertificateAuthority } from './pki.js';
+import {
+  chainOf,
+  createRootCa,
+  issueServingCertificate,
+  type CertificateAuthority,
+} from './pki.js';
+import { CACERTS_FILES, loadPluginCa } from './plugin-ca.js';
 
 /** What the CA service needs, TLS or not. */
 export interface CaMaterial {
@@ -39,6 +45,8 @@ export interface TlsMaterialOptions {
   hosts: readonly string[];
   /** `O=` of a root the mock makes (Istio: the trust domain). */
   trustDomain: string;
+  /** A plug-in CA's directory (istiod's `cacerts`): sign with it, under its root. */
+  cacerts?: string | undefined;
   now?: Date;
 }
 
@@ -62,10 +70,16 @@ export async function prepareTlsMaterial(
 ): Promise<Result<TlsMaterial>> {
   const now = options.now ?? new Date();
   if (options.dir === undefined) {
-    const material = await createCaMaterial(options.trustDomain, now);
+    let material: CaMaterial & { ca: CertificateAuthority };
+    if (options.cacerts !== undefined) {
+      const plugin = await loadPluginCa(options.cacerts);
+      if (!plugin.ok) return plugin;
+      material = { ...plugin.value, jwtKey: generateJwtKey() };
+    } else material = await createCaMaterial(options.trustDomain, now);
     const serving = await issueServingCertificate(material.ca, options.hosts, now);
     const value = { ...material, dir: undefined, notes: [] };
-    return { ok: true, value: { ...value, certChainPem: serving.certPem, keyPem: serving.keyPem } };
+    const certChainPem = servingChain(material.ca, serving.certPem);
+    return { ok: true, value: { ...value, certChainPem, keyPem: serving.keyPem } };
   }
   return fromDirectory(options.dir, options, now);
 }
@@ -113,7 +127,10 @@ async function fromDirectory(
   const foreign = foreignTlsDirProblems(dir, Object.values(TLS_FILES));
   if (foreign.length > 0) return { ok: false, problems: foreign };
   const ctx = dirContext(dir);
-  const root = await loadOrMakeRoot(ctx, options.trustDomain, now);
+  const root =
+    options.cacerts !== undefined
+      ? await rootFromCacerts(ctx, options.cacerts)
+      : await loadOrMakeRoot(ctx, options.trustDomain, now);
   if (!root) return { ok: false, problems: ctx.problems };
   const serving = await loadOrIssueServing(ctx, root.rootCertPem, root.ca, options.hosts, now);
   const jwtKey = loadOrMakeJwtKey(ctx);
@@ -144,6 +161,34 @@ async function loadOrMakeRoot(ctx: DirContext, trustDomain: string, now: Date) {
   return { rootCertPem: ca.certPem, ca };
 }
 
+/**
+ * A plug-in CA's root, written into the directory for bootstraps to point at; a directory
+ * holding another root is refused rather than mixed with it.
+ */
+async function rootFromCacerts(ctx: DirContext, cacerts: string) {
+  const plugin = await loadPluginCa(cacerts);
+  if (!plugin.ok) {
+    ctx.problems.push(...plugin.problems);
+    return undefined;
+  }
+  const { rootCertPem, ca } = plugin.value;
+  const present = ctx.read('rootCert');
+  if (present === undefined) ctx.write('rootCert', rootCertPem, false);
+  else if (present.trim() !== rootCertPem.trim()) {
+    ctx.problems.push({
+      path: ctx.path('rootCert'),
+      message: `is not the root of ${join(cacerts, CACERTS_FILES.rootCert)}: give --cacerts a TLS directory of its own, or empty this one`,
+    });
+    return undefined;
+  }
+  return { rootCertPem, ca };
+}
+
+/** A serving certificate, followed by its CA's chain when that is not the root itself. */
+function servingChain(ca: CertificateAuthority, certPem: string): string {
+  return ca.chainPem === undefined ? certPem : chainOf(ca, certPem).join('');
+}
+
 /** The serving certificate and key: checked when present, issued by the CA when both are not. */
 async function loadOrIssueServing(
   ctx: DirContext,
@@ -156,9 +201,10 @@ async function loadOrIssueServing(
   const keyPem = ctx.read('key');
   if (certChainPem === undefined && keyPem === undefined && ca) {
     const serving = await issueServingCertificate(ca, hosts, now);
-    ctx.write('certChain', serving.certPem, false);
+    const chain = servingChain(ca, serving.certPem);
+    ctx.write('certChain', chain, false);
     ctx.write('key', serving.keyPem, true);
-    return { certChainPem: serving.certPem, keyPem: serving.keyPem };
+    return { certChainPem: chain, keyPem: serving.keyPem };
   }
   const files = { rootCertPem, certChainPem, keyPem, hosts };
   loadServing(files, ctx.path, ctx.problems, ctx.notes, now);

@@ -16,6 +16,9 @@ import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
 import type { SyncStatusJson } from '../../src/debug/client-config.js';
 import { useCli } from '../support/fixtures/cli.js';
+import { caClient, createCertificate, makeCsr } from '../support/fixtures/ca.js';
+import * as grpc from '@grpc/grpc-js';
+import { X509Certificate } from 'node:crypto';
 
 const cli = useCli();
 const escape = (text: string | undefined) => (text ?? '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -268,6 +271,49 @@ describe('the relay over TLS', () => {
     const stream = client.sotw();
     stream.send({ node: NODE, type_url: CLUSTER_TYPE });
     await expect(stream.next()).rejects.toThrow(/stream ended: 16 authentication failure/);
+  });
+});
+
+describe('the CA relayed to istiod (relayCa)', () => {
+  it("istiod's CA signs with the pod's own token; a token istiod did not issue is istiod's to refuse", async () => {
+    upstream = await startMockIstiod({ tls: true });
+    relay = await startMockIstiod({
+      tls: true,
+      relay: upstream.xdsAddress,
+      relayTls: { rootCert: upstream.security.rootCert },
+      relayCa: true,
+    });
+    const identity = { namespace: 'default', serviceAccount: 'orders' };
+    const ca = caClient(relay.xdsAddress, relay.security.rootCert);
+    try {
+      const signed = await createCertificate(
+        ca,
+        { csr: await makeCsr() },
+        upstream.security.createToken(identity).token,
+      );
+      if (!signed.ok) throw new Error(`refused: ${signed.details}`);
+      const root = new X509Certificate(signed.chain.at(-1) ?? '');
+      expect(root.fingerprint256).toBe(
+        new X509Certificate(upstream.security.rootCert).fingerprint256,
+      );
+      expect(new X509Certificate(signed.chain[0] ?? '').subjectAltName).toBe(
+        'URI:spiffe://cluster.local/ns/default/sa/orders',
+      );
+      const refused = await createCertificate(
+        ca,
+        { csr: await makeCsr() },
+        relay.security.createToken(identity).token,
+      );
+      expect(refused).toMatchObject({ ok: false, code: grpc.status.UNAUTHENTICATED });
+    } finally {
+      ca.close();
+    }
+  });
+
+  it('is refused without a relay', async () => {
+    await expect(startMockIstiod({ relayCa: true })).rejects.toThrow(
+      "relayCa: relays the CA to the relay's istiod: needs relay",
+    );
   });
 });
 

@@ -61,6 +61,8 @@ ${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until
   --relay-outage <policy>  pass (default: istiod gone ends the proxies' streams, as a dead
                            istiod would) or hold (they stay open on what they have, and the
                            relay reconnects upstream)
+  --relay-ca               with --relay: the CA service is istiod's too (each CSR goes to
+                           istiod with the pod's own token; istiod signs only on its TLS port)
   --profile <rules>        istiod (default: istiod's departures from the xDS protocol, as
                            istiod-ref shows them) or xds-spec (the protocol document's rules,
                            for xDS clients not built for istiod: names honoured for CDS and
@@ -107,6 +109,7 @@ const OPTIONS = {
   'relay-drop-unknown-extensions': { type: 'boolean', default: false },
   'relay-outage': { type: 'string' },
   record: { type: 'string' },
+  'relay-ca': { type: 'boolean', default: false },
   replay: { type: 'string' },
   'relay-tls-root': { type: 'string' },
   'relay-cert': { type: 'string' },
@@ -233,6 +236,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       relayOutage: parseChoice('--relay-outage', values['relay-outage'], RELAY_OUTAGES, 'pass'),
       relayTls: parseRelayTls(values),
       ...(values.record !== undefined && { relayRecord: values.record }),
+      ...(values['relay-ca'] && { relayCa: true }),
       ...(values.profile !== undefined && {
         profile: parseChoice('--profile', values.profile, PROFILES, 'istiod'),
       }),

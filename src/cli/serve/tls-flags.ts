@@ -30,6 +30,7 @@ export const DEFAULT_TLS_DIR_TEXT = '~/.cache/mock-istiod/tls, or $XDG_CACHE_HOM
 export const TLS_FLAGS = {
   tls: { type: 'boolean', default: false },
   'tls-dir': { type: 'string' },
+  cacerts: { type: 'string' },
   'tls-host': { type: 'string', multiple: true },
   'token-audience': { type: 'string', multiple: true },
   'trust-domain': { type: 'string' },
@@ -47,6 +48,11 @@ export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over
                            [MOCK_ISTIOD_TLS_DIR] (implies --tls; default
                            ${DEFAULT_TLS_DIR_TEXT}); refused when another
                            user owns it or others may write to it
+  --cacerts <dir>          sign with a plug-in CA, a directory shaped like istiod's cacerts
+                           secret (ca-cert.pem, ca-key.pem, root-cert.pem, cert-chain.pem),
+                           only read: sidecars that trust the mesh's root accept the mock
+                           (implies --tls; its files go to a temporary directory unless
+                           --tls-dir names one)
   --tls-host <name>        another name or IP on a serving certificate the mock makes
                            (repeatable; istiod.istio-system.svc and localhost are always on it)
   --token-audience <aud>   an audience the CA accepts in tokens (repeatable) [TOKEN_AUDIENCES,
@@ -70,6 +76,7 @@ export const TLS_USAGE = `  --tls                    serve xDS (and the CA) over
 interface TlsFlagValues {
   tls?: boolean;
   'tls-dir'?: string;
+  cacerts?: string;
   'tls-host'?: string[];
   'token-audience'?: string[];
   'trust-domain'?: string;
@@ -87,7 +94,13 @@ export function parseTlsFlags(
 ): Pick<MockIstiodOptions, 'tls' | 'ca' | 'xdsAuth' | 'debugAuth' | 'ambient'> {
   const dir = values['tls-dir'] ?? (env.MOCK_ISTIOD_TLS_DIR || undefined);
   if (dir === '') throw new MockIstiodError('USAGE', '--tls-dir: expected a directory');
-  const on = values.tls === true || dir !== undefined || (values['tls-host'] ?? []).length > 0;
+  const cacerts = values.cacerts;
+  if (cacerts === '') throw new MockIstiodError('USAGE', '--cacerts: expected a directory');
+  const on =
+    values.tls === true ||
+    dir !== undefined ||
+    cacerts !== undefined ||
+    (values['tls-host'] ?? []).length > 0;
   const audiences =
     values['token-audience'] ??
     env.TOKEN_AUDIENCES?.split(',')
@@ -120,7 +133,14 @@ export function parseTlsFlags(
   const tokenReview =
     review === 'off' ? undefined : review === 'in-cluster' ? review : { kubeconfig: review };
   return {
-    tls: on ? { dir: dir ?? defaultTlsDir(env), hosts: values['tls-host'] ?? [] } : false,
+    tls: on
+      ? {
+          // A plug-in CA's root is not the one the default directory keeps.
+          dir: dir ?? (cacerts === undefined ? defaultTlsDir(env) : undefined),
+          hosts: values['tls-host'] ?? [],
+          ...(cacerts !== undefined && { cacerts }),
+        }
+      : false,
     ca: {
       ...(tokenReview ? { tokenReview } : {}),
       ...(audiences && audiences.length > 0 ? { audiences } : {}),

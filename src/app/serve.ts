@@ -5,7 +5,8 @@
  * and timeline applied at start; `stop()` undoes them in reverse. Messages name the flags a
  * user wrote, since a plan only comes from them.
  */
-import { replaySets } from './replay.js';
+import { reenact } from './reenact.js';
+import { firstStates, lastStates, readRecording, type ReplayedNode } from './replay.js';
 import type { Logger } from 'pino';
 import { generateForPod, type GenerateOptions } from '../generate/generate.js';
 import { generatedLines } from '../generate/generated-lines.js';
@@ -29,7 +30,7 @@ export type ServeSource =
   | { kind: 'lab'; lab: Partial<LabOptions> }
   | { kind: 'config-dump'; file: string; rewrites: Partial<ImportOptions> }
   | { kind: 'istio'; generate: GenerateOptions }
-  | { kind: 'replay'; file: string };
+  | { kind: 'replay'; file: string; timeline?: boolean };
 
 export interface ServePlan {
   /** The mock's options but its resources; `logger` is where everything here is logged. */
@@ -52,15 +53,23 @@ export interface Serving {
 
 export async function serveMockIstiod(plan: ServePlan): Promise<Serving> {
   const log = plan.options.logger;
-  const resources = await resourcesOf(plan.source, log);
+  const { source } = plan;
+  const recording = source.kind === 'replay' ? readRecording(source.file) : undefined;
+  const timeline = source.kind === 'replay' && source.timeline === true;
+  const resources =
+    source.kind === 'replay'
+      ? replayResources(recording ?? [], source.file, timeline, log)
+      : await resourcesOf(source, log);
   const mock = createMockIstiod({ ...plan.options, resources });
   const journal = await attachJournalFile(plan.journalFile, mock, log);
   const started = await mock.start();
   const stopTimeline = await startFaults(mock, plan, log);
+  const replay = recording && timeline ? reenact(mock, recording, log) : undefined;
   return {
     mock,
     started,
     stop: async () => {
+      replay?.stop();
       stopTimeline();
       await mock.close();
       await closeJournalFile(journal, log);
@@ -68,7 +77,7 @@ export async function serveMockIstiod(plan: ServePlan): Promise<Serving> {
   };
 }
 
-async function resourcesOf(source: ServeSource, log: Logger) {
+async function resourcesOf(source: Exclude<ServeSource, { kind: 'replay' }>, log: Logger) {
   switch (source.kind) {
     case 'lab':
       return makeLabResources(source.lab);
@@ -83,12 +92,24 @@ async function resourcesOf(source: ServeSource, log: Logger) {
       for (const line of generatedLines(generated)) log.info(`generate: ${line.trim()}`);
       return [generated.imported.spec];
     }
-    case 'replay': {
-      const sets = replaySets(source.file);
-      log.info({ nodes: sets.map((s) => s.name) }, `replaying ${source.file}: the last state`);
-      return sets;
-    }
   }
+}
+
+/** A recording's first states (re-enacted) or its last ones. */
+function replayResources(
+  recording: readonly ReplayedNode[],
+  file: string,
+  timeline: boolean,
+  log: Logger,
+) {
+  const nodes = recording.map((n) => n.node);
+  if (timeline) {
+    const steps = recording.reduce((sum, n) => sum + n.steps.length, 0);
+    log.info({ nodes, steps }, `replaying ${file} on its timeline`);
+    return firstStates(recording);
+  }
+  log.info({ nodes }, `replaying ${file}: the last state`);
+  return lastStates(recording);
 }
 
 /** Opens the journal file (if asked) and feeds it from the mock's journal. */

@@ -4,11 +4,13 @@
  * the upstream's response as it was sent, versions and nonces included; faults act on it; and
  * the upstream never sees an ACK or NACK of a response the relay made.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { replaySets } from '../../src/app/replay.js';
+import { firstStates, readRecording, replaySets } from '../../src/app/replay.js';
+import { reenact } from '../../src/app/reenact.js';
+import pino from 'pino';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { startMockIstiod, type TestMockIstiod } from '../../src/testing/start.js';
 import { makeLabResources } from '../../src/resources/lab.js';
@@ -349,6 +351,63 @@ describe('record, then replay', () => {
       expect(response.resources.map((r) => r.value.toString('base64')).sort()).toEqual(
         recorded.resources.map((r) => r.value.toString('base64')).sort(),
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('re-enacts a recording on its timeline: the first state at once, the next push at its recorded time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-record-'));
+    try {
+      const file = join(dir, 'recording.jsonl');
+      upstream = await startMockIstiod({ resources: makeLabResources() });
+      relay = await startMockIstiod({ relay: upstream.xdsAddress, relayRecord: file });
+      client = new AdsTestClient(relay.xdsAddress);
+      const recording = client.sotw();
+      recording.send({ node: NODE, type_url: CLUSTER_TYPE });
+      const first = await recording.next();
+      client.close();
+      await relay.close();
+      await upstream.close();
+      // A second push, 800 ms after the first, that changes a cluster.
+      const [line] = readFileSync(file, 'utf8').trim().split('\n');
+      const recorded = JSON.parse(line ?? '{}') as {
+        at: string;
+        version: string;
+        resources: { connect_timeout?: string }[];
+      };
+      const later = {
+        ...recorded,
+        at: new Date(Date.parse(recorded.at) + 800).toISOString(),
+        version: 'pushed-later',
+        resources: recorded.resources.map((r, i) =>
+          i === 0 ? { ...r, connect_timeout: '7s' } : r,
+        ),
+      };
+      writeFileSync(file, `${line}\n${JSON.stringify(later)}\n`);
+
+      const nodes = readRecording(file);
+      expect(nodes.map((n) => n.steps.map((s) => s.atMs))).toEqual([[0, 800]]);
+      relay = await startMockIstiod({ resources: firstStates(nodes) });
+      const replay = reenact(relay, nodes, pino({ level: 'silent' }));
+      try {
+        client = new AdsTestClient(relay.xdsAddress);
+        const stream = client.sotw();
+        const connected = Date.now();
+        stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+        const atOnce = await stream.next();
+        expect(atOnce.version_info).toBe(first.version_info);
+        stream.send({
+          type_url: CLUSTER_TYPE,
+          version_info: atOnce.version_info,
+          response_nonce: atOnce.nonce,
+        });
+        const next = await stream.next(5_000);
+        expect(next.version_info).toBe('pushed-later');
+        expect(Date.now() - connected).toBeGreaterThanOrEqual(700);
+      } finally {
+        replay.stop();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

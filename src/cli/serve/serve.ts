@@ -55,6 +55,9 @@ ${CONTROL_USAGE}  --withhold-first         accept streams but send nothing until
                            build, which this Envoy does not have (as generate does)
   --record <file>          with --relay: write what istiod sends each proxy, as JSON lines
   --replay <file>          serve a recording with no istiod: each proxy its last state
+  --replay-timeline        with --replay: re-enact the recording on its timeline instead (each
+                           proxy starts at istiod's first state and gets each later push at its
+                           recorded time after that, counted from when the proxy connects)
   --relay-tls-root <file>  reach istiod over TLS (its 15012), trusting this root; with
                            --relay-cert/--relay-key a client certificate, with
                            --relay-token-file a service account token, as pilot-agent does
@@ -111,6 +114,7 @@ const OPTIONS = {
   record: { type: 'string' },
   'relay-ca': { type: 'boolean', default: false },
   replay: { type: 'string' },
+  'replay-timeline': { type: 'boolean', default: false },
   'relay-tls-root': { type: 'string' },
   'relay-cert': { type: 'string' },
   'relay-key': { type: 'string' },
@@ -169,6 +173,12 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
       'USAGE',
       `${sources.map(([flag]) => flag).join(' and ')}: choose one`,
     );
+  if (values['replay-timeline'] && values.replay === undefined) {
+    throw new MockIstiodError(
+      'USAGE',
+      '--replay-timeline: re-enacts a recording: needs --replay <file>',
+    );
+  }
   const tlsDir = security.tls === false || security.tls === true ? undefined : security.tls.dir;
   const variant = parseChoice(
     '--lab',
@@ -177,7 +187,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     'lab',
   );
   const source: ServeSource = values.replay
-    ? { kind: 'replay', file: values.replay }
+    ? { kind: 'replay', file: values.replay, timeline: values['replay-timeline'] }
     : istio
       ? { kind: 'istio', generate: generateOptionsFromFlags(istio, values, tlsDir, env) }
       : dump

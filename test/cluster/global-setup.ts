@@ -48,6 +48,7 @@ async function buildAndImportImages(): Promise<{
   mock: string;
   labApp: string;
   istioProxy: string;
+  istiodRef: string;
 }> {
   const images = join(CLUSTER_DIR, 'images');
   mkdirSync(images, { recursive: true });
@@ -90,21 +91,22 @@ async function buildAndImportImages(): Promise<{
 }
 
 /** `pause=… lab-app=… istio-proxy=…` from the image script's last line. */
-function parseTags(out: string): { labApp: string; istioProxy: string } {
+function parseTags(out: string): { labApp: string; istioProxy: string; istiodRef: string } {
   const last = out.trim().split('\n').pop() ?? '';
   const pairs = new Map(last.split(/\s+/).map((kv) => kv.split('=', 2) as [string, string]));
   const labApp = pairs.get('lab-app');
   const istioProxy = pairs.get('istio-proxy');
-  if (labApp === undefined || istioProxy === undefined) {
+  const istiodRef = pairs.get('istiod-ref');
+  if (labApp === undefined || istioProxy === undefined || istiodRef === undefined) {
     throw new Error(
-      `cluster tests: scripts/build-cluster-images.sh's last line names no lab-app and istio-proxy images: ${last}`,
+      `cluster tests: scripts/build-cluster-images.sh's last line names no lab-app, istio-proxy and istiod-ref images: ${last}`,
     );
   }
-  return { labApp, istioProxy };
+  return { labApp, istioProxy, istiodRef };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    clusterImages: { mock: string; labApp: string; istioProxy: string };
+    clusterImages: { mock: string; labApp: string; istioProxy: string; istiodRef: string };
   }
 }

@@ -31,8 +31,16 @@ import { connectMockIstiod } from '../../src/testing/remote.js';
 import type { MockIstiodControl } from '../../src/testing/control.js';
 import { waitFor } from '../../src/util/wait.js';
 import {
+  ISTIOD_REF_ADDRESS,
+  MESH_ONLY_CLUSTER,
+  istiodRefManifests,
+  relayManifests,
+  relayedManifests,
+} from './support/relay.js';
+import {
   REPO,
   eventMessages,
+  getPods,
   kubectl,
   onePod,
   podField,
@@ -49,6 +57,8 @@ const imported = (name: string) => (name.includes('/') ? name : `localhost/${nam
 
 let work = '';
 let control: MockIstiodControl;
+/** The control API's token (the Secret mock-istiod-control), the mock's and the relay's. */
+let controlToken = '';
 
 async function mockCli(args: string[]): Promise<string> {
   const result = await run(process.execPath, [join(REPO, 'bin/mock-istiod.js'), ...args], {
@@ -158,7 +168,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'mock-istiod-cluster-'));
   const certs = join(work, 'istiod-certs');
   await mockCli(['certs', '--tls-dir', certs, '--tls-host', 'mock-istiod.istio-system.svc']);
-  const token = randomBytes(24).toString('hex');
+  const token = (controlToken = randomBytes(24).toString('hex'));
   await kubectl(['create', 'namespace', 'istio-system']);
   const secret = (name: string, from: string) =>
     kubectl(['-n', 'istio-system', 'create', 'secret', 'generic', name, from]);
@@ -508,5 +518,69 @@ describe('proxyless gRPC pods of the real cluster, served by the mock', () => {
     expect(server?.types.find((t) => t.typeUrl.endsWith('Listener'))?.names).toEqual([
       'xds.istio.io/grpc/lds/inbound/[::]:7070',
     ]);
+  });
+});
+
+describe("the relay in front of the mesh's istiod, for one pod (deploy/relay)", () => {
+  let relay: MockIstiodControl;
+
+  it("the pod its proxy.istio.io/config redirects runs istiod's configuration through the relay; the others keep their control plane", async () => {
+    // The mesh's CA as istiod's plug-in CA reads it: here the mock's own root.
+    const root = join(work, 'istiod-certs', 'root-cert.pem');
+    const key = join(work, 'istiod-certs', 'ca-key.pem');
+    await kubectl([
+      ...['-n', 'istio-system', 'create', 'secret', 'generic', 'cacerts'],
+      `--from-file=ca-cert.pem=${root}`,
+      `--from-file=ca-key.pem=${key}`,
+      `--from-file=root-cert.pem=${root}`,
+      `--from-file=cert-chain.pem=${root}`,
+    ]);
+    await kubectl(['apply', '-f', '-'], { input: istiodRefManifests(imported(images.istiodRef)) });
+    await kubectl(['apply', '-f', '-'], { input: await relayManifests(imported(images.mock)) });
+    for (const deployment of ['istiod-ref', 'mock-istiod-relay']) {
+      await kubectl(
+        ['-n', 'istio-system', 'rollout', 'status', `deploy/${deployment}`, '--timeout=180s'],
+        { timeoutMs: 200_000 },
+      );
+    }
+    const relayPod = await onePod('istio-system', 'app.kubernetes.io/name=mock-istiod-relay');
+    if (relayPod === undefined) throw new Error('no mock-istiod-relay pod after the rollout');
+    const ip = await podField('istio-system', relayPod.name, '{.status.podIP}');
+    relay = await connectMockIstiod(`http://${ip}:15014`, { token: controlToken });
+
+    await kubectl(['apply', '-f', '-'], { input: labelled(await injected(relayedManifests())) });
+    const pod = await readyPod('relayed', '2/2');
+    // istiod's configuration: a Service only istiod-ref knows.
+    expect(await sidecarAdmin('default', pod.name, '/config_dump')).toContain(MESH_ONLY_CLUSTER);
+    const relayed = (await relay.state()).streams.filter((st) => st.nodeId.includes('~relayed-'));
+    expect(relayed.map((st) => st.upstream?.connected)).toEqual([true]);
+    expect(relayed[0]?.upstream?.address).toBe(ISTIOD_REF_ADDRESS);
+    const relayedLds = await relay.journal({
+      node: '*~relayed-*',
+      type: 'LDS',
+      kind: ['response'],
+    });
+    expect(relayedLds.map((e) => e.relayed)).toContain('istiod');
+    // Every other pod stays with the mesh's control plane: here the mock as istiod.
+    const mesh = (await control.state()).streams.map((st) => st.nodeId);
+    expect(mesh.some((id) => id.includes('~relayed-'))).toBe(false);
+    expect(mesh.some((id) => id.includes('~orders-'))).toBe(true);
+  });
+
+  it("withheld by the relay: a new relayed pod stays at 1/2; released, 2/2 on istiod's configuration", async () => {
+    await relay.withhold({});
+    await kubectl(['-n', 'default', 'delete', 'pod', '-l', 'app=relayed', '--wait=false']);
+    const held = await waitFor(
+      async () => {
+        const pods = await getPods('default', 'app=relayed');
+        return pods.length === 1 && pods[0]?.status === 'Running' && pods[0].ready === '1/2'
+          ? pods[0]
+          : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 500, description: 'a new relayed pod Running at 1/2' },
+    );
+    await relay.release({});
+    await readyPod('relayed', '2/2');
+    expect(await sidecarAdmin('default', held.name, '/config_dump')).toContain(MESH_ONLY_CLUSTER);
   });
 });

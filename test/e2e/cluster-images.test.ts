@@ -307,8 +307,8 @@ test('a second run rebuilds nothing, takes seconds and keeps the archive, which 
   expect(again.ms).toBeLessThan(20_000);
   const { stdout } = await run('tar', ['-xOf', archive, 'manifest.json']);
   const tags = (JSON.parse(stdout) as { RepoTags: string[] }[]).flatMap((m) => m.RepoTags);
-  const { pause, 'lab-app': labApp, 'istio-proxy': proxy } = built.images;
-  const named = [pause, labApp, proxy, built.proxyAlias];
+  const { pause, 'lab-app': labApp, 'istio-proxy': proxy, 'istiod-ref': istiodRef } = built.images;
+  const named = [pause, labApp, proxy, built.proxyAlias, istiodRef];
   // Each also as :latest, for hand-written manifests (docs/kubernetes.md).
   const latest = named.map((name) => name.replace(/:[^:/]+$/, ':latest'));
   expect(tags.sort()).toEqual([...named, ...latest].sort());

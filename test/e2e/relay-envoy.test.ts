@@ -6,10 +6,11 @@
  * the real pilot-agent and Envoy. The same pod runs once against istiod-ref directly and once
  * through the relay, and their config_dumps agree.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replaySets } from '../../src/app/replay.js';
 import { readInput, toYaml } from '../../src/generate/kube-input.js';
@@ -21,6 +22,7 @@ import { packageRoot } from '../../src/util/package-root.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { POD_ENV, POD_NODE_ID, useRealLab, type RealLab } from '../support/harness/real-agent.js';
+import { makeCacerts } from '../support/fixtures/cacerts.js';
 
 /** istiod without the extensions this Envoy lacks: its configuration needs no rewriting. */
 const UPSTREAM_ENVOY = {
@@ -328,6 +330,35 @@ describe('istiod itself gone, as Envoy sees it', () => {
     );
     expect(back.xds).toBe(istiod.xds);
     expect(await envoy.stat('control_plane.connected_state')).toBe(1);
+  });
+});
+
+describe("the mesh's CA (cacerts): a sidecar that trusts only the mesh's root", () => {
+  it('connects to the relay, goes LIVE, and holds a workload chain through the intermediate', async () => {
+    const cacerts = join(dir, 'cacerts');
+    const { caCertPem, rootCertPem } = makeCacerts(cacerts);
+    const istiod = await istiodFor(LAB_POD);
+    const lab = await labs.start({
+      mock: { relay: istiod.xds, tls: { cacerts } },
+      outputCerts: true,
+    });
+    expect(lab.istiod.security.rootCert.trim()).toBe(rootCertPem.trim());
+    await lab.agent.envoy.waitForLive({ timeoutMs: 60_000 });
+    // The pod's certificate as pilot-agent got it (OUTPUT_CERTS): leaf, intermediate, root.
+    const file = join(lab.certDir ?? '', 'cert-chain.pem');
+    const pems = await waitFor(
+      () => {
+        const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+        return (
+          text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? undefined
+        );
+      },
+      { description: "pilot-agent's cert-chain.pem", timeoutMs: 30_000 },
+    );
+    const [leaf, intermediate] = pems.map((pem) => new X509Certificate(pem));
+    expect(intermediate?.fingerprint256).toBe(new X509Certificate(caCertPem).fingerprint256);
+    expect(intermediate && leaf?.verify(intermediate.publicKey)).toBe(true);
+    expect(leaf?.subjectAltName).toBe('URI:spiffe://cluster.local/ns/default/sa/default');
   });
 });
 

@@ -23,6 +23,7 @@ export interface ClusterImages {
   pause: string;
   'lab-app': string;
   'istio-proxy': string;
+  'istiod-ref': string;
 }
 
 /** Throws, naming the install script, unless pause, pilot-agent and Envoy are there. */
@@ -62,7 +63,7 @@ export async function buildClusterImages(save?: string): Promise<BuildRun> {
   const images = Object.fromEntries(
     line.split(' ').map((pair) => pair.split('=') as [string, string]),
   ) as unknown as ClusterImages;
-  for (const name of ['pause', 'lab-app', 'istio-proxy'] as const) {
+  for (const name of ['pause', 'lab-app', 'istio-proxy', 'istiod-ref'] as const) {
     if (!images[name]) throw new Error(`no ${name}=… in the script's last line: '${line}'`);
   }
   const proxyAlias = images['istio-proxy'].replace('/istio-proxy:', '/proxyv2:');

@@ -21,7 +21,12 @@ import { runTimeline } from '../../src/timelines/timeline-runner.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
-import { POD_ENV, POD_NODE_ID, useRealLab, type RealLab } from '../support/harness/real-agent.js';
+import {
+  POD_KUBE_YAML,
+  POD_NODE_ID,
+  useRealLab,
+  type RealLab,
+} from '../support/harness/real-agent.js';
 import { makeCacerts } from '../support/fixtures/cacerts.js';
 
 /** istiod without the extensions this Envoy lacks: its configuration needs no rewriting. */
@@ -30,37 +35,13 @@ const UPSTREAM_ENVOY = {
   PILOT_ENABLE_ALPN_FILTER: 'false',
 };
 
-/** The lab's pod as istiod's Kubernetes sees it: orders on 8101, running at 127.0.0.1. */
-const LAB_KUBE = `apiVersion: v1
-kind: Service
-metadata: {name: orders, namespace: ${POD_ENV.POD_NAMESPACE}}
-spec:
-  selector: {app: orders}
-  ports: [{name: http, port: 8101, targetPort: 8101}]
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${POD_ENV.POD_NAME}
-  namespace: ${POD_ENV.POD_NAMESPACE}
-  labels: {app: orders}
-spec:
-  serviceAccountName: ${POD_ENV.SERVICE_ACCOUNT}
-  containers: [{name: orders, image: orders, ports: [{containerPort: 8101}]}]
-status:
-  phase: Running
-  podIP: ${POD_ENV.INSTANCE_IP}
-  podIPs: [{ip: ${POD_ENV.INSTANCE_IP}}]
-  conditions: [{type: Ready, status: 'True'}]
-`;
-
 interface PodUnderTest {
   kube: string;
   podEnv: Record<string, string>;
   nodeId: string;
 }
 
-const LAB_POD: PodUnderTest = { kube: LAB_KUBE, podEnv: {}, nodeId: POD_NODE_ID };
+const LAB_POD: PodUnderTest = { kube: POD_KUBE_YAML, podEnv: {}, nodeId: POD_NODE_ID };
 
 /** The first pod of `generate`'s example, as `generate` hands it to istiod. */
 function examplePod(): PodUnderTest {

@@ -11,31 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReference, type ReferenceServer } from '../../src/generate/reference-server.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
-import { POD_ENV, POD_NODE_ID, useRealLab } from '../support/harness/real-agent.js';
-
-/** The lab's pod as istiod's Kubernetes sees it: orders on 8101, running at 127.0.0.1. */
-const KUBE = `apiVersion: v1
-kind: Service
-metadata: {name: orders, namespace: ${POD_ENV.POD_NAMESPACE}}
-spec:
-  selector: {app: orders}
-  ports: [{name: http, port: 8101, targetPort: 8101}]
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${POD_ENV.POD_NAME}
-  namespace: ${POD_ENV.POD_NAMESPACE}
-  labels: {app: orders}
-spec:
-  serviceAccountName: ${POD_ENV.SERVICE_ACCOUNT}
-  containers: [{name: orders, image: orders, ports: [{containerPort: 8101}]}]
-status:
-  phase: Running
-  podIP: ${POD_ENV.INSTANCE_IP}
-  podIPs: [{ip: ${POD_ENV.INSTANCE_IP}}]
-  conditions: [{type: Ready, status: 'True'}]
-`;
+import { POD_KUBE_YAML, POD_NODE_ID, useRealLab } from '../support/harness/real-agent.js';
 
 const labs = useRealLab();
 let dir: string;
@@ -43,7 +19,7 @@ let istiod: ReferenceServer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mock-istiod-relay-'));
-  writeFileSync(join(dir, 'kube.yaml'), KUBE);
+  writeFileSync(join(dir, 'kube.yaml'), POD_KUBE_YAML);
   istiod = await startReference({ kubeFile: join(dir, 'kube.yaml') });
 }, 60_000);
 afterAll(async () => {

@@ -36,6 +36,33 @@ export const POD_ENV = {
   ISTIO_META_WORKLOAD_NAME: 'orders-v1',
 } as const;
 
+/**
+ * That pod as istiod's Kubernetes sees it (istiod-ref's `-kube` input): the lab's orders on
+ * 8101, running at 127.0.0.1.
+ */
+export const POD_KUBE_YAML = `apiVersion: v1
+kind: Service
+metadata: {name: orders, namespace: ${POD_ENV.POD_NAMESPACE}}
+spec:
+  selector: {app: orders}
+  ports: [{name: http, port: 8101, targetPort: 8101}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ${POD_ENV.POD_NAME}
+  namespace: ${POD_ENV.POD_NAMESPACE}
+  labels: {app: orders}
+spec:
+  serviceAccountName: ${POD_ENV.SERVICE_ACCOUNT}
+  containers: [{name: orders, image: orders, ports: [{containerPort: 8101}]}]
+status:
+  phase: Running
+  podIP: ${POD_ENV.INSTANCE_IP}
+  podIPs: [{ip: ${POD_ENV.INSTANCE_IP}}]
+  conditions: [{type: Ready, status: 'True'}]
+`;
+
 /** The node id pilot-agent gives that pod. */
 export const POD_NODE_ID = 'sidecar~127.0.0.1~orders-v1-0.default~default.svc.cluster.local';
 

@@ -81,31 +81,36 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
   private readonly queued = new Map<string, Queued[]>();
   /** Per type, every resource istiod has sent and not removed: what the policy sees. */
   private readonly state = new Map<string, TypeSnapshot>();
-  private readonly link: RelayLink = new RelayLink(this.ctx.relay, 'delta', {
-    data: (bytes) => this.onUpstream(bytes),
-    end: (code, message) => this.end(code, message),
-    // Each type again, as a reconnecting proxy asks: its names, and what it has.
-    resubscribe: (first) =>
-      [...this.session.types]
-        .filter(([typeUrl]) => typeUrl !== first)
-        .map(([typeUrl, state]) =>
-          encodeDeltaRequest({
-            type_url: typeUrl,
-            resource_names_subscribe: state.wildcard ? ['*'] : [...state.explicit],
-            initial_resource_versions: Object.fromEntries(
-              [...(this.state.get(typeUrl)?.resources.values() ?? [])].map((r) => [
-                r.name,
-                r.wireVersion ?? '',
-              ]),
-            ),
-          }),
-        ),
-    upstream: (state, reason) => {
-      logUpstream(this.ctx.log, this.connectionId, state, reason);
-      const view = this.view();
-      if (view) this.ctx.events.emit('relay-upstream', view, state, reason);
+  private readonly link: RelayLink = new RelayLink(
+    this.ctx.relay,
+    'delta',
+    {
+      data: (bytes) => this.onUpstream(bytes),
+      end: (code, message) => this.end(code, message),
+      // Each type again, as a reconnecting proxy asks: its names, and what it has.
+      resubscribe: (first) =>
+        [...this.session.types]
+          .filter(([typeUrl]) => typeUrl !== first)
+          .map(([typeUrl, state]) =>
+            encodeDeltaRequest({
+              type_url: typeUrl,
+              resource_names_subscribe: state.wildcard ? ['*'] : [...state.explicit],
+              initial_resource_versions: Object.fromEntries(
+                [...(this.state.get(typeUrl)?.resources.values() ?? [])].map((r) => [
+                  r.name,
+                  r.wireVersion ?? '',
+                ]),
+              ),
+            }),
+          ),
+      upstream: (state, reason) => {
+        logUpstream(this.ctx.log, this.connectionId, state, reason);
+        const view = this.view();
+        if (view) this.ctx.events.emit('relay-upstream', view, state, reason);
+      },
     },
-  });
+    () => this.call.metadata,
+  );
   private request: { bytes: Buffer; decoded: DeltaDiscoveryRequest } | undefined;
 
   protected newSession(): RelayDeltaSession {

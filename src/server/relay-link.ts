@@ -76,6 +76,8 @@ export class RelayLink implements UpstreamState {
     private readonly relay: RelayUpstream | undefined,
     private readonly protocol: 'sotw' | 'delta',
     private readonly events: RelayLinkEvents,
+    /** The proxy's own call metadata (its token), for an upstream that authenticates it. */
+    private readonly caller: () => grpc.Metadata | undefined = () => undefined,
   ) {}
 
   /** Writes a request to istiod, opening the upstream stream with the first. */
@@ -107,7 +109,7 @@ export class RelayLink implements UpstreamState {
 
   private open(): UpstreamCall {
     if (!this.relay) throw new Error('a relayed stream without an upstream');
-    const call = this.relay.open(this.protocol);
+    const call = this.relay.open(this.protocol, this.caller());
     this.answered = false;
     call.on('data', (bytes: Buffer) => {
       this.reconnects = 0;

@@ -65,26 +65,31 @@ class RelaySotwSession extends SotwSession {
 export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSession> {
   readonly protocol = 'sotw';
   private readonly latest = new Map<string, Upstream>();
-  private readonly link: RelayLink = new RelayLink(this.ctx.relay, 'sotw', {
-    data: (bytes) => this.onUpstream(bytes),
-    end: (code, message) => this.end(code, message),
-    // Each type again, with the names last asked and the version the proxy runs.
-    resubscribe: (first) =>
-      [...this.session.types.keys()]
-        .filter((typeUrl) => typeUrl !== first)
-        .map((typeUrl) =>
-          encodeDiscoveryRequest({
-            type_url: typeUrl,
-            resource_names: [...(this.askedUp.get(typeUrl) ?? [])],
-            version_info: this.link.delivered.get(typeUrl)?.version ?? '',
-          }),
-        ),
-    upstream: (state, reason) => {
-      logUpstream(this.ctx.log, this.connectionId, state, reason);
-      const view = this.view();
-      if (view) this.ctx.events.emit('relay-upstream', view, state, reason);
+  private readonly link: RelayLink = new RelayLink(
+    this.ctx.relay,
+    'sotw',
+    {
+      data: (bytes) => this.onUpstream(bytes),
+      end: (code, message) => this.end(code, message),
+      // Each type again, with the names last asked and the version the proxy runs.
+      resubscribe: (first) =>
+        [...this.session.types.keys()]
+          .filter((typeUrl) => typeUrl !== first)
+          .map((typeUrl) =>
+            encodeDiscoveryRequest({
+              type_url: typeUrl,
+              resource_names: [...(this.askedUp.get(typeUrl) ?? [])],
+              version_info: this.link.delivered.get(typeUrl)?.version ?? '',
+            }),
+          ),
+      upstream: (state, reason) => {
+        logUpstream(this.ctx.log, this.connectionId, state, reason);
+        const view = this.view();
+        if (view) this.ctx.events.emit('relay-upstream', view, state, reason);
+      },
     },
-  });
+    () => this.call.metadata,
+  );
   /** Per type, the names last sent up. */
   private readonly askedUp = new Map<string, readonly string[]>();
   private request: { bytes: Buffer; decoded: DiscoveryRequest } | undefined;

@@ -29,8 +29,12 @@ export interface RelayUpstream {
   readonly outage: RelayOutage;
   /** `--record`: where what istiod sends is written, if anywhere. */
   readonly recorder: RelayRecorder | undefined;
-  /** Opens the upstream stream of one downstream stream. */
-  open(protocol: 'sotw' | 'delta'): UpstreamCall;
+  /**
+   * Opens the upstream stream of one downstream stream. Over TLS without a token of the
+   * relay's own, the proxy's `authorization` (its pod's token) and `clusterid` go up with it,
+   * so that istiod authorizes the proxy as itself, as it would directly.
+   */
+  open(protocol: 'sotw' | 'delta', caller?: grpc.Metadata): UpstreamCall;
   close(): void;
 }
 
@@ -81,9 +85,15 @@ export function createRelayUpstream(
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     ...channel.options,
   });
-  const metadata = () => {
+  const metadata = (caller: grpc.Metadata | undefined) => {
     const md = new grpc.Metadata();
     if (tls?.token !== undefined) md.set('authorization', `Bearer ${tls.token}`);
+    else if (tls && caller) {
+      // Never over plaintext: a bearer token is not sent where anyone on the path reads it.
+      for (const header of CALLER_HEADERS) {
+        for (const value of caller.get(header)) md.add(header, value);
+      }
+    }
     return md;
   };
   return {
@@ -91,10 +101,10 @@ export function createRelayUpstream(
     transform,
     outage,
     recorder,
-    open: (protocol) =>
+    open: (protocol, caller) =>
       protocol === 'sotw'
-        ? client.StreamAggregatedResources(metadata())
-        : client.DeltaAggregatedResources(metadata()),
+        ? client.StreamAggregatedResources(metadata(caller))
+        : client.DeltaAggregatedResources(metadata(caller)),
     close: () => client.close(),
   };
 }
@@ -119,6 +129,9 @@ export function relayChannel(tls: RelayTls | undefined): {
     },
   };
 }
+
+/** What of the proxy's own call metadata istiod reads to authenticate it. */
+const CALLER_HEADERS = ['authorization', 'clusterid'];
 
 /** The name istiod's certificate carries (its Service), which the relay checks. */
 const ISTIOD_SERVICE_NAME = 'istiod.istio-system.svc';

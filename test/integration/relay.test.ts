@@ -18,7 +18,7 @@ import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
 import type { SyncStatusJson } from '../../src/debug/client-config.js';
 import { useCli } from '../support/fixtures/cli.js';
-import { caClient, createCertificate, makeCsr } from '../support/fixtures/ca.js';
+import { bearer, caClient, createCertificate, makeCsr } from '../support/fixtures/ca.js';
 import * as grpc from '@grpc/grpc-js';
 import { X509Certificate } from 'node:crypto';
 
@@ -258,6 +258,23 @@ describe('the relay over TLS', () => {
     });
     client = new AdsTestClient(relay.xdsAddress);
     const stream = client.sotw();
+    stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+    const response = await stream.next();
+    expect(response.nonce).toBe(upstream.streams()[0]?.types.get(CLUSTER_TYPE)?.sent?.nonce);
+  });
+
+  it("without a token of its own, the relay presents the proxy's: istiod serves the pod as itself", async () => {
+    upstream = await startMockIstiod({ resources: makeLabResources(), tls: true });
+    const { token } = upstream.security.createToken({
+      namespace: 'default',
+      serviceAccount: 'default',
+    });
+    relay = await startMockIstiod({
+      relay: upstream.xdsAddress,
+      relayTls: { rootCert: upstream.security.rootCert },
+    });
+    client = new AdsTestClient(relay.xdsAddress);
+    const stream = client.sotw(bearer(token));
     stream.send({ node: NODE, type_url: CLUSTER_TYPE });
     const response = await stream.next();
     expect(response.nonce).toBe(upstream.streams()[0]?.types.get(CLUSTER_TYPE)?.sent?.nonce);

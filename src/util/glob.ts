@@ -47,25 +47,32 @@ function pieceAt(piece: string, value: string, at: number): boolean {
   return true;
 }
 
+/** A piece holding `?`, with its Shift-And tables (see findWildPiece). */
+interface WildPiece {
+  piece: string;
+  words: number;
+  table: Int32Array;
+  wide: Map<number, number>;
+}
+
 /**
  * The leftmost place at or after `from` where a piece holding `?` matches, or -1, found in
  * one pass over `value` (Shift-And: bit i of the state says that the piece's first i + 1
  * characters end at the current place), so the work is the value's length times the piece's
  * length / 32, with no step ever taken back.
  */
-function findWildPiece(piece: string, value: string, from: number): number {
-  const words = (piece.length + 31) >>> 5;
-  const masks = wildMasks(piece, words);
+function findWildPiece(wild: WildPiece, value: string, from: number): number {
+  const { piece, words, table, wide } = wild;
   const state = new Int32Array(words);
   const lastWord = (piece.length - 1) >>> 5;
   const lastBit = 1 << ((piece.length - 1) & 31);
   for (let at = from; at < value.length; at++) {
     const c = value.charCodeAt(at);
-    const base = (c < 128 ? c : (masks.wide.get(c) ?? 128)) * words;
+    const base = (c < 128 ? c : (wide.get(c) ?? 128)) * words;
     let carry = 1;
     for (let w = 0; w < words; w++) {
       const word = state[w]!;
-      state[w] = ((word << 1) | carry) & masks.table[base + w]!;
+      state[w] = ((word << 1) | carry) & table[base + w]!;
       carry = word >>> 31;
     }
     if ((state[lastWord]! & lastBit) !== 0) return at - piece.length + 1;
@@ -78,7 +85,8 @@ function findWildPiece(piece: string, value: string, from: number): number {
  * `words` 32-bit words per character: rows 0–127 are ASCII, row 128 any character the piece
  * does not name, and rows from 129 on the piece's other characters (found through `wide`).
  */
-function wildMasks(piece: string, words: number): { table: Int32Array; wide: Map<number, number> } {
+function wildPiece(piece: string): WildPiece {
+  const words = (piece.length + 31) >>> 5;
   const wide = new Map<number, number>();
   for (let i = 0; i < piece.length; i++) {
     const c = piece.charCodeAt(i);
@@ -94,30 +102,80 @@ function wildMasks(piece: string, words: number): { table: Int32Array; wide: Map
       table[row * words + word]! |= bit;
     } else for (let row = 0; row < 129 + wide.size; row++) table[row * words + word]! |= bit;
   }
-  return { table, wide };
+  return { piece, words, table, wide };
 }
 
-/** The leftmost place at or after `from` where `piece` matches, or -1. */
-function findPiece(piece: string, value: string, from: number): number {
-  return piece.includes('?') ? findWildPiece(piece, value, from) : value.indexOf(piece, from);
+/** A glob cut at its stars, each middle piece ready to be searched for. */
+interface CompiledGlob {
+  /** No star: the glob is the whole value (its `?` match any one character). */
+  whole: boolean;
+  first: string;
+  last: string;
+  middle: (string | WildPiece)[];
+  /** What keeping it costs, in bytes (for the cache's bound). */
+  bytes: number;
+}
+
+function compile(glob: string): CompiledGlob {
+  const pieces = glob.split('*');
+  const middle = pieces
+    .slice(1, -1)
+    .filter((piece) => piece !== '')
+    .map((piece) => (piece.includes('?') ? wildPiece(piece) : piece));
+  const tables = middle.reduce((n, p) => n + (typeof p === 'string' ? 0 : p.table.byteLength), 0);
+  return {
+    whole: pieces.length === 1,
+    first: pieces[0] ?? '',
+    last: pieces[pieces.length - 1] ?? '',
+    middle,
+    bytes: 2 * glob.length + tables,
+  };
+}
+
+/**
+ * Compiled globs by text. A filter is matched against every stream's node id, over and
+ * over, so it is cut and its tables built once. Globs come from outside: the cache is bound
+ * by the bytes it keeps, oldest out first, and a glob too large for it is compiled per match.
+ */
+const compiled = new Map<string, CompiledGlob>();
+let compiledBytes = 0;
+const CACHE_BYTES = 4 * 1024 * 1024;
+const LARGEST_CACHED = CACHE_BYTES / 8;
+
+function compiledGlob(glob: string): CompiledGlob {
+  const hit = compiled.get(glob);
+  if (hit) return hit;
+  const made = compile(glob);
+  if (made.bytes > LARGEST_CACHED) return made;
+  for (const [old, entry] of compiled) {
+    if (compiledBytes + made.bytes <= CACHE_BYTES) break;
+    compiled.delete(old);
+    compiledBytes -= entry.bytes;
+  }
+  compiled.set(glob, made);
+  compiledBytes += made.bytes;
+  return made;
+}
+
+/** The bytes the cache of compiled globs keeps (for tests of its bound). */
+export function compiledGlobBytes(): number {
+  return compiledBytes;
 }
 
 /** True when `value` matches `glob` (see the module comment for the syntax). */
 export function globMatches(glob: string, value: string): boolean {
-  const pieces = glob.split('*');
-  const first = pieces[0] ?? '';
-  if (pieces.length === 1) return glob.length === value.length && pieceAt(glob, value, 0);
-  const lastPiece = pieces[pieces.length - 1] ?? '';
-  const end = value.length - lastPiece.length;
+  const { whole, first, last, middle } = compiledGlob(glob);
+  if (whole) return glob.length === value.length && pieceAt(glob, value, 0);
+  const end = value.length - last.length;
   if (end < first.length) return false;
-  if (!pieceAt(first, value, 0) || !pieceAt(lastPiece, value, end)) return false;
+  if (!pieceAt(first, value, 0) || !pieceAt(last, value, end)) return false;
   let at = first.length;
-  for (let i = 1; i < pieces.length - 1; i++) {
-    const piece = pieces[i] ?? '';
-    if (piece === '') continue;
-    const found = findPiece(piece, value, at);
-    if (found < 0 || found + piece.length > end) return false;
-    at = found + piece.length;
+  for (const piece of middle) {
+    const found =
+      typeof piece === 'string' ? value.indexOf(piece, at) : findWildPiece(piece, value, at);
+    const length = typeof piece === 'string' ? piece.length : piece.piece.length;
+    if (found < 0 || found + length > end) return false;
+    at = found + length;
   }
   return true;
 }

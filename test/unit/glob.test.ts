@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { globMatches, globProblem, MAX_GLOB_LENGTH } from '../../src/util/glob.js';
+import {
+  compiledGlobBytes,
+  globMatches,
+  globProblem,
+  MAX_GLOB_LENGTH,
+} from '../../src/util/glob.js';
 
 /**
  * The regular expression every node filter used to be turned into: the oracle for the
@@ -114,5 +119,18 @@ describe('node-id globs', () => {
     );
     expect(globProblem('')).toMatch(/expected a node-id glob/);
     expect(globProblem(7)).toMatch(/expected a node-id glob/);
+  });
+
+  it('keep what they compile within 4 MiB, however many different globs come', () => {
+    for (let i = 0; i < 3_000; i++) {
+      // Each with a middle piece of `?` and characters of its own: the largest tables.
+      const glob = `*${String.fromCharCode(0x4e00 + i)}${'?x'.repeat(200)}${i}*`;
+      expect(globMatches(glob, 'sidecar~10.0.0.1~a.b~b.svc.cluster.local')).toBe(false);
+    }
+    expect(compiledGlobBytes()).toBeGreaterThan(0);
+    expect(compiledGlobBytes()).toBeLessThanOrEqual(4 * 1024 * 1024);
+    // A glob seen before still matches as it did.
+    expect(globMatches('sidecar~*.b~*', 'sidecar~10.0.0.1~a.b~b.svc.cluster.local')).toBe(true);
+    expect(globMatches('sidecar~*.b~*', 'sidecar~10.0.0.1~a.c~c.svc.cluster.local')).toBe(false);
   });
 });

@@ -219,14 +219,18 @@ it('a grpc-go process that serves and calls opens two xDS streams of one node (i
     );
   // The first server's stream, and the second process's two: its server's and its channel's
   // (each asks for its listener when it gets there: waited for, not assumed).
-  const expected = JSON.stringify([
-    [`${HOST}:${port}`],
-    [`xds.istio.io/grpc/lds/inbound/[::]:${other}`],
-    [`xds.istio.io/grpc/lds/inbound/[::]:${port}`],
-  ]);
+  // Sorted as the streams' names are: the two ports are free ones, in either order.
+  const expected = JSON.stringify(
+    [
+      [`${HOST}:${port}`],
+      [`xds.istio.io/grpc/lds/inbound/[::]:${other}`],
+      [`xds.istio.io/grpc/lds/inbound/[::]:${port}`],
+    ].sort(),
+  );
   await waitFor(() => listeners() === expected, {
     description: `three streams of ${serverNode} asking for ${expected}`,
     timeoutMs: 20_000,
+    explain: () => `the streams asked for ${listeners()}`,
   });
   const syncz = await fetch(`http://127.0.0.1:${mock!.addresses.control?.port}/debug/syncz`);
   const listed = ((await syncz.json()) as { proxy: string }[]).filter(

@@ -107,14 +107,25 @@ describe('deploy/ holds together', () => {
     expect(manifests.filter((f) => !listed.has(f))).toEqual([]);
   });
 
-  it("every Service selects the mock's pods and targets ports the container names", () => {
-    const ports = new Set(container.ports!.map((p) => p.name));
+  it("every Service selects a mock's pods and targets ports its container names", () => {
+    const deployments = objects.filter((m) => m.kind === 'Deployment') as (IDeployment &
+      Manifest)[];
     const services = objects.filter((m) => m.kind === 'Service') as (IService & Manifest)[];
-    expect(services.map((s) => s.metadata.name).sort()).toEqual(['istiod', 'mock-istiod']);
+    expect(services.map((s) => s.metadata.name).sort()).toEqual([
+      'istiod',
+      'mock-istiod',
+      'mock-istiod-relay',
+    ]);
     for (const service of services) {
-      for (const [key, value] of Object.entries(service.spec!.selector!)) {
-        expect(deployment.spec!.template.metadata!.labels![key]).toBe(value);
-      }
+      const selected = deployments.filter((d) =>
+        Object.entries(service.spec!.selector!).every(
+          ([key, value]) => d.spec!.template.metadata!.labels![key] === value,
+        ),
+      );
+      expect(selected.length, `${service.metadata.name} selects one Deployment`).toBe(1);
+      const ports = new Set(
+        selected[0]!.spec!.template.spec!.containers[0]!.ports!.map((p) => p.name),
+      );
       const served = service.spec!.ports!.map((p) => [p.port, p.targetPort]);
       expect(served).toEqual([
         [15012, 'grpc-xds'],

@@ -11,7 +11,8 @@ import { envoyRoot } from './protos.js';
 import { internTypeUrl } from './type-urls.js';
 import { fieldSize, writeTag } from './field-bytes.js';
 import { utf8Length, writeUtf8 } from './utf8.js';
-import { decodeNodeMessage, type DecodedNode, type RawNode } from './wire.js';
+import { shareString, type DecodedNode } from './wire.js';
+import { asBuffer, readNode, readStatus, WireReader } from './wire-read.js';
 
 export interface DeltaDiscoveryRequest {
   node: DecodedNode | undefined;
@@ -23,27 +24,67 @@ export interface DeltaDiscoveryRequest {
   error_detail: { code: number; message: string } | undefined;
 }
 
-type RawDeltaRequest = Partial<Omit<DeltaDiscoveryRequest, 'node' | 'error_detail'>> & {
-  node?: RawNode;
-  error_detail?: { code?: number; message?: string };
-};
-
-let requestType: protobuf.Type | undefined;
-
+/** Decodes a delta request from its bytes (xds/wire-read.ts); throws on malformed bytes. */
 export function decodeDeltaRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
-  requestType ??= envoyRoot().lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
-  const raw = requestType.decode(bytes) as unknown as RawDeltaRequest;
-  return {
-    node: raw.node ? decodeNodeMessage(raw.node) : undefined,
-    type_url: internTypeUrl(raw.type_url ?? ''),
-    resource_names_subscribe: raw.resource_names_subscribe ?? [],
-    resource_names_unsubscribe: raw.resource_names_unsubscribe ?? [],
-    initial_resource_versions: raw.initial_resource_versions ?? {},
-    response_nonce: raw.response_nonce ?? '',
-    error_detail: raw.error_detail
-      ? { code: raw.error_detail.code ?? 0, message: raw.error_detail.message ?? '' }
-      : undefined,
+  const r = new WireReader(asBuffer(bytes));
+  const end = r.buf.length;
+  const request: DeltaDiscoveryRequest = {
+    node: undefined,
+    type_url: '',
+    resource_names_subscribe: [],
+    resource_names_unsubscribe: [],
+    initial_resource_versions: {},
+    response_nonce: '',
+    error_detail: undefined,
   };
+  while (r.pos < end) {
+    const key = r.uint32();
+    switch (key) {
+      case (1 << 3) | 2:
+        request.node = readNode(r, r.end(end), shareString);
+        break;
+      case (2 << 3) | 2:
+        request.type_url = internTypeUrl(r.string(end));
+        break;
+      case (3 << 3) | 2:
+        request.resource_names_subscribe.push(r.string(end));
+        break;
+      case (4 << 3) | 2:
+        request.resource_names_unsubscribe.push(r.string(end));
+        break;
+      case (5 << 3) | 2:
+        readVersionEntry(r, r.end(end), request.initial_resource_versions);
+        break;
+      case (6 << 3) | 2:
+        request.response_nonce = r.string(end);
+        break;
+      case (7 << 3) | 2:
+        request.error_detail = readStatus(r, r.end(end));
+        break;
+      default:
+        r.skip(key & 7, end);
+    }
+  }
+  return request;
+}
+
+/** One entry of `initial_resource_versions` (a map of name → version; the last one wins). */
+function readVersionEntry(r: WireReader, end: number, into: Record<string, string>): void {
+  let name = '';
+  let version = '';
+  while (r.pos < end) {
+    const key = r.uint32();
+    if (key === ((1 << 3) | 2)) name = r.string(end);
+    else if (key === ((2 << 3) | 2)) version = r.string(end);
+    else r.skip(key & 7, end);
+  }
+  // A name from the client may be `__proto__`: defined, never set, so it stays an entry.
+  Object.defineProperty(into, name, {
+    value: version,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 export interface DeltaResourceInput {
@@ -203,6 +244,8 @@ export function decodeDeltaResponse(bytes: Uint8Array): DecodedDeltaResponse {
     })),
   };
 }
+
+let requestType: protobuf.Type | undefined;
 
 /** A delta request, encoded (what a relay writes when it rewrites one). */
 export function encodeDeltaRequest(request: Partial<DeltaDiscoveryRequest>): Uint8Array {

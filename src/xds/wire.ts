@@ -12,6 +12,7 @@ import { envoyRoot } from './protos.js';
 import { varintSize, writeTag } from './field-bytes.js';
 import { internTypeUrl } from './type-urls.js';
 import { boundedInterner } from '../util/intern.js';
+import { asBuffer, readNode, readStatus, WireReader, type WireNode } from './wire-read.js';
 import { lazyRequire } from '../util/lazy-require.js';
 
 /** google-protobuf's Struct, for the test-side encoder only: loaded on first use. */
@@ -30,14 +31,8 @@ export interface DiscoveryRequest {
   error_detail: { code: number; message: string } | undefined;
 }
 
-export interface DecodedNode {
-  id: string;
-  cluster: string;
-  /** `node.metadata` as plain JSON (a protobuf `Struct`). */
-  metadata: Record<string, unknown>;
-  user_agent_name: string;
-  user_agent_version: string;
-}
+/** The node's fields the server uses; `metadata` is the `Struct` as plain JSON. */
+export type DecodedNode = WireNode;
 
 interface Types {
   request: protobuf.Type;
@@ -59,80 +54,47 @@ function wireTypes(): Types {
   return types;
 }
 
-/** A `Node` as protobufjs decodes it. */
-export interface RawNode {
-  id?: string;
-  cluster?: string;
-  metadata?: RawStruct;
-  user_agent_name?: string;
-  user_agent_version?: string;
-}
-
-type RawRequest = {
-  version_info?: string;
-  node?: RawNode;
-  resource_names?: string[];
-  type_url?: string;
-  response_nonce?: string;
-  error_detail?: { code?: number; message?: string };
-};
-
-/** Decodes a request; throws protobufjs's error on malformed bytes (the caller maps it). */
-export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
-  const { request } = wireTypes();
-  const raw = request.decode(bytes) as unknown as RawRequest;
-  return {
-    version_info: raw.version_info ?? '',
-    node: raw.node ? decodeNodeMessage(raw.node) : undefined,
-    resource_names: raw.resource_names ?? [],
-    type_url: internTypeUrl(raw.type_url ?? ''),
-    response_nonce: raw.response_nonce ?? '',
-    error_detail: raw.error_detail
-      ? { code: raw.error_detail.code ?? 0, message: raw.error_detail.message ?? '' }
-      : undefined,
-  };
-}
-
-export function decodeNodeMessage(node: RawNode): DecodedNode {
-  return {
-    id: node.id ?? '',
-    cluster: shareString(node.cluster ?? ''),
-    metadata: node.metadata ? structToJson(node.metadata) : {},
-    user_agent_name: node.user_agent_name ?? '',
-    user_agent_version: node.user_agent_version ?? '',
-  };
-}
-
-/** A `google.protobuf.Struct` as protobufjs decodes it (camelCase: protobufjs's own definition). */
-export interface RawStruct {
-  fields?: Record<string, RawValue>;
-}
-
-interface RawValue {
-  /** The `kind` oneof: which of the fields below is set. */
-  kind?: string;
-  numberValue?: number;
-  stringValue?: string;
-  boolValue?: boolean;
-  structValue?: RawStruct;
-  listValue?: { values?: RawValue[] };
-}
-
 /**
- * `Struct` → plain JSON, read straight from protobufjs's decoded message: the same result as
- * google-protobuf's `Struct.toJavaScript()` (a unit test holds the two together), without
- * encoding the struct again to hand it over. Every new stream's node goes through here, and
- * the round trip was the largest cost of a connect ramp (docs/BENCHMARKS.md).
+ * Decodes a request from its bytes (xds/wire-read.ts); throws an Error saying where the bytes
+ * are malformed (the caller maps it).
  */
-function structToJson(struct: RawStruct): Record<string, unknown> {
-  const fields = struct.fields ?? {};
-  const json: Record<string, unknown> = {};
-  // In sorted order, as Go's encoding/json writes a map (istiod's debug output). A struct is
-  // a map, and clients send it in any order (Go's proto.Marshal in a random one): an object
-  // built in the order received gets hidden classes of its own in V8, about 700 bytes for a
-  // sidecar's metadata, kept as long as the stream (docs/BENCHMARKS.md).
-  for (const key of Object.keys(fields).sort()) json[key] = valueToJson(fields[key] as RawValue);
-  return json;
+export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
+  const r = new WireReader(asBuffer(bytes));
+  const end = r.buf.length;
+  const request: DiscoveryRequest = {
+    version_info: '',
+    node: undefined,
+    resource_names: [],
+    type_url: '',
+    response_nonce: '',
+    error_detail: undefined,
+  };
+  while (r.pos < end) {
+    const key = r.uint32();
+    switch (key) {
+      case (1 << 3) | 2:
+        request.version_info = r.string(end);
+        break;
+      case (2 << 3) | 2:
+        request.node = readNode(r, r.end(end), shareString);
+        break;
+      case (3 << 3) | 2:
+        request.resource_names.push(r.string(end));
+        break;
+      case (4 << 3) | 2:
+        request.type_url = internTypeUrl(r.string(end));
+        break;
+      case (5 << 3) | 2:
+        request.response_nonce = r.string(end);
+        break;
+      case (6 << 3) | 2:
+        request.error_detail = readStatus(r, r.end(end));
+        break;
+      default:
+        r.skip(key & 7, end);
+    }
+  }
+  return request;
 }
 
 /**
@@ -140,24 +102,7 @@ function structToJson(struct: RawStruct): Record<string, unknown> {
  * namespace…; at most 1,024 of up to 64 characters): most are the same for every proxy of a
  * mesh, and every stream decodes its own copy, 24–32 bytes each, kept with its node.
  */
-const shareString = boundedInterner(1024, 64);
-
-function valueToJson(value: RawValue): unknown {
-  switch (value.kind) {
-    case 'numberValue':
-      return value.numberValue;
-    case 'stringValue':
-      return shareString(value.stringValue ?? '');
-    case 'boolValue':
-      return value.boolValue;
-    case 'structValue':
-      return structToJson(value.structValue ?? {});
-    case 'listValue':
-      return (value.listValue?.values ?? []).map(valueToJson);
-    default:
-      return null;
-  }
-}
+export const shareString = boundedInterner(1024, 64);
 
 /** Encodes a request (used by tests and the load generator playing Envoy's part). */
 export function encodeDiscoveryRequest(request: Partial<DiscoveryRequest>): Uint8Array {

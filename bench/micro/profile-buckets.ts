@@ -33,6 +33,12 @@ function ownBucket(frame: CallFrame): string | undefined {
   const fn = frame.functionName;
   if (file === 'protocol/node-metadata') return 'node metadata typing';
   if (file === 'xds/node-bytes') return 'node parsing (decode, parseNode)';
+  // The requests' own decoder: the node's fields and metadata, and the rest of a request.
+  if (file === 'xds/wire-read') {
+    return /node|struct|value|list|sorted/i.test(fn)
+      ? 'node parsing (decode, parseNode)'
+      : 'request decoding (the rest)';
+  }
   if (
     /^xds\/wire(-delta)?$/.test(file) &&
     /^decode(WithNode|DiscoveryRequest|DeltaRequest)$/.test(fn)

@@ -1,8 +1,9 @@
 /**
  * Decoding requests, side by side in one process: the server's decoder (xds/wire-read.ts)
  * and protobufjs's, which it replaced (kept here as the baseline, with the walk that made its
- * metadata JSON). Two requests: a stream's first (the node as pilot-agent sends it, with the
- * loadgen's metadata) and an ACK. Prints ns per request, the two alternating in rounds.
+ * metadata JSON). Two kinds, of 1,000 proxies each: a stream's first request (the node as
+ * pilot-agent sends it, with the loadgen's metadata: its id, name and IP its own) and an ACK
+ * (its nonce its own). Prints ns per request, the two decoders alternating in rounds.
  *
  *   npx tsx bench/micro/request-decode.ts [--rounds 5] [--count 20000]
  */
@@ -21,34 +22,41 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const count = Number(values.count);
 
-const first = Buffer.from(
-  encodeDiscoveryRequest({
-    type_url: CLUSTER_TYPE,
-    node: {
-      id: 'sidecar~10.0.3.7~pod-775.default~default.svc.cluster.local',
-      cluster: 'bench.default',
-      metadata: {
-        CLUSTER_ID: 'Kubernetes',
-        ISTIO_VERSION: '1.28.0',
-        MESH_ID: 'cluster.local',
-        NAME: 'pod-775',
-        NAMESPACE: 'default',
-        INSTANCE_IPS: '10.0.3.7',
-        SERVICE_ACCOUNT: 'default',
-        WORKLOAD_NAME: 'bench',
-        LABELS: { app: 'bench', version: 'v1' },
+/** 1,000 proxies' first requests, each its own pod (id, name, IP), as the loadgen's. */
+const firsts = Array.from({ length: 1000 }, (_, i) => {
+  const ip = `10.0.${i >> 8}.${i & 255}`;
+  return Buffer.from(
+    encodeDiscoveryRequest({
+      type_url: CLUSTER_TYPE,
+      node: {
+        id: `sidecar~${ip}~pod-${i}.default~default.svc.cluster.local`,
+        cluster: 'bench.default',
+        metadata: {
+          CLUSTER_ID: 'Kubernetes',
+          ISTIO_VERSION: '1.28.0',
+          MESH_ID: 'cluster.local',
+          NAME: `pod-${i}`,
+          NAMESPACE: 'default',
+          INSTANCE_IPS: ip,
+          SERVICE_ACCOUNT: 'default',
+          WORKLOAD_NAME: 'bench',
+          LABELS: { app: 'bench', version: 'v1' },
+        },
+        user_agent_name: 'envoy',
+        user_agent_version: '',
       },
-      user_agent_name: 'envoy',
-      user_agent_version: '',
-    },
-  }),
-);
-const ack = Buffer.from(
-  encodeDiscoveryRequest({
-    type_url: CLUSTER_TYPE,
-    version_info: '2026-12-05T14:00:00Z/7',
-    response_nonce: 'a1b2c3d4e5',
-  }),
+    }),
+  );
+});
+/** Their ACKs, each of a nonce of its own. */
+const acks = Array.from({ length: 1000 }, (_, i) =>
+  Buffer.from(
+    encodeDiscoveryRequest({
+      type_url: CLUSTER_TYPE,
+      version_info: '2026-12-05T14:00:00Z/7',
+      response_nonce: `${(0x10000000 + i * 7919).toString(16)}`,
+    }),
+  ),
 );
 
 type RawValue = {
@@ -108,32 +116,35 @@ const decoders = {
   protobufjs: protobufjsDecode,
 };
 
-function measure(decode: (b: Uint8Array) => unknown, bytes: Buffer): number {
+function measure(decode: (b: Uint8Array) => unknown, requests: readonly Buffer[]): number {
   let keep: unknown;
   const started = process.hrtime.bigint();
-  for (let i = 0; i < count; i++) keep = decode(bytes);
+  for (let i = 0; i < count; i++) keep = decode(requests[i % requests.length] as Buffer);
   const ns = Number(process.hrtime.bigint() - started) / count;
   if (keep === undefined) throw new Error('nothing decoded');
   return ns;
 }
 
 // Warm both up, so that each round measures optimised code.
-for (const decode of Object.values(decoders)) for (let i = 0; i < 20_000; i++) decode(first);
+for (const decode of Object.values(decoders)) {
+  for (let i = 0; i < 20_000; i++) decode(firsts[i % firsts.length] as Buffer);
+}
 
-for (const [label, bytes] of [
-  ['first request (node + metadata)', first],
-  ['ACK', ack],
+for (const [label, requests] of [
+  ['first request (node + metadata)', firsts],
+  ['ACK', acks],
 ] as const) {
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? Object.entries(decoders) : Object.entries(decoders).reverse();
     for (const [name, decode] of order) {
-      results.set(name, [...(results.get(name) ?? []), measure(decode, bytes)]);
+      results.set(name, [...(results.get(name) ?? []), measure(decode, requests)]);
     }
   }
   const ours = median(results.get('wire-read') ?? []);
   const theirs = median(results.get('protobufjs') ?? []);
-  console.log(`${label} (${bytes.length} bytes), medians of ${rounds} rounds of ${count}:`);
+  const size = requests[0]?.length ?? 0;
+  console.log(`${label} (${size} bytes, 1,000 proxies), medians of ${rounds} rounds of ${count}:`);
   for (const [name, ns] of results) {
     console.log(`  ${name.padEnd(10)} ${median(ns).toFixed(0).padStart(6)} ns`);
   }

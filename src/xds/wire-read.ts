@@ -34,27 +34,26 @@ export const MAX_STRUCT_DEPTH = 1_000;
  */
 const CACHED_BYTES = 64;
 const SLOTS = 1024;
-const slotBytes: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(SLOTS);
+/** Each slot's bytes, at `slot * CACHED_BYTES`: copied in, never a new array per string. */
+const slotBytes = Buffer.alloc(SLOTS * CACHED_BYTES);
+const slotLength = new Int32Array(SLOTS).fill(-1);
 const slotText: string[] = new Array<string>(SLOTS).fill('');
 
 function cachedText(buf: Buffer, start: number, end: number): string {
+  const length = end - start;
   // FNV-1a over the bytes.
   let hash = 0x811c9dc5;
   for (let i = start; i < end; i++) hash = Math.imul(hash ^ (buf[i] as number), 0x01000193);
   const slot = hash & (SLOTS - 1);
-  const known = slotBytes[slot];
-  if (known !== undefined && known.length === end - start) {
-    let same = true;
-    for (let i = 0; i < known.length; i++) {
-      if (known[i] !== buf[start + i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return slotText[slot] as string;
+  const base = slot * CACHED_BYTES;
+  if (slotLength[slot] === length) {
+    let i = 0;
+    while (i < length && slotBytes[base + i] === buf[start + i]) i++;
+    if (i === length) return slotText[slot] as string;
   }
   const text = buf.toString('utf8', start, end);
-  slotBytes[slot] = Uint8Array.prototype.slice.call(buf, start, end);
+  for (let i = 0; i < length; i++) slotBytes[base + i] = buf[start + i] as number;
+  slotLength[slot] = length;
   slotText[slot] = text;
   return text;
 }

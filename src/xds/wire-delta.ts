@@ -11,7 +11,7 @@ import { envoyRoot } from './protos.js';
 import { internTypeUrl } from './type-urls.js';
 import { fieldSize, writeTag } from './field-bytes.js';
 import { utf8Length, writeUtf8 } from './utf8.js';
-import { shareString, type DecodedNode } from './wire.js';
+import type { DecodedNode } from './wire.js';
 import { asBuffer, readNode, readStatus, WireReader } from './wire-read.js';
 
 export interface DeltaDiscoveryRequest {
@@ -41,7 +41,7 @@ export function decodeDeltaRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
     const key = r.uint32();
     switch (key) {
       case (1 << 3) | 2:
-        request.node = readNode(r, r.end(end), shareString);
+        request.node = readNode(r, r.end(end));
         break;
       case (2 << 3) | 2:
         request.type_url = internTypeUrl(r.string(end));

@@ -182,10 +182,10 @@ export interface WireNode {
 }
 
 /**
- * Reads a `Node`. `text` is applied to the cluster and to every string of the metadata: the
- * server keeps one copy of the short values every proxy of a mesh shares.
+ * Reads a `Node`. Its short strings come from the cache above, so the values every proxy of a
+ * mesh shares are kept once, however many streams hold them.
  */
-export function readNode(r: WireReader, end: number, text: (s: string) => string): WireNode {
+export function readNode(r: WireReader, end: number): WireNode {
   const node: WireNode = {
     id: '',
     cluster: '',
@@ -200,10 +200,10 @@ export function readNode(r: WireReader, end: number, text: (s: string) => string
         node.id = r.string(end);
         break;
       case (2 << 3) | LENGTH:
-        node.cluster = text(r.string(end));
+        node.cluster = r.string(end);
         break;
       case (3 << 3) | LENGTH:
-        node.metadata = readStruct(r, r.end(end), text, 0);
+        node.metadata = readStruct(r, r.end(end), 0);
         break;
       case (6 << 3) | LENGTH:
         node.user_agent_name = r.string(end);
@@ -224,12 +224,7 @@ export function readNode(r: WireReader, end: number, text: (s: string) => string
  * (Go's proto.Marshal in a random one): an object built in the order received would get
  * hidden classes of its own in V8, kept as long as the stream.
  */
-function readStruct(
-  r: WireReader,
-  end: number,
-  text: (s: string) => string,
-  depth: number,
-): Record<string, unknown> {
+function readStruct(r: WireReader, end: number, depth: number): Record<string, unknown> {
   if (depth > MAX_STRUCT_DEPTH) {
     throw new Error(`a Struct nested more than ${MAX_STRUCT_DEPTH} deep at offset ${r.pos}`);
   }
@@ -248,7 +243,7 @@ function readStruct(
     while (r.pos < entryEnd) {
       const field = r.uint32();
       if (field === ((1 << 3) | LENGTH)) name = r.string(entryEnd);
-      else if (field === ((2 << 3) | LENGTH)) value = readValue(r, r.end(entryEnd), text, depth);
+      else if (field === ((2 << 3) | LENGTH)) value = readValue(r, r.end(entryEnd), depth);
       else r.skip(field & 7, entryEnd);
     }
     keys.push(name);
@@ -291,12 +286,7 @@ function sortedObject(keys: string[], values: unknown[]): Record<string, unknown
 }
 
 /** A `google.protobuf.Value` as JSON: its last kind on the wire wins; none is null. */
-function readValue(
-  r: WireReader,
-  end: number,
-  text: (s: string) => string,
-  depth: number,
-): unknown {
+function readValue(r: WireReader, end: number, depth: number): unknown {
   let value: unknown = null;
   while (r.pos < end) {
     const key = r.uint32();
@@ -309,16 +299,16 @@ function readValue(
         value = r.double();
         break;
       case (3 << 3) | LENGTH:
-        value = text(r.string(end));
+        value = r.string(end);
         break;
       case (4 << 3) | VARINT:
         value = r.bool();
         break;
       case (5 << 3) | LENGTH:
-        value = readStruct(r, r.end(end), text, depth + 1);
+        value = readStruct(r, r.end(end), depth + 1);
         break;
       case (6 << 3) | LENGTH:
-        value = readList(r, r.end(end), text, depth + 1);
+        value = readList(r, r.end(end), depth + 1);
         break;
       default:
         r.skip(key & 7, end);
@@ -328,14 +318,14 @@ function readValue(
 }
 
 /** A `google.protobuf.ListValue` as a JSON array. */
-function readList(r: WireReader, end: number, text: (s: string) => string, depth: number) {
+function readList(r: WireReader, end: number, depth: number) {
   if (depth > MAX_STRUCT_DEPTH) {
     throw new Error(`a Struct nested more than ${MAX_STRUCT_DEPTH} deep at offset ${r.pos}`);
   }
   const list: unknown[] = [];
   while (r.pos < end) {
     const key = r.uint32();
-    if (key === ((1 << 3) | LENGTH)) list.push(readValue(r, r.end(end), text, depth));
+    if (key === ((1 << 3) | LENGTH)) list.push(readValue(r, r.end(end), depth));
     else r.skip(key & 7, end);
   }
   return list;

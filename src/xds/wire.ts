@@ -11,7 +11,6 @@ import type structPb from 'google-protobuf/google/protobuf/struct_pb.js';
 import { envoyRoot } from './protos.js';
 import { varintSize, writeTag } from './field-bytes.js';
 import { internTypeUrl } from './type-urls.js';
-import { boundedInterner } from '../util/intern.js';
 import { asBuffer, readNode, readStatus, WireReader, type WireNode } from './wire-read.js';
 import { lazyRequire } from '../util/lazy-require.js';
 
@@ -76,7 +75,7 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
         request.version_info = r.string(end);
         break;
       case (2 << 3) | 2:
-        request.node = readNode(r, r.end(end), shareString);
+        request.node = readNode(r, r.end(end));
         break;
       case (3 << 3) | 2:
         request.resource_names.push(r.string(end));
@@ -96,13 +95,6 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
   }
   return request;
 }
-
-/**
- * The one copy of a short metadata value (`Kubernetes`, the Istio version, the mesh id, the
- * namespace…; at most 1,024 of up to 64 characters): most are the same for every proxy of a
- * mesh, and every stream decodes its own copy, 24–32 bytes each, kept with its node.
- */
-export const shareString = boundedInterner(1024, 64);
 
 /** Encodes a request (used by tests and the load generator playing Envoy's part). */
 export function encodeDiscoveryRequest(request: Partial<DiscoveryRequest>): Uint8Array {

@@ -134,14 +134,11 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
   protected override forward(outcome: RequestOutcome): void {
     const request = this.request;
     if (!request) return;
-    const view = this.view();
-    if (view) view.upstream ??= this.link;
-    const { decoded } = request;
-    if (outcome.kind !== 'debug' && this.link.isOurs(decoded.response_nonce)) {
+    const { bytes, decoded } = request;
+    const { response_nonce: nonce, type_url: typeUrl } = decoded;
+    if (this.link.forward(this.view(), outcome, { bytes, nonce, typeUrl })) {
       this.answerOurs(decoded);
-      return;
     }
-    this.link.write(request.bytes, decoded.type_url);
   }
 
   /** The proxy answered a response the mock made: only its subscription changes go up. */

@@ -11,7 +11,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { UpstreamState } from '../core/events.js';
+import type { StreamView, UpstreamState } from '../core/events.js';
+import type { RequestOutcome } from '../core/stream-state.js';
 import type { RelayUpstream, UpstreamCall } from './relay-upstream.js';
 
 /** How many of its own nonces a relayed stream remembers: a proxy answers late by fewer. */
@@ -95,8 +96,21 @@ export class RelayLink implements UpstreamState {
     if (this.ours.size > OURS_KEPT) this.ours.delete(this.ours.values().next().value as string);
   }
 
-  isOurs(nonce: string): boolean {
-    return nonce !== '' && this.ours.has(nonce);
+  /**
+   * Takes the proxy's request: the stream's view is shown this link, and the request is
+   * written up as it came, unless it answers a response the mock made (a debug request never
+   * does). Then nothing goes up here and true says so: the stream sends what may.
+   */
+  forward(
+    view: StreamView | undefined,
+    outcome: RequestOutcome,
+    request: { bytes: Uint8Array; nonce: string; typeUrl: string },
+  ): boolean {
+    if (view) view.upstream ??= this;
+    const { nonce } = request;
+    if (outcome.kind !== 'debug' && nonce !== '' && this.ours.has(nonce)) return true;
+    this.write(request.bytes, request.typeUrl);
+    return false;
   }
 
   close(): void {

@@ -117,15 +117,11 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
   protected override forward(outcome: RequestOutcome): void {
     const request = this.request;
     if (!request) return;
-    const view = this.view();
-    if (view) view.upstream ??= this.link;
-    const { decoded } = request;
-    if (outcome.kind !== 'debug' && this.link.isOurs(decoded.response_nonce)) {
+    const { bytes, decoded } = request;
+    const { response_nonce: nonce, type_url: typeUrl } = decoded;
+    if (this.link.forward(this.view(), outcome, { bytes, nonce, typeUrl })) {
       this.answerOurs(decoded);
-      return;
-    }
-    this.askedUp.set(decoded.type_url, decoded.resource_names);
-    this.link.write(request.bytes, decoded.type_url);
+    } else this.askedUp.set(typeUrl, decoded.resource_names);
   }
 
   /**

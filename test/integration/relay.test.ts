@@ -336,19 +336,26 @@ describe('the CA relayed to istiod (relayCa)', () => {
   });
 });
 
+/** One CDS response istiod sent through a recording relay; everything is closed after. */
+async function recordOneResponse(file: string) {
+  upstream = await startMockIstiod({ resources: makeLabResources() });
+  relay = await startMockIstiod({ relay: upstream.xdsAddress, relayRecord: file });
+  client = new AdsTestClient(relay.xdsAddress);
+  const stream = client.sotw();
+  stream.send({ node: NODE, type_url: CLUSTER_TYPE });
+  const recorded = await stream.next();
+  client.close();
+  await relay.close();
+  await upstream.close();
+  return recorded;
+}
+
 describe('record, then replay', () => {
   it('records what istiod sent each proxy; the replay serves it at the versions istiod sent', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-record-'));
     try {
       const file = join(dir, 'recording.jsonl');
-      upstream = await startMockIstiod({ resources: makeLabResources() });
-      relay = await startMockIstiod({ relay: upstream.xdsAddress, relayRecord: file });
-      client = new AdsTestClient(relay.xdsAddress);
-      const stream = client.sotw();
-      stream.send({ node: NODE, type_url: CLUSTER_TYPE });
-      const recorded = await stream.next();
-      client.close();
-      await relay.close();
+      const recorded = await recordOneResponse(file);
       const lines = readFileSync(file, 'utf8').trim().split('\n');
       expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
         node: NODE.id,
@@ -357,7 +364,6 @@ describe('record, then replay', () => {
         version: recorded.version_info,
         nonce: recorded.nonce,
       });
-      await upstream.close();
       // No istiod now: the recording alone.
       relay = await startMockIstiod({ resources: replaySets(file) });
       client = new AdsTestClient(relay.xdsAddress);
@@ -377,15 +383,7 @@ describe('record, then replay', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mock-istiod-record-'));
     try {
       const file = join(dir, 'recording.jsonl');
-      upstream = await startMockIstiod({ resources: makeLabResources() });
-      relay = await startMockIstiod({ relay: upstream.xdsAddress, relayRecord: file });
-      client = new AdsTestClient(relay.xdsAddress);
-      const recording = client.sotw();
-      recording.send({ node: NODE, type_url: CLUSTER_TYPE });
-      const first = await recording.next();
-      client.close();
-      await relay.close();
-      await upstream.close();
+      const first = await recordOneResponse(file);
       // A second push, 800 ms after the first, that changes a cluster.
       const [line] = readFileSync(file, 'utf8').trim().split('\n');
       const recorded = JSON.parse(line ?? '{}') as {

@@ -38,6 +38,8 @@ export interface PushReply {
   httpMs: number;
   latency: Summary;
   errors: GeneratorErrors;
+  /** Responses of every type the generator had received before this push was triggered. */
+  responsesAtTrigger: number;
   error?: string;
 }
 

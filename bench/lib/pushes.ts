@@ -28,6 +28,13 @@ export interface PushSeries {
   acceptMs: number;
   serverCpuPerPush: number;
   loadgenCpuPerPush: number;
+  /**
+   * Responses of every type the streams received per push (each ACKed by the generator), from
+   * the difference between consecutive pushes' triggers: NaN with fewer than two pushes.
+   */
+  responsesPerPush: number;
+  /** The server's CPU per response sent, its ACK included, µs. */
+  serverCpuPerResponseUs: number;
   /** Each push's p99, in order (shows a trend, e.g. behind a slow consumer). */
   p99s: number[];
   errors: number;
@@ -81,6 +88,11 @@ export async function runPushes(
     options.afterEach?.(reply);
   }
   const last = replies[replies.length - 1];
+  const first = replies[0];
+  const responsesPerPush =
+    count > 1 && first && last
+      ? (last.responsesAtTrigger - first.responsesAtTrigger) / (count - 1)
+      : Number.NaN;
   return {
     pushes: count,
     incomplete: replies.filter((r) => r.timedOut || r.acked < r.expected).length,
@@ -93,6 +105,8 @@ export async function runPushes(
     acceptMs: round(median(replies.map((r) => r.httpMs))),
     serverCpuPerPush: round(serverCpu / count, 4),
     loadgenCpuPerPush: round(loadgenCpu / count, 4),
+    responsesPerPush: round(responsesPerPush, 1),
+    serverCpuPerResponseUs: round(((serverCpu / count) * 1e6) / responsesPerPush, 1),
     p99s: replies.map((r) => r.latency.p99 ?? Number.NaN),
     errors: last?.errors.count ?? 0,
     errorSamples: last?.errors.samples ?? [],

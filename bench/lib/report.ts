@@ -195,6 +195,16 @@ function floorTable(fleet: FleetResults, sizes: SetSizeRun[] | undefined): strin
       [label, ...line(small, 'all streams ACKed, median (ms)', (r) => r.push.allAckedMs, 1)],
       ['', ...line(small, 'push accepted: the synchronous pass (ms)', (r) => r.push.acceptMs, 1)],
       ['', ...line(small, 'server CPU per push (s)', (r) => r.push.serverCpuPerPush, 3)],
+      ['', ...line(small, 'responses sent per push', (r) => r.push.responsesPerPush, 0)],
+      [
+        '',
+        ...line(
+          small,
+          'server CPU per response sent, with its ACK (µs)',
+          (r) => r.push.serverCpuPerResponseUs,
+          1,
+        ),
+      ],
     );
   }
   const memory = (field: 'rss' | 'heapUsed') => {

@@ -122,6 +122,7 @@ func (c *client) serve(started time.Time, done func(rampResult), firstResponse f
 			return err
 		}
 		at := time.Now()
+		c.lg.responses.Add(1)
 		if first == 0 {
 			first = at.Sub(started)
 			firstResponse()

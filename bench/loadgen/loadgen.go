@@ -28,6 +28,9 @@ type loadgen struct {
 	rejoinRound atomic.Pointer[pushRound]
 	drops       errorLog
 	redials     atomic.Int64
+	// Every response received, of any type, on any stream: a push's count is the difference
+	// between its trigger's reading and the next push's.
+	responses atomic.Int64
 }
 
 func newLoadgen(o options) *loadgen {
@@ -144,6 +147,8 @@ func (lg *loadgen) push(url string, timeout time.Duration) map[string]any {
 		"httpMs":   r.httpMs,
 		"latency":  summarize(r.latencies),
 		"errors":   lg.errs.snapshot(),
+		// Responses of every type received before this push's trigger.
+		"responsesAtTrigger": r.responsesAtTrigger,
 	}
 	if r.httpErr != nil {
 		reply["error"] = r.httpErr.Error()
@@ -160,6 +165,8 @@ type roundResult struct {
 	httpMs    float64
 	httpErr   error
 	timedOut  bool
+	// Responses received before the trigger (lg.responses).
+	responsesAtTrigger int64
 }
 
 // runRound publishes a round in slot, for the streams to record into, triggers it through
@@ -171,7 +178,7 @@ func (lg *loadgen) runRound(slot *atomic.Pointer[pushRound], expected int, url s
 	}
 	round.t0 = time.Now()
 	slot.Store(round)
-	r := roundResult{expected: expected}
+	r := roundResult{expected: expected, responsesAtTrigger: lg.responses.Load()}
 	r.httpErr = trigger(url)
 	r.httpMs = ms(time.Since(round.t0))
 	if r.httpErr == nil {

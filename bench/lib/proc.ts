@@ -3,7 +3,7 @@
  * (user + system) and resident memory of a process, and the facts a result is reported with.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux this runs on). */
@@ -17,8 +17,32 @@ function clockTicks(): number {
   }
 }
 
-/** User + system CPU seconds the process has used so far. */
+/**
+ * CPU seconds the process has used so far: the sum of its threads' time on a CPU from
+ * /proc/<pid>/task/<tid>/schedstat, in nanoseconds, so that a push of a few milliseconds is
+ * measured and not rounded to the clock tick (10 ms) that /proc/<pid>/stat counts in. A
+ * thread that has exited no longer counts: Node's and Go's threads live as long as the process.
+ * Falls back to /proc/<pid>/stat's ticks where schedstat is missing.
+ */
 export function cpuSeconds(pid: number): number {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // The thread exited between the listing and the read.
+      }
+    }
+    if (ns > 0) return ns / 1e9;
+  } catch {
+    // No schedstat here: ticks below.
+  }
+  return tickSeconds(pid);
+}
+
+/** User + system CPU seconds from /proc/<pid>/stat, in clock ticks. */
+function tickSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) is in parentheses and may hold spaces: split after it.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -51,11 +51,13 @@ export interface PushOptions {
 
 /**
  * Warm-up pushes for a fleet of `streams`: V8 optimizes a function once it has run often
- * enough, so a small fleet needs more pushes to get there (at least 3, about 10,000
- * responses in all, at most 50).
+ * enough, so a small fleet needs more pushes to get there (at least 3, about 15,000
+ * stream-pushes in all, at most 150). With 100 streams the mock's optimizing compiles land
+ * around the 50th push and cost it 20–60 ms of CPU a push for a few pushes (the compiler's
+ * threads count in the process's CPU): fewer warm-ups measured that instead of a push.
  */
 export function warmupsFor(streams: number): number {
-  return Math.min(50, Math.max(3, Math.ceil(10_000 / Math.max(1, streams))));
+  return Math.min(150, Math.max(3, Math.ceil(15_000 / Math.max(1, streams))));
 }
 
 export async function runPushes(

@@ -54,7 +54,7 @@ export function startUpLines(result: StartUpResult): string[] {
     ],
   ];
   return [
-    `Start-up, a fresh process each run, median of ${result.runs} (ms; CPU: the process's user + system time when it served, in 10 ms ticks):`,
+    `Start-up, a fresh process each run, median of ${result.runs} (ms; CPU: the process's time on a CPU when it served, its threads' schedstat):`,
     '',
     '| figure | ms | above the floor | CPU ms |',
     '| --- | --- | --- | --- |',

@@ -5,7 +5,9 @@
  * warm-up pushes, then times pushes two ways: through the generator (trigger → every stream
  * ACKed, and the bench API's round trip), and inside the server (the `ms` its `/bench/push`
  * returns: `setResources` and the synchronous pass over every stream, in wall time and in
- * CPU time, which other work on the machine does not inflate). Medians.
+ * CPU time, which other work on the machine does not inflate). Medians. Also the server's CPU
+ * per push through the generator as the bench counts it (the push, its ACKs and the quiet after
+ * it), with the process's idle CPU taken out, and that per response sent.
  *
  *   npx tsx bench/micro/push-probe.ts [--server mock|peer|h2|grpcjs] [--streams 5000]
  *       [--clusters 2] [--pushes 20] [--delta] [--profile out.cpuprofile]
@@ -66,11 +68,22 @@ try {
       const roundTrip: number[] = [];
       const inside: number[] = [];
       const insideCpu: number[] = [];
+      const windowCpu: number[] = [];
+      const responses: number[] = [];
+      // What the bench's CPU per push sees: the push and the quiet that follows it.
+      const idle0 = [server.cpuSeconds(), performance.now()] as const;
+      await new Promise((r) => setTimeout(r, 2_000));
+      const idlePerSecond =
+        (server.cpuSeconds() - idle0[0]) / ((performance.now() - idle0[1]) / 1e3);
       for (let i = 0; i < (pushes ?? 1); i++) {
+        const cpu0 = [server.cpuSeconds(), performance.now()] as const;
         const reply = await loadgen.push(server.pushUrl, 30_000);
         allAcked.push(reply.latency.max ?? Number.NaN);
         roundTrip.push(reply.httpMs);
+        responses.push(reply.responsesAtTrigger);
         await settle(server.pid, 500);
+        const seconds = (performance.now() - cpu0[1]) / 1e3;
+        windowCpu.push((server.cpuSeconds() - cpu0[0] - idlePerSecond * seconds) * 1e3);
         const direct = await post('/bench/push');
         inside.push(direct.ms ?? Number.NaN);
         insideCpu.push(direct.cpuMs ?? Number.NaN);
@@ -82,6 +95,13 @@ try {
         `${kind} ${mode} ${streams} streams, ${clusters} clusters, ${pushes} pushes (medians): ` +
           `all ACKed ${ms(allAcked)} ms, bench API round trip ${ms(roundTrip)} ms, ` +
           `push inside the server ${ms(inside)} ms (CPU ${ms(insideCpu)} ms)`,
+      );
+      const perPush =
+        (responses[responses.length - 1]! - responses[0]!) / (responses.length - 1) / 2;
+      ctx.log(
+        `${kind} idle CPU ${(idlePerSecond * 1e3).toFixed(1)} ms/s; server CPU per push through the ` +
+          `generator, idle taken out, ${ms(windowCpu)} ms: ${((median(windowCpu) * 1e3) / perPush).toFixed(0)} µs ` +
+          `per response of ${perPush.toFixed(0)}`,
       );
     }),
   );

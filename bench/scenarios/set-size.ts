@@ -53,8 +53,13 @@ export async function setSizeScenario(ctx: BenchContext): Promise<SetSizeRun[]> 
           // A small set's push runs too little code to get V8's optimizing tiers going in two
           // pushes: it gets the fleet scenario's warm-ups (the first push is reported apart).
           // A large set's push runs long enough on its own, and its pushes take seconds.
-          const warmups = clusters <= 100 ? warmupsFor(streams) : 2;
-          const push = await runPushes(server, loadgen, pushes, { warmups });
+          // A small set's push is a few milliseconds of CPU: ten of them make a steadier
+          // median than the large sets' few.
+          const small = clusters <= 100;
+          const warmups = small ? warmupsFor(streams) : 2;
+          const push = await runPushes(server, loadgen, small ? Math.max(10, pushes) : pushes, {
+            warmups,
+          });
           const stats = await server.stats({ gc: true });
           return {
             server: kind,

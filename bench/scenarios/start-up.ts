@@ -36,7 +36,7 @@ export interface StartUpResult {
   samples: Record<StartVariant, number[]>;
   median: Record<StartVariant, number>;
   /**
-   * CPU milliseconds (user + system, from /proc in 10 ms ticks) the process had used when it
+   * CPU milliseconds (its threads' time on a CPU, from /proc) the process had used when it
    * served: steadier than wall time on a shared machine. Not for `nodeExit` (gone by then) nor
    * `tsx` (it runs Node in a child process).
    */

@@ -42,6 +42,38 @@ export function describeNack(nack: Nack): NackInfo {
   return { version, nonce, keptVersion, code, message, at: at.toISOString() };
 }
 
+/**
+ * A response as a session records it (`TypeState.sent`): its time is kept in milliseconds and
+ * made a Date only when read. Every subscribed type of every stream holds one, and a Date
+ * costs an idle stream about 90 bytes more than the number.
+ */
+export class SentRecord implements Sent {
+  constructor(
+    readonly version: string,
+    readonly nonce: string,
+    private readonly atMs: number,
+    readonly count: number,
+    readonly content: unknown,
+  ) {}
+
+  get at(): Date {
+    return new Date(this.atMs);
+  }
+}
+
+/** The last ACK of a type (`TypeState.acked`), its time made a Date when read (as above). */
+export class AckRecord {
+  constructor(
+    readonly version: string,
+    readonly nonce: string,
+    private readonly atMs: number,
+  ) {}
+
+  get at(): Date {
+    return new Date(this.atMs);
+  }
+}
+
 /** What a session knows about one subscribed type. */
 export interface TypeState {
   typeUrl: string;

@@ -41,8 +41,13 @@ import { isWildcardForIstiod } from '../core/types/registry.js';
 import type { DeltaDiscoveryRequest } from '../xds/wire-delta.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, isDebugType } from '../xds/type-urls.js';
 import { BaseSession, nextNonce } from './session.js';
-import { type TypeState } from '../core/stream-state.js';
-import type { RequestOutcome, Sent } from '../core/stream-state.js';
+import {
+  AckRecord,
+  SentRecord,
+  type RequestOutcome,
+  type Sent,
+  type TypeState,
+} from '../core/stream-state.js';
 
 /**
  * What the next response of a type answers: the names a request subscribed, every name
@@ -83,7 +88,7 @@ function subscribedBy(request: DeltaDiscoveryRequest): Set<string> {
 
 export class DeltaSession extends BaseSession<DeltaTypeState> {
   constructor(
-    now?: () => Date,
+    now?: () => number,
     /**
      * The `deltaResourceVersions` option: a reconnect's `initial_resource_versions` are what
      * the proxy has, and only what differs is sent (istiod sends everything again).
@@ -265,14 +270,14 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
       keptVersion: '',
       code: request.error_detail?.code ?? 0,
       message: this.nackText(request.error_detail?.message),
-      at: this.now(),
+      at: new Date(this.now()),
     };
     state.nack = nack;
     return { kind: 'nack', typeUrl: state.typeUrl, nack };
   }
 
   private recordAck(state: DeltaTypeState, sent: Sent): RequestOutcome {
-    state.acked = { version: sent.version, nonce: sent.nonce, at: this.now() };
+    state.acked = new AckRecord(sent.version, sent.nonce, this.now());
     state.nack = undefined;
     return { kind: 'ack', typeUrl: state.typeUrl, version: sent.version, nonce: sent.nonce };
   }
@@ -358,13 +363,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     }
     if (this.spec && state.typeUrl === CLUSTER_TYPE) this.warm(diff.resources);
     const count = diff.resources.length;
-    state.sent = {
-      version: snapshot.version,
-      nonce,
-      at: this.now(),
-      count,
-      content: snapshot.resources,
-    };
+    state.sent = new SentRecord(snapshot.version, nonce, this.now(), count, snapshot.resources);
     return { resources: diff.resources, removed: diff.removed, nonce };
   }
 

@@ -31,7 +31,14 @@ import type { DiscoveryRequest } from '../xds/wire.js';
 import { isDebugType, LISTENER_TYPE } from '../xds/type-urls.js';
 import { grpcWildcardListeners } from './grpc-listeners.js';
 import type { NamedResource, Snapshot } from '../core/snapshot.js';
-import type { Nack, RequestOutcome, Sent, TypeState } from '../core/stream-state.js';
+import {
+  AckRecord,
+  SentRecord,
+  type Nack,
+  type RequestOutcome,
+  type Sent,
+  type TypeState,
+} from '../core/stream-state.js';
 import { isProxylessGrpc } from '../core/identity.js';
 import { BaseSession } from './session.js';
 
@@ -78,7 +85,7 @@ function rejectedVersion(state: TypeState, nonce: string): string {
 
 export class SotwSession extends BaseSession<TypeState> {
   constructor(
-    now?: () => Date,
+    now?: () => number,
     nackTextMax?: number,
     /** The `xds-spec` profile's reading of names (see the file's comment). */
     private readonly spec = false,
@@ -217,7 +224,7 @@ export class SotwSession extends BaseSession<TypeState> {
    */
   private ack(state: TypeState, sent: Sent, request: DiscoveryRequest): RequestOutcome {
     const { typeUrl } = state;
-    state.acked = { version: request.version_info, nonce: sent.nonce, at: this.now() };
+    state.acked = new AckRecord(request.version_info, sent.nonce, this.now());
     state.nack = undefined;
     const listed = this.asked.get(typeUrl) ?? [];
     this.asked.set(typeUrl, request.resource_names);
@@ -296,7 +303,7 @@ export class SotwSession extends BaseSession<TypeState> {
       keptVersion: request.version_info,
       code: request.error_detail?.code ?? 0,
       message: this.nackText(request.error_detail?.message),
-      at: this.now(),
+      at: new Date(this.now()),
     };
     state.nack = nack;
     // The rejected push is not sent again: only a new version of this type is.
@@ -346,7 +353,7 @@ export class SotwSession extends BaseSession<TypeState> {
         if (this.types.has(dependent)) this.forced.add(dependent);
       }
     }
-    state.sent = { version, nonce, at: this.now(), count, content };
+    state.sent = new SentRecord(version, nonce, this.now(), count, content);
     this.addedOnly.delete(typeUrl);
     this.owed.delete(typeUrl);
   }

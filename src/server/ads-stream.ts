@@ -9,14 +9,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import type { RequestOutcome } from '../core/stream-state.js';
+import type { RequestOutcome, TypeState } from '../core/stream-state.js';
 import type { StreamSession } from '../protocol/session.js';
 import type { Profile } from '../core/profile.js';
 import type { RelayUpstream } from './relay-upstream.js';
 import type { ProxyIdentity } from '../core/identity.js';
 import type { Snapshot } from '../core/snapshot.js';
 import type { AdsCall } from './ads-service.js';
-import type { StreamView } from '../core/events.js';
+import type { StreamView, UpstreamState } from '../core/events.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
 import { cutText } from '../util/cut-text.js';
@@ -79,8 +79,33 @@ const ADMITTING: AdmittingState = { t: 'admitting' };
 const CLOSED_UNSEEN: ClosedState = { t: 'closed', view: undefined };
 const NO_IDENTITIES: readonly string[] = [];
 
-/** The stream each call feeds (see `AdsStream.callListeners`). */
-const streamOfCall = new WeakMap<AdsCall, AdsStream>();
+/**
+ * The stream each call feeds (see `AdsStream.callListeners`), kept on the call under a symbol
+ * of ours: a WeakMap did the same with an ephemeron per stream, which every GC walks.
+ */
+const STREAM = Symbol('mock-istiod stream');
+type FedCall = AdsCall & { [STREAM]?: AdsStream };
+const streamOfCall = (call: AdsCall): AdsStream | undefined => (call as FedCall)[STREAM];
+
+/**
+ * The view of a stream let in. Its connection time is kept as milliseconds and made a Date
+ * only when read (the debug views, the API): a Date on every idle stream costs about 90 bytes.
+ */
+class AdmittedView implements StreamView {
+  declare upstream?: UpstreamState;
+  constructor(
+    public connectionId: string,
+    readonly peer: string,
+    private readonly connectedAtMs: number,
+    readonly protocol: Protocol,
+    readonly proxy: ProxyIdentity,
+    readonly types: ReadonlyMap<string, Readonly<TypeState>>,
+  ) {}
+
+  get connectedAt(): Date {
+    return new Date(this.connectedAtMs);
+  }
+}
 
 /** What a session brings beyond `StreamSession`: its requests and its subscription limit. */
 export interface ProtocolSession<R> extends StreamSession {
@@ -94,7 +119,7 @@ export abstract class AdsStream<
 > implements Admitted {
   abstract readonly protocol: Protocol;
   readonly session: S;
-  readonly connectedAt = new Date();
+  private readonly connectedAtMs = Date.now();
   readonly peer: string;
   connectionId = '';
   protected life: StreamLife = ADMITTING;
@@ -110,7 +135,7 @@ export abstract class AdsStream<
     this.peer = call.getPeer();
     this.session = this.newSession();
     if (ctx.maxSubscriptions !== undefined) this.session.maxSubscriptions = ctx.maxSubscriptions;
-    streamOfCall.set(call, this);
+    (call as FedCall)[STREAM] = this;
     for (const [event, listener] of AdsStream.callListeners) call.on(event, listener);
   }
 
@@ -123,32 +148,32 @@ export abstract class AdsStream<
     [
       'data',
       function (bytes) {
-        streamOfCall.get(this)?.onData(bytes);
+        streamOfCall(this)?.onData(bytes);
       },
     ],
     // The proxy half-closed its side: it wants nothing more, so end ours cleanly too.
     [
       'end',
       function () {
-        streamOfCall.get(this)?.end(grpc.status.OK, 'client closed the stream');
+        streamOfCall(this)?.end(grpc.status.OK, 'client closed the stream');
       },
     ],
     [
       'cancelled',
       function () {
-        streamOfCall.get(this)?.finish('client cancelled the stream');
+        streamOfCall(this)?.finish('client cancelled the stream');
       },
     ],
     [
       'error',
       function () {
-        streamOfCall.get(this)?.finish('stream error');
+        streamOfCall(this)?.finish('stream error');
       },
     ],
     [
       'close',
       function () {
-        streamOfCall.get(this)?.finish('stream closed');
+        streamOfCall(this)?.finish('stream closed');
       },
     ],
   ];
@@ -275,14 +300,14 @@ export abstract class AdsStream<
     const accepted = this.session.state;
     if (accepted.t !== 'serving' || refusedNode(this.ctx, this, accepted.proxy)) return undefined;
     const { proxy } = accepted;
-    const view: StreamView = {
-      connectionId: this.connectionId,
-      peer: this.peer,
-      connectedAt: this.connectedAt,
-      protocol: this.protocol,
+    const view = new AdmittedView(
+      this.connectionId,
+      this.peer,
+      this.connectedAtMs,
+      this.protocol,
       proxy,
-      types: this.session.types,
-    };
+      this.session.types,
+    );
     return (this.life = {
       t: 'admitted',
       view,

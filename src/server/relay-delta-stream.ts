@@ -12,7 +12,7 @@
  *   unsubscribes, under istiod's last nonce the proxy got.
  */
 import { randomUUID } from 'node:crypto';
-import type { RequestOutcome } from '../core/stream-state.js';
+import { SentRecord, type RequestOutcome } from '../core/stream-state.js';
 import { Snapshot, TypeSnapshot, type NamedResource } from '../core/snapshot.js';
 import { isDebugType } from '../xds/type-urls.js';
 import { appendNonceField } from '../xds/wire.js';
@@ -71,7 +71,7 @@ class RelayDeltaSession extends DeltaSession {
   /** A response went down: the books say so, as `next()` would have. */
   sentDown(state: DeltaTypeState, version: string, nonce: string, count: number): void {
     this.owed.delete(state.typeUrl);
-    state.sent = { version, nonce, at: this.now(), count, content: undefined };
+    state.sent = new SentRecord(version, nonce, this.now(), count, undefined);
   }
 }
 

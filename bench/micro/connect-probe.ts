@@ -7,11 +7,12 @@
  * what a change to the connect path buys on a shared, noisy machine.
  *
  *   npx tsx bench/micro/connect-probe.ts [--streams 1000] [--rounds 3] [--delta]
- *       [--servers mock,grpcjs] [--profile ramp.cpuprofile]
+ *       [--servers mock,grpcjs] [--profile ramp.cpuprofile | --alloc ramp.heapprofile]
  *
  * `--profile ramp.cpuprofile` records, in the first round, a CPU profile of each server's ramp
  * through its bench API's inspector (200 µs sampling): `ramp-mock.cpuprofile`,
- * `ramp-grpcjs.cpuprofile`.
+ * `ramp-grpcjs.cpuprofile`. `--alloc ramp.heapprofile` records its allocations instead, the
+ * collected ones included (`ramp-mock.heapprofile`; bench/micro/alloc-top.ts reads them).
  */
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     delta: { type: 'boolean', default: false },
     servers: { type: 'string', default: 'mock,grpcjs' },
     profile: { type: 'string' },
+    alloc: { type: 'string' },
   },
 });
 const kinds = (values.servers ?? '').split(',').map((s) => s.trim()) as ServerKind[];
@@ -52,7 +54,8 @@ async function ramp(kind: ServerKind, resources: string, profile?: string): Prom
   return withServer(ctx, kind, resources, async (server) => {
     await settle(server.pid);
     return withLoadgen(ctx, server, { mode }, async (loadgen) => {
-      if (profile) await server.benchPost('/bench/profile/start?intervalUs=200');
+      const alloc = values.alloc === undefined ? '' : '&alloc=1';
+      if (profile) await server.benchPost(`/bench/profile/start?intervalUs=200${alloc}`);
       const cpu0 = server.cpuSeconds();
       const reply = await loadgen.connect(streams, connectTimeoutMs(streams));
       if (reply.acked !== streams) {
@@ -77,9 +80,10 @@ try {
     const order = round % 2 === 0 ? kinds : [...kinds].reverse();
     const line: string[] = [];
     for (const kind of order) {
+      const asked = values.alloc ?? values.profile;
       const profile =
-        round === 0 && values.profile
-          ? values.profile.replace(/(\.cpuprofile)?$/, `-${kind}$1`)
+        round === 0 && asked
+          ? asked.replace(/(\.cpuprofile|\.heapprofile)?$/, `-${kind}$1`)
           : undefined;
       const r = await ramp(kind, resources, profile);
       results.get(kind)?.push(r);

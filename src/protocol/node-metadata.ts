@@ -34,6 +34,9 @@ const FIELD_TYPES: Readonly<Record<string, string>> = {
   ENVOY_PROMETHEUS_PORT: 'int',
 };
 
+/** The checked fields in the order Go meets them in the JSON it reads (sorted). */
+const CHECKED_FIELDS: readonly string[] = Object.keys(FIELD_TYPES).sort();
+
 /** The struct istiod unmarshals into, as its error messages name it. */
 const STRUCT_PATH = 'BootstrapNodeMetadata2.NodeMetadata';
 
@@ -94,10 +97,11 @@ function quoted(json: string): string {
 
 /** istiod's refusal of the metadata, or undefined when every checked field has its type. */
 export function metadataTypeProblem(metadata: Record<string, unknown>): string | undefined {
-  // Go reports the first field in the order the JSON has them: sorted, as written.
-  for (const key of Object.keys(metadata).sort()) {
-    const goType = FIELD_TYPES[key];
-    if (!goType) continue;
+  // Go reports the first field in the order the JSON has them: sorted, as written. Only the
+  // checked fields are looked at, in that order, so that a node's metadata is not listed.
+  for (const key of CHECKED_FIELDS) {
+    if (!Object.hasOwn(metadata, key)) continue;
+    const goType = FIELD_TYPES[key] as string;
     const error = typeError(metadata[key], goType);
     if (error) {
       const detail = error.replace('%s', `${STRUCT_PATH}.${key}`);

@@ -110,7 +110,11 @@ class SetStore implements SnapshotStore {
 
   snapshotFor(proxy: ProxyIdentity): Snapshot {
     // A plain loop: every stream asks on every response it sends.
-    for (const set of this.stored) if (matchesNode(set.match, proxy)) return set.snapshot;
+    const stored = this.stored;
+    for (let i = 0; i < stored.length; i++) {
+      const set = stored[i] as StoredSet;
+      if (matchesNode(set.match, proxy)) return set.snapshot;
+    }
     return this.defaultOrEmpty().snapshot;
   }
 

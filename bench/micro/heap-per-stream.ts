@@ -43,9 +43,15 @@ const server = new JsonLineChild(
   { cwd: outDir },
 );
 
-async function stats(benchPort: number): Promise<{ heapUsed: number; heapTotal: number }> {
+interface Stats {
+  heapUsed: number;
+  heapTotal: number;
+  spaces: Record<string, { size: number; used: number }>;
+}
+
+async function stats(benchPort: number): Promise<Stats> {
   const res = await fetch(`http://127.0.0.1:${benchPort}/bench/stats?gc=1`);
-  return (await res.json()) as { heapUsed: number; heapTotal: number };
+  return (await res.json()) as Stats;
 }
 
 /** Sends SIGUSR2 and waits for the new snapshot file to stop growing. */
@@ -85,11 +91,32 @@ try {
         if (reply.acked !== n - connected) throw new Error(`only ${reply.acked} streams ACKed`);
         connected = n;
       }
-      const { heapUsed, heapTotal } = await stats(ready.benchPort);
+      const { heapUsed, heapTotal, spaces } = await stats(ready.benchPort);
       // RSS before the snapshot, which makes the process touch memory of its own.
       const rss = rssBytes(server.pid);
+      if (process.env.SMAPS) {
+        const { readFileSync } = await import('node:fs');
+        const lines = readFileSync(`/proc/${server.pid}/smaps`, 'utf8').split('\n');
+        const by = new Map<string, number>();
+        let key = '';
+        for (const line of lines) {
+          const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+          if (m) {
+            const size = (parseInt(m[2] as string, 16) - parseInt(m[1] as string, 16)) / 1024;
+            key = m[3] || (size === 256 ? 'anon 256K (V8 page)' : size >= 65536 ? 'anon >=64M' : `anon ${size >= 1024 ? 'MB' : 'KB'}-sized`);
+          } else if (line.startsWith('Rss:')) by.set(key, (by.get(key) ?? 0) + Number(line.split(/\s+/)[1]));
+        }
+        console.log('  smaps rss (MiB): ' + [...by].filter(([, v]) => v > 2048).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${(v / 1024).toFixed(1)}`).join(', '));
+      }
       const file = await snapshot(server.pid);
       console.log(JSON.stringify({ streams: n, heapUsed, heapTotal, rss, snapshot: file }));
+      // Committed / live per space (MiB): what of the RSS is V8's heap, and which part of it.
+      const mib = (b: number) => (b / 2 ** 20).toFixed(1);
+      console.log(
+        `  spaces: ${Object.entries(spaces)
+          .map(([space, s]) => `${space} ${mib(s.size)}/${mib(s.used)}`)
+          .join(', ')}`,
+      );
       snapshots.push({ streams: n, file });
     }
   } finally {

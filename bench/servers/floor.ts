@@ -18,6 +18,7 @@ import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { appendNonceField } from '../../src/xds/wire.js';
 import { encodeDeltaResponseBody } from '../../src/xds/wire-delta.js';
 import { cpuProfile } from '../lib/cpu-profile.js';
+import { heapSpaces } from '../lib/heap-spaces.js';
 
 export interface FloorArgs {
   host: string;
@@ -199,7 +200,7 @@ export async function announce(
       max: ms(loopDelay.max),
     };
     if (url.searchParams.get('reset') === '1') loopDelay.reset();
-    send(200, { heapUsed, heapTotal, eventLoop });
+    send(200, { heapUsed, heapTotal, eventLoop, spaces: heapSpaces() });
   });
   await new Promise<void>((resolve) => bench.listen(0, host, resolve));
   const benchPort = (bench.address() as AddressInfo).port;

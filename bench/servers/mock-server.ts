@@ -22,6 +22,7 @@ import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { encodeResponseBody } from '../../src/xds/wire.js';
 import { changeOneCluster } from '../lib/resource-set.js';
 import { cpuProfile } from '../lib/cpu-profile.js';
+import { heapSpaces } from '../lib/heap-spaces.js';
 
 const { values } = parseArgs({
   options: {
@@ -94,6 +95,7 @@ function stats(url: URL) {
     arrayBuffers: memory.arrayBuffers,
     streams: server.streams().length,
     eventLoop,
+    spaces: heapSpaces(),
   };
 }
 

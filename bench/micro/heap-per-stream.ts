@@ -103,10 +103,24 @@ try {
           const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
           if (m) {
             const size = (parseInt(m[2] as string, 16) - parseInt(m[1] as string, 16)) / 1024;
-            key = m[3] || (size === 256 ? 'anon 256K (V8 page)' : size >= 65536 ? 'anon >=64M' : `anon ${size >= 1024 ? 'MB' : 'KB'}-sized`);
-          } else if (line.startsWith('Rss:')) by.set(key, (by.get(key) ?? 0) + Number(line.split(/\s+/)[1]));
+            key =
+              m[3] ||
+              (size === 256
+                ? 'anon 256K (V8 page)'
+                : size >= 65536
+                  ? 'anon >=64M'
+                  : `anon ${size >= 1024 ? 'MB' : 'KB'}-sized`);
+          } else if (line.startsWith('Rss:'))
+            by.set(key, (by.get(key) ?? 0) + Number(line.split(/\s+/)[1]));
         }
-        console.log('  smaps rss (MiB): ' + [...by].filter(([, v]) => v > 2048).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${(v / 1024).toFixed(1)}`).join(', '));
+        console.log(
+          '  smaps rss (MiB): ' +
+            [...by]
+              .filter(([, v]) => v > 2048)
+              .sort((a, b) => b[1] - a[1])
+              .map(([k, v]) => `${k} ${(v / 1024).toFixed(1)}`)
+              .join(', '),
+        );
       }
       const file = await snapshot(server.pid);
       console.log(JSON.stringify({ streams: n, heapUsed, heapTotal, rss, snapshot: file }));

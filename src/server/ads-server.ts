@@ -3,12 +3,13 @@
  * closed and opened again while the snapshot store and its versions live on outside it.
  */
 import * as grpc from '@grpc/grpc-js';
-import { createServer, isIP, type Server as NetServer } from 'node:net';
+import { createServer, isIP, type Server as NetServer, type Socket } from 'node:net';
 import { ADS_SERVICE, type AdsCall } from './ads-service.js';
 import { MockIstiodError } from '../util/errors.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
+import { createH2Transport, type H2Transport } from './h2-transport.js';
 import { SotwStream } from './sotw-stream.js';
 import { RelaySotwStream } from './relay-sotw-stream.js';
 import { RelayDeltaStream } from './relay-delta-stream.js';
@@ -20,6 +21,7 @@ import {
 } from './stream-rate-limit.js';
 
 const SHUTDOWN_GRACE_MS = 2_000;
+const MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
 const KEEPALIVE_TIME_MS = 30_000;
 const KEEPALIVE_TIMEOUT_MS = 10_000;
 /**
@@ -74,7 +76,8 @@ export function createAdsServer(
     }
     refuse(ctx, call, code, message);
   });
-  let server: grpc.Server | undefined;
+  /** What serves the port: grpc-js (TLS, a host name), or our own HTTP/2 (plaintext). */
+  let server: { shutdown(graceMs: number): Promise<void> } | undefined;
   let listener: BoundListener | undefined;
   let lastTransport: AdsTransport = {};
   const pending = new Set<AdsStream>();
@@ -118,8 +121,20 @@ export function createAdsServer(
     async listen(endpoint, transport = lastTransport) {
       if (server) throw new MockIstiodError('LISTEN_FAILED', 'the ADS server is already listening');
       lastTransport = transport;
+      const plaintext = !transport.credentials || !transport.credentials._isSecure();
+      if (plaintext && isIP(bareHost(endpoint.host))) {
+        // Plaintext on an address: served on node:http2 directly (h2-transport.ts).
+        const h2 = createH2Transport(handlers, transport.services ?? [], {
+          maxReceiveMessageLength: MAX_RECEIVE_MESSAGE_LENGTH,
+          keepaliveTimeMs: KEEPALIVE_TIME_MS,
+          keepaliveTimeoutMs: KEEPALIVE_TIMEOUT_MS,
+        });
+        listener = await listenWithBacklog((socket) => h2.serve(socket), endpoint);
+        server = h2Shutdown(h2);
+        return listener.port;
+      }
       const candidate = new grpc.Server({
-        'grpc.max_receive_message_length': 4 * 1024 * 1024,
+        'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_LENGTH,
         // istiod's keepalive (pkg/keepalive DefaultOption): a ping after 30 s without activity,
         // and the connection closed when it goes 10 s unanswered. istiod also sends GOAWAY to a
         // client pinging more often than every 15 s; grpc-js servers have no such enforcement.
@@ -135,10 +150,14 @@ export function createAdsServer(
         candidate.addService(service.definition, service.implementation);
       }
       const credentials = transport.credentials ?? grpc.ServerCredentials.createInsecure();
-      const bound = isIP(bareHost(endpoint.host))
-        ? await listenWithBacklog(candidate, credentials, endpoint)
-        : await bindByName(candidate, credentials, endpoint);
-      server = candidate;
+      let bound: BoundListener;
+      if (isIP(bareHost(endpoint.host))) {
+        const injector = candidate.createConnectionInjector(credentials);
+        bound = await listenWithBacklog((socket) => injector.injectConnection(socket), endpoint);
+      } else {
+        bound = await bindByName(candidate, credentials, endpoint);
+      }
+      server = grpcShutdown(candidate);
       listener = bound;
       return bound.port;
     },
@@ -153,18 +172,30 @@ export function createAdsServer(
       for (const call of waiting) call.emit('error', { code, details: message });
       waiting.clear();
       admission.endWaiting(code, message);
-      await new Promise<void>((resolve) => {
+      await closing.shutdown(SHUTDOWN_GRACE_MS);
+    },
+  };
+}
+
+/** grpc-js's shutdown: the sessions asked to finish, then forced after the grace. */
+function grpcShutdown(server: grpc.Server): { shutdown(graceMs: number): Promise<void> } {
+  return {
+    shutdown: (graceMs) =>
+      new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
-          closing.forceShutdown();
+          server.forceShutdown();
           resolve();
-        }, SHUTDOWN_GRACE_MS);
-        closing.tryShutdown(() => {
+        }, graceMs);
+        server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();
         });
-      });
-    },
+      }),
   };
+}
+
+function h2Shutdown(transport: H2Transport): { shutdown(graceMs: number): Promise<void> } {
+  return { shutdown: (graceMs) => transport.close(graceMs) };
 }
 
 function bareHost(host: string): string {
@@ -205,16 +236,14 @@ interface BoundListener {
 
 /**
  * Listens on an address with our own TCP server (and its backlog) and hands every accepted
- * connection to grpc-js, which speaks TLS (when `credentials` say so) and HTTP/2 on it as on
- * a port it bound itself.
+ * connection to `serve`: grpc-js, which speaks TLS (when its credentials say so) and HTTP/2
+ * on it as on a port it bound itself, or our own HTTP/2 (h2-transport.ts).
  */
 async function listenWithBacklog(
-  grpcServer: grpc.Server,
-  credentials: grpc.ServerCredentials,
+  serve: (socket: Socket) => void,
   endpoint: Endpoint,
 ): Promise<BoundListener> {
-  const injector = grpcServer.createConnectionInjector(credentials);
-  const tcp: NetServer = createServer((socket) => injector.injectConnection(socket));
+  const tcp: NetServer = createServer(serve);
   await new Promise<void>((resolve, reject) => {
     const failed = (err: Error) => reject(listenFailed(formatEndpoint(endpoint), err));
     tcp.once('error', failed);

@@ -1,0 +1,345 @@
+/**
+ * gRPC over `node:http2` for a plaintext xDS port, without grpc-js: a connection costs the
+ * mock about a fifth less CPU this way (docs/BENCHMARKS.md, "Where a connection's time
+ * goes"). It speaks the part of gRPC the port's services use, as grpc-js's server does:
+ *
+ * - methods by path: the ADS streams and the unary methods of the services beside them
+ *   (istiod's CA); any other path ends `UNIMPLEMENTED`, a body that is not gRPC gets 415;
+ * - length-prefixed messages, up to the receive limit (`RESOURCE_EXHAUSTED`, grpc-js's
+ *   words); a compressed message is refused, as nothing here offers a decompressor;
+ * - a call that reads nothing until it is listened to (HTTP/2 flow control holds the
+ *   client's requests back meanwhile, as grpc-js does while a stream is authenticated);
+ * - statuses in trailers, `grpc-message` percent-encoded as the protocol says;
+ * - keepalive: a ping every `keepaliveTimeMs`, the connection closed when one goes
+ *   `keepaliveTimeoutMs` unanswered.
+ *
+ * A call is shaped as grpc-js's `ServerDuplexStream` as far as the streams use it (see
+ * `AdsCall`); TLS ports stay on grpc-js.
+ */
+import { EventEmitter } from 'node:events';
+import * as http2 from 'node:http2';
+import type { Socket } from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+import type { AdsCall } from './ads-service.js';
+
+export interface H2ServiceEntry {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+export interface H2TransportOptions {
+  /** The longest request message, in bytes. */
+  maxReceiveMessageLength: number;
+  keepaliveTimeMs: number;
+  keepaliveTimeoutMs: number;
+}
+
+export interface H2Transport {
+  /** Serves a connection accepted elsewhere (our own listener and its backlog). */
+  serve(socket: Socket): void;
+  /** Asks every connection to finish (GOAWAY), then ends those left after `graceMs`. */
+  close(graceMs: number): Promise<void>;
+}
+
+type Status = { code: number; details: string; metadata?: grpc.Metadata | undefined };
+
+const GRPC_CONTENT_TYPE = 'application/grpc';
+
+/** `grpc-message`'s encoding: every byte outside printable ASCII, and `%`, as `%XX`. */
+export function percentEncode(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    out +=
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** A gRPC call on one HTTP/2 stream. */
+class H2Call extends EventEmitter {
+  readonly metadata: grpc.Metadata;
+  cancelled = false;
+  private headersSent = false;
+  private status: Status | undefined;
+  private reading = false;
+  /** Bytes of an unfinished message (its prefix included), in the order they came. */
+  private partial: Buffer[] = [];
+  private partialLength = 0;
+
+  constructor(
+    private readonly stream: http2.ServerHttp2Stream,
+    headers: http2.IncomingHttpHeaders,
+    private readonly maxLength: number,
+  ) {
+    super();
+    this.metadata = grpc.Metadata.fromHttp2Headers(headers);
+    stream.on('wantTrailers', () => this.sendTrailers());
+    stream.on('aborted', () => {
+      this.cancelled = true;
+      super.emit('cancelled');
+    });
+    stream.on('close', () => super.emit('close'));
+    stream.on('drain', () => super.emit('drain'));
+    // A reset or a write after the peer left: 'aborted' and 'close' say what the call needs.
+    stream.on('error', () => undefined);
+    // A status emitted before anyone listens (a rate limit refusing the stream) is the call's
+    // end, not an unhandled error.
+    this.on('error', () => undefined);
+    // Nothing is read until the call is listened to: meanwhile HTTP/2's flow control keeps
+    // the client's requests on its side.
+    this.on('newListener', (event) => {
+      if (event === 'data' && !this.reading) this.startReading();
+    });
+  }
+
+  private startReading(): void {
+    this.reading = true;
+    this.stream.on('data', (chunk: Buffer) => this.onChunk(chunk));
+    this.stream.on('end', () => super.emit('end'));
+  }
+
+  private onChunk(chunk: Buffer): void {
+    if (this.status) return;
+    this.partial.push(chunk);
+    this.partialLength += chunk.length;
+    while (this.partialLength >= 5 && !this.status) {
+      const head = this.partial.length === 1 ? (this.partial[0] as Buffer) : this.joined();
+      const compressed = head[0] !== 0;
+      const length = head.readUInt32BE(1);
+      if (compressed) {
+        this.fail(grpc.status.UNIMPLEMENTED, 'compressed messages are not accepted here');
+        return;
+      }
+      if (length > this.maxLength) {
+        this.fail(
+          grpc.status.RESOURCE_EXHAUSTED,
+          `Received message larger than max (${length} vs ${this.maxLength})`,
+        );
+        return;
+      }
+      if (this.partialLength < 5 + length) return;
+      const message = head.subarray(5, 5 + length);
+      const rest = head.subarray(5 + length);
+      this.partial = rest.length > 0 ? [rest] : [];
+      this.partialLength = rest.length;
+      super.emit('data', message);
+    }
+  }
+
+  private joined(): Buffer {
+    const all = Buffer.concat(this.partial, this.partialLength);
+    this.partial = [all];
+    return all;
+  }
+
+  private fail(code: number, details: string): void {
+    this.partial = [];
+    this.partialLength = 0;
+    this.emit('error', { code, details });
+  }
+
+  private ensureHeaders(): void {
+    if (this.headersSent || this.stream.destroyed) return;
+    this.headersSent = true;
+    this.stream.respond(
+      { ':status': 200, 'content-type': 'application/grpc+proto' },
+      { waitForTrailers: true },
+    );
+  }
+
+  private sendTrailers(): void {
+    const status = this.status ?? { code: grpc.status.OK, details: '' };
+    const trailers: http2.OutgoingHttpHeaders = {
+      ...status.metadata?.toHttp2Headers(),
+      'grpc-status': String(status.code),
+    };
+    if (status.details) trailers['grpc-message'] = percentEncode(status.details);
+    this.stream.sendTrailers(trailers);
+  }
+
+  /** Ends the call with a status (once; later ones are ignored). */
+  finishWith(status: Status): void {
+    if (this.status) return;
+    this.status = status;
+    if (this.stream.destroyed || this.stream.closed) return;
+    this.ensureHeaders();
+    this.stream.end();
+  }
+
+  /** Writes one message; false when the stream asks to wait for 'drain'. */
+  write(message: Buffer): boolean {
+    if (this.status || this.stream.destroyed) return false;
+    this.ensureHeaders();
+    const framed = Buffer.allocUnsafe(message.length + 5);
+    framed[0] = 0;
+    framed.writeUInt32BE(message.length, 1);
+    message.copy(framed, 5);
+    return this.stream.write(framed);
+  }
+
+  /** Ends the call with OK. */
+  end(): void {
+    this.finishWith({ code: grpc.status.OK, details: '' });
+  }
+
+  /** As on grpc-js's calls: emitting `{ code, details }` as 'error' ends the call with it. */
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'error') {
+      const status = args[0] as Partial<Status> | undefined;
+      if (typeof status?.code === 'number') {
+        this.finishWith({ code: status.code, details: status.details ?? '' });
+      }
+    }
+    return super.emit(event, ...args);
+  }
+
+  getPeer(): string {
+    const socket = this.stream.session?.socket;
+    if (!socket?.remoteAddress) return 'unknown';
+    return socket.remotePort
+      ? `${socket.remoteAddress}:${socket.remotePort}`
+      : socket.remoteAddress;
+  }
+
+  getAuthContext(): Record<string, never> {
+    return {};
+  }
+}
+
+/** A unary method: one request read whole, the implementation's answer or error written. */
+function serveUnary(call: H2Call, method: grpc.MethodDefinition<unknown, unknown>, impl: unknown) {
+  let request: Buffer | undefined;
+  call.on('data', (message: Buffer) => {
+    request ??= message;
+  });
+  call.on('end', () => {
+    if (!request) {
+      call.finishWith({ code: grpc.status.INTERNAL, details: 'no request message' });
+      return;
+    }
+    let decoded: unknown;
+    try {
+      decoded = method.requestDeserialize(request);
+    } catch {
+      call.finishWith({ code: grpc.status.INTERNAL, details: 'Error deserializing request' });
+      return;
+    }
+    const unaryCall = Object.assign(call, { request: decoded });
+    const answer: grpc.sendUnaryData<unknown> = (err, value) => {
+      if (err) {
+        const e = err as Partial<grpc.ServiceError>;
+        call.finishWith({
+          code: e.code ?? grpc.status.UNKNOWN,
+          details: e.details ?? e.message ?? '',
+          metadata: e.metadata,
+        });
+        return;
+      }
+      call.write(method.responseSerialize(value));
+      call.end();
+    };
+    (impl as grpc.handleUnaryCall<unknown, unknown>)(
+      unaryCall as unknown as grpc.ServerUnaryCall<unknown, unknown>,
+      answer,
+    );
+  });
+}
+
+export function createH2Transport(
+  ads: Record<string, (call: AdsCall) => void>,
+  services: readonly H2ServiceEntry[],
+  options: H2TransportOptions,
+): H2Transport {
+  const streaming = new Map<string, (call: AdsCall) => void>();
+  const unary = new Map<
+    string,
+    { method: grpc.MethodDefinition<unknown, unknown>; impl: unknown }
+  >();
+  for (const [name, handler] of Object.entries(ads)) {
+    streaming.set(`/envoy.service.discovery.v3.AggregatedDiscoveryService/${name}`, handler);
+  }
+  for (const { definition, implementation } of services) {
+    for (const [name, method] of Object.entries(definition)) {
+      if (!method.requestStream && !method.responseStream && implementation[name]) {
+        unary.set(method.path, { method, impl: implementation[name] });
+      }
+    }
+  }
+
+  const server = http2.createServer();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+    session.on('error', () => undefined);
+  });
+  server.on('stream', (stream, headers) => {
+    const type = headers['content-type'];
+    if (typeof type !== 'string' || !type.startsWith(GRPC_CONTENT_TYPE)) {
+      stream.on('error', () => undefined);
+      stream.respond({ ':status': 415 }, { endStream: true });
+      return;
+    }
+    const call = new H2Call(stream, headers, options.maxReceiveMessageLength);
+    const path = headers[':path'] ?? '';
+    const handler = streaming.get(path);
+    if (handler) {
+      handler(call as unknown as AdsCall);
+      return;
+    }
+    const method = unary.get(path);
+    if (method) {
+      serveUnary(call, method.method, method.impl);
+      return;
+    }
+    call.finishWith({
+      code: grpc.status.UNIMPLEMENTED,
+      details: `The server does not implement the method ${path}`,
+    });
+  });
+
+  // One timer for every connection: each gets a ping per period, and one that goes
+  // unanswered for the timeout is closed.
+  const keepalive = setInterval(() => {
+    for (const session of sessions) {
+      if (session.destroyed || session.closed) continue;
+      const timer = setTimeout(() => session.destroy(), options.keepaliveTimeoutMs);
+      timer.unref();
+      const sent = session.ping((err) => {
+        clearTimeout(timer);
+        if (err) session.destroy();
+      });
+      if (!sent) clearTimeout(timer);
+    }
+  }, options.keepaliveTimeMs);
+  keepalive.unref();
+
+  return {
+    serve(socket) {
+      server.emit('connection', socket);
+    },
+    async close(graceMs) {
+      clearInterval(keepalive);
+      const open = [...sessions];
+      await new Promise<void>((resolve) => {
+        let left = open.length;
+        if (left === 0) return resolve();
+        const timer = setTimeout(() => {
+          for (const session of open) session.destroy();
+          resolve();
+        }, graceMs);
+        for (const session of open) {
+          session.close(() => {
+            left -= 1;
+            if (left === 0) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The plaintext xDS port's own gRPC over HTTP/2 (src/server/h2-transport.ts), seen through a
+ * bare `node:http2` client: what a gRPC library would never send, and how the port answers.
+ * Every case ends with a real gRPC client still served.
+ */
+import * as http2 from 'node:http2';
+import { expect } from 'vitest';
+import { percentEncode } from '../../src/server/h2-transport.js';
+import { encodeDiscoveryRequest, decodeDiscoveryResponse } from '../../src/xds/wire.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { requestClustersOnce } from '../support/fixtures/handshake.js';
+import { it } from '../support/fixtures/test.js';
+
+const SOTW = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+
+interface Answer {
+  status: number | undefined;
+  contentType: string | undefined;
+  trailers: http2.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** One request on its own connection: `chunks` written one by one, then the side ended (or not). */
+function call(
+  port: number,
+  path: string,
+  chunks: Buffer[],
+  options: { contentType?: string; end?: boolean; until?: (body: Buffer) => boolean } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    session.on('error', reject);
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': path,
+      'content-type': options.contentType ?? 'application/grpc',
+      te: 'trailers',
+    });
+    const answer: Answer = {
+      status: undefined,
+      contentType: undefined,
+      trailers: {},
+      body: Buffer.alloc(0),
+    };
+    const timer = setTimeout(() => {
+      session.destroy();
+      reject(new Error(`no answer within 10 s on ${path}`));
+    }, 10_000);
+    const done = () => {
+      clearTimeout(timer);
+      session.destroy();
+      resolve(answer);
+    };
+    stream.on('response', (headers) => {
+      answer.status = headers[':status'];
+      answer.contentType = headers['content-type'] as string | undefined;
+    });
+    stream.on('trailers', (trailers) => {
+      answer.trailers = trailers;
+    });
+    stream.on('data', (chunk: Buffer) => {
+      answer.body = Buffer.concat([answer.body, chunk]);
+      if (options.until?.(answer.body)) done();
+    });
+    stream.on('end', done);
+    stream.on('error', () => undefined);
+    for (const chunk of chunks) stream.write(chunk);
+    if (options.end ?? true) stream.end();
+  });
+}
+
+function frame(message: Uint8Array, compressed = false): Buffer {
+  const out = Buffer.alloc(message.length + 5);
+  out[0] = compressed ? 1 : 0;
+  out.writeUInt32BE(message.length, 1);
+  Buffer.from(message).copy(out, 5);
+  return out;
+}
+
+const cdsRequest = () =>
+  encodeDiscoveryRequest({
+    node: {
+      id: 'sidecar~10.0.0.1~h2.default~default.svc.cluster.local',
+      cluster: 'h2.default',
+      metadata: {},
+      user_agent_name: 'envoy',
+      user_agent_version: '',
+    },
+    type_url: CLUSTER_TYPE,
+  });
+
+it('reads a request split anywhere across DATA frames, and answers it', async ({ mock }) => {
+  const bytes = frame(cdsRequest());
+  // Byte by byte for the prefix, then the rest in two pieces.
+  const chunks = [
+    ...[0, 1, 2, 3, 4].map((i) => bytes.subarray(i, i + 1)),
+    bytes.subarray(5, 40),
+    bytes.subarray(40),
+  ];
+  const answer = await call(mock.addresses.xds.port, SOTW, chunks, {
+    end: false,
+    until: (body) => body.length >= 5 && body.length >= 5 + body.readUInt32BE(1),
+  });
+  expect(answer.status).toBe(200);
+  expect(answer.contentType).toMatch(/^application\/grpc/);
+  const response = decodeDiscoveryResponse(
+    answer.body.subarray(5, 5 + answer.body.readUInt32BE(1)),
+  );
+  expect(response.type_url).toBe(CLUSTER_TYPE);
+  expect(response.resources.length).toBeGreaterThan(0);
+});
+
+it('refuses a compressed message, a message over 4 MiB, an unknown method and a body that is not gRPC', async ({
+  mock,
+}) => {
+  const port = mock.addresses.xds.port;
+  const compressed = await call(port, SOTW, [frame(cdsRequest(), true)]);
+  expect(compressed.trailers['grpc-status']).toBe(String(12));
+  expect(compressed.trailers['grpc-message']).toBe(
+    percentEncode('compressed messages are not accepted here'),
+  );
+
+  // Only the prefix of a 64 MiB message: refused on its length, nothing buffered.
+  const prefix = Buffer.from([0, 0x04, 0, 0, 0]);
+  const huge = await call(port, SOTW, [prefix], { end: false });
+  expect(huge.trailers['grpc-status']).toBe(String(8));
+  expect(decodeURIComponent(String(huge.trailers['grpc-message']))).toBe(
+    'Received message larger than max (67108864 vs 4194304)',
+  );
+
+  const unknown = await call(port, '/no.Such/Method', [frame(cdsRequest())]);
+  expect(unknown.trailers['grpc-status']).toBe(String(12));
+
+  const json = await call(port, SOTW, [Buffer.from('{}')], { contentType: 'application/json' });
+  expect(json.status).toBe(415);
+
+  expect(mock.streams()).toEqual([]);
+  expect((await requestClustersOnce(mock.xdsAddress)).resources).toHaveLength(2);
+});
+
+it('percent-encodes grpc-message as the gRPC protocol says: printable ASCII but %, as is', () => {
+  expect(percentEncode('a b%c')).toBe('a b%25c');
+  expect(percentEncode('é\n')).toBe('%C3%A9%0A');
+  expect(decodeURIComponent(percentEncode('node "x~y" — refused'))).toBe('node "x~y" — refused');
+});

@@ -9,7 +9,8 @@
  *   words); a compressed message is refused, as nothing here offers a decompressor;
  * - a call that reads nothing until it is listened to (HTTP/2 flow control holds the
  *   client's requests back meanwhile, as grpc-js does while a stream is authenticated);
- * - statuses in trailers, `grpc-message` percent-encoded as the protocol says;
+ * - statuses in trailers, `grpc-message` percent-encoded as grpc-js writes it (`encodeURI`:
+ *   Envoy logs the text as received, docs/envoy-facts.md);
  * - keepalive: a ping every `keepaliveTimeMs`, the connection closed when one goes
  *   `keepaliveTimeoutMs` unanswered.
  *
@@ -44,18 +45,6 @@ export interface H2Transport {
 type Status = { code: number; details: string; metadata?: grpc.Metadata | undefined };
 
 const GRPC_CONTENT_TYPE = 'application/grpc';
-
-/** `grpc-message`'s encoding: every byte outside printable ASCII, and `%`, as `%XX`. */
-export function percentEncode(text: string): string {
-  let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
-    out +=
-      byte >= 0x20 && byte <= 0x7e && byte !== 0x25
-        ? String.fromCharCode(byte)
-        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
 
 /** A gRPC call on one HTTP/2 stream. */
 class H2Call extends EventEmitter {
@@ -105,10 +94,9 @@ class H2Call extends EventEmitter {
     this.partial.push(chunk);
     this.partialLength += chunk.length;
     while (this.partialLength >= 5 && !this.status) {
-      const head = this.partial.length === 1 ? (this.partial[0] as Buffer) : this.joined();
-      const compressed = head[0] !== 0;
-      const length = head.readUInt32BE(1);
-      if (compressed) {
+      const prefix = this.prefix();
+      const length = prefix.readUInt32BE(1);
+      if (prefix[0] !== 0) {
         this.fail(grpc.status.UNIMPLEMENTED, 'compressed messages are not accepted here');
         return;
       }
@@ -119,19 +107,31 @@ class H2Call extends EventEmitter {
         );
         return;
       }
+      // The pieces are joined once, when the whole message is in: a large message arriving
+      // in many frames is not copied again for each.
       if (this.partialLength < 5 + length) return;
-      const message = head.subarray(5, 5 + length);
-      const rest = head.subarray(5 + length);
+      const all =
+        this.partial.length === 1
+          ? (this.partial[0] as Buffer)
+          : Buffer.concat(this.partial, this.partialLength);
+      const rest = all.subarray(5 + length);
       this.partial = rest.length > 0 ? [rest] : [];
       this.partialLength = rest.length;
-      super.emit('data', message);
+      super.emit('data', all.subarray(5, 5 + length));
     }
   }
 
-  private joined(): Buffer {
-    const all = Buffer.concat(this.partial, this.partialLength);
-    this.partial = [all];
-    return all;
+  /** The next message's 5-byte prefix, read across pieces without joining them. */
+  private prefix(): Buffer {
+    const first = this.partial[0] as Buffer;
+    if (first.length >= 5) return first;
+    const prefix = Buffer.alloc(5);
+    let at = 0;
+    for (const piece of this.partial) {
+      at += piece.copy(prefix, at, 0, Math.min(piece.length, 5 - at));
+      if (at === 5) break;
+    }
+    return prefix;
   }
 
   private fail(code: number, details: string): void {
@@ -155,7 +155,7 @@ class H2Call extends EventEmitter {
       ...status.metadata?.toHttp2Headers(),
       'grpc-status': String(status.code),
     };
-    if (status.details) trailers['grpc-message'] = percentEncode(status.details);
+    if (status.details) trailers['grpc-message'] = encodeURI(status.details);
     this.stream.sendTrailers(trailers);
   }
 

@@ -9,7 +9,7 @@
  *
  *   npx tsx bench/micro/heap-per-stream.ts [mock|grpcjs|h2] [counts=0,1000] [outDir] [rows=30]
  */
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { JsonLineChild } from '../lib/child.js';
@@ -95,7 +95,6 @@ try {
       // RSS before the snapshot, which makes the process touch memory of its own.
       const rss = rssBytes(server.pid);
       if (process.env.SMAPS) {
-        const { readFileSync } = await import('node:fs');
         const lines = readFileSync(`/proc/${server.pid}/smaps`, 'utf8').split('\n');
         const by = new Map<string, number>();
         let key = '';

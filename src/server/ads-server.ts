@@ -9,7 +9,7 @@ import { MockIstiodError } from '../util/errors.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
 import type { AdsStream, StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
-import { createH2Transport, type H2Transport } from './h2-transport.js';
+import { createH2Transport } from './h2-transport.js';
 import { SotwStream } from './sotw-stream.js';
 import { RelaySotwStream } from './relay-sotw-stream.js';
 import { RelayDeltaStream } from './relay-delta-stream.js';
@@ -124,13 +124,14 @@ export function createAdsServer(
       const plaintext = !transport.credentials || !transport.credentials._isSecure();
       if (plaintext && isIP(bareHost(endpoint.host))) {
         // Plaintext on an address: served on node:http2 directly (h2-transport.ts).
-        const h2 = createH2Transport(handlers, transport.services ?? [], {
+        const ads = { definition: ADS_SERVICE, implementation: handlers };
+        const h2 = createH2Transport([ads, ...(transport.services ?? [])], {
           maxReceiveMessageLength: MAX_RECEIVE_MESSAGE_LENGTH,
           keepaliveTimeMs: KEEPALIVE_TIME_MS,
           keepaliveTimeoutMs: KEEPALIVE_TIMEOUT_MS,
         });
         listener = await listenWithBacklog((socket) => h2.serve(socket), endpoint);
-        server = h2Shutdown(h2);
+        server = h2;
         return listener.port;
       }
       const candidate = new grpc.Server({
@@ -192,10 +193,6 @@ function grpcShutdown(server: grpc.Server): { shutdown(graceMs: number): Promise
         });
       }),
   };
-}
-
-function h2Shutdown(transport: H2Transport): { shutdown(graceMs: number): Promise<void> } {
-  return { shutdown: (graceMs) => transport.close(graceMs) };
 }
 
 function bareHost(host: string): string {

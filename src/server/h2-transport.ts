@@ -39,7 +39,7 @@ export interface H2Transport {
   /** Serves a connection accepted elsewhere (our own listener and its backlog). */
   serve(socket: Socket): void;
   /** Asks every connection to finish (GOAWAY), then ends those left after `graceMs`. */
-  close(graceMs: number): Promise<void>;
+  shutdown(graceMs: number): Promise<void>;
 }
 
 type Status = { code: number; details: string; metadata?: grpc.Metadata | undefined };
@@ -247,8 +247,11 @@ function serveUnary(call: H2Call, method: grpc.MethodDefinition<unknown, unknown
   });
 }
 
+/**
+ * `services`: each method routed by its definition's path, a bidirectional stream handed its
+ * call (the ADS service), a unary one answered by `serveUnary`.
+ */
 export function createH2Transport(
-  ads: Record<string, (call: AdsCall) => void>,
   services: readonly H2ServiceEntry[],
   options: H2TransportOptions,
 ): H2Transport {
@@ -257,13 +260,14 @@ export function createH2Transport(
     string,
     { method: grpc.MethodDefinition<unknown, unknown>; impl: unknown }
   >();
-  for (const [name, handler] of Object.entries(ads)) {
-    streaming.set(`/envoy.service.discovery.v3.AggregatedDiscoveryService/${name}`, handler);
-  }
   for (const { definition, implementation } of services) {
     for (const [name, method] of Object.entries(definition)) {
-      if (!method.requestStream && !method.responseStream && implementation[name]) {
-        unary.set(method.path, { method, impl: implementation[name] });
+      const impl = implementation[name];
+      if (!impl) continue;
+      if (method.requestStream && method.responseStream) {
+        streaming.set(method.path, impl as (call: AdsCall) => void);
+      } else if (!method.requestStream && !method.responseStream) {
+        unary.set(method.path, { method, impl });
       }
     }
   }
@@ -320,7 +324,7 @@ export function createH2Transport(
     serve(socket) {
       server.emit('connection', socket);
     },
-    async close(graceMs) {
+    async shutdown(graceMs) {
       clearInterval(keepalive);
       const open = [...sessions];
       await new Promise<void>((resolve) => {

@@ -97,7 +97,7 @@ export interface OperationTarget extends Pick<
     pins?: { versions?: unknown; resourceVersions?: unknown },
   ): ResourcesChanged | Refusal;
   setResourceSets(sets: readonly unknown[]): SetsChanged | Refusal;
-  reloadResources(): SetsChanged | Refusal;
+  reloadResources(): Promise<SetsChanged | Refusal>;
   resourceStatus(): ResourceStatus;
   queryJournal(filter: JournalFilter): JournalEntry[];
   journalSinks(): JournalSinkStatus[];

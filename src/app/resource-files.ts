@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { loadAndValidate, watchResources, type ValidatedFiles } from '../resources/file-source.js';
+import { loadOffThread } from '../resources/file-thread.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import { pinWarnings } from '../snapshot/pin-warnings.js';
 import type { SnapshotChange } from '../core/snapshot.js';
@@ -31,8 +32,14 @@ export function logResourceWarnings(log: Logger, warnings: readonly Problem[]): 
   for (const w of warnings) log.warn({ path: w.path }, `resources: ${w.message}`);
 }
 
+type Reloaded = Result<SnapshotChange[]>;
+
 export class ResourceFiles {
   private stopWatching: (() => void) | undefined;
+  /** The load running now, and the one asked for while it runs (at most one waits). */
+  private running: Promise<Reloaded> | undefined;
+  private waiting: Promise<Reloaded> | undefined;
+  private readonly closing = new AbortController();
   status: ResourceStatus;
 
   constructor(
@@ -63,9 +70,7 @@ export class ResourceFiles {
    * process). A failure the load itself did not turn into problems is reported as one.
    */
   private reloadFromWatch(): void {
-    try {
-      this.reload();
-    } catch (err) {
+    this.reload().catch((err: unknown) => {
       const problems = [{ path: this.path, message: `reload failed: ${String(err)}` }];
       this.status = { ...this.status, lastError: { at: new Date().toISOString(), problems } };
       try {
@@ -77,12 +82,32 @@ export class ResourceFiles {
       } catch {
         // A listener or a log write that fails has nowhere further to report to.
       }
-    }
+    });
   }
 
-  /** Loads the files again; on success installs the sets (pushing what changed). */
-  reload(): Result<SnapshotChange[]> {
-    const loaded = loadAndValidate(this.path);
+  /**
+   * Loads the files again; on success installs the sets (pushing what changed). One load runs
+   * at a time: a reload asked for while one runs is done once after it (the files may have
+   * changed since it read them), however many ask for it meanwhile.
+   */
+  reload(): Promise<Reloaded> {
+    if (!this.running) {
+      this.running = this.load().finally(() => (this.running = undefined));
+      return this.running;
+    }
+    const next = () => {
+      this.waiting = undefined;
+      return this.reload();
+    };
+    this.waiting ??= this.running.then(next, next);
+    return this.waiting;
+  }
+
+  private async load(): Promise<Reloaded> {
+    const loaded = await loadOffThread(this.path, this.closing.signal);
+    if (this.closing.signal.aborted) {
+      return { ok: false, problems: [{ path: this.path, message: 'not loaded: closed' }] };
+    }
     if (!loaded.ok) {
       const { problems } = loaded;
       this.status = { ...this.status, lastError: { at: new Date().toISOString(), problems } };
@@ -110,6 +135,7 @@ export class ResourceFiles {
   }
 
   close(): void {
+    this.closing.abort();
     this.stopWatching?.();
     this.stopWatching = undefined;
   }

@@ -49,7 +49,7 @@ export class ResourceSources {
     return this.report(this.store.setSets(sets));
   }
 
-  reload(): Result<SnapshotChange[]> {
+  async reload(): Promise<Result<SnapshotChange[]>> {
     if (this.files) return this.files.reload();
     const message = 'this server does not serve resources from files';
     return { ok: false, problems: [{ path: 'resourcesPath', message }] };
@@ -60,9 +60,9 @@ export class ResourceSources {
   }
 
   /** Serves the start-up resources again: the files as they are now, or the start-up sets. */
-  restore(): void {
+  async restore(): Promise<void> {
     if ('files' in this.from) {
-      this.from.files.reload();
+      await this.from.files.reload();
       return;
     }
     this.store.install(this.from.startup);

@@ -51,8 +51,9 @@ function validateLoaded(
 
 /**
  * Loads and validates the files; never throws. What the checks above did not foresee (a
- * document deep enough to exhaust the stack of validation) is one more problem, so that a
- * reload from the watcher's timer or the control API refuses the files and changes nothing.
+ * document deep enough to exhaust the stack of validation) is one more problem, so that
+ * nothing the files hold ends the process. A reload while streams are served runs this on a
+ * thread of its own (file-thread.ts).
  */
 export function loadAndValidate(path: string): Result<ValidatedFiles> {
   try {

@@ -6,8 +6,14 @@
  * the file; none throws, so that a reload from the watcher's timer never ends the process.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import type * as Yaml from 'yaml';
 import type { Document } from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
 import type { Problem } from '../util/problems.js';
+import { nestingProblem } from './file-depth.js';
+
+/** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
+const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 
 /** The largest resource file read (64 MiB): past it, a file is refused unread. */
 export const MAX_RESOURCE_FILE_BYTES = 64 * 1024 * 1024;
@@ -21,6 +27,50 @@ export const MAX_ALIAS_COUNT = 100;
 
 /** At most this many parse errors are listed per file (a deep file yields one per level). */
 const MAX_ERRORS_PER_FILE = 5;
+
+/** A document of a file as plain values, with where it is for messages (`<file>:`). */
+export interface FileDocument {
+  value: unknown;
+  where: string;
+}
+
+/** What one file holds: its documents, and the problems that kept the others out. */
+export interface FileDocuments {
+  docs: FileDocument[];
+  problems: Problem[];
+}
+
+/**
+ * Reads and parses one resource file: each of its YAML (or JSON) documents as plain values,
+ * or the problems that refused them. Never throws. Run on a thread of its own by a reload
+ * (file-thread.ts), so that a file that takes seconds to parse holds no stream.
+ */
+export function readDocuments(file: string): FileDocuments {
+  const problems: Problem[] = [];
+  const read = readResourceText(file);
+  if ('problem' in read) return { docs: [], problems: [read.problem] };
+  // Before the parser, which takes seconds over a deeply nested file before it reports it.
+  const tooDeep = nestingProblem(read.text);
+  if (tooDeep) return { docs: [], problems: [{ path: file, message: tooDeep }] };
+  const docs = yaml().parseAllDocuments(read.text, { prettyErrors: true });
+  const out: FileDocument[] = [];
+  const many = Array.isArray(docs) && docs.length > 1;
+  for (const [i, doc] of (Array.isArray(docs) ? docs : [docs]).entries()) {
+    const where = many ? `${file} (document ${i + 1}):` : `${file}:`;
+    if (doc.errors.length > 0) {
+      problems.push(...parseProblems(file, doc));
+      continue;
+    }
+    const converted = documentValue(file, doc);
+    if ('problem' in converted) {
+      problems.push(converted.problem);
+      continue;
+    }
+    if (converted.value !== null && converted.value !== undefined)
+      out.push({ value: converted.value, where });
+  }
+  return { docs: out, problems };
+}
 
 /**
  * The file's text, or a problem. Opened non-blocking, so that a FIFO named `x.yaml` cannot

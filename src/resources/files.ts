@@ -13,16 +13,10 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import type * as Yaml from 'yaml';
-import { lazyRequire } from '../util/lazy-require.js';
-
-/** Loaded on first use: start-up does not pay for the YAML parser when no file is read. */
-const yaml = lazyRequire<typeof Yaml>(import.meta.url, 'yaml');
 import { parseNodeMatch, type NodeMatch } from '../snapshot/node-match.js';
 import { DEFAULT_SET, type ResourceSetSpec } from '../snapshot/validated-set.js';
 import { isObject } from '../util/guards.js';
-import { documentValue, parseProblems, readResourceText } from './file-text.js';
-import { nestingProblem } from './file-depth.js';
+import { readDocuments } from './file-text.js';
 import type { Problem, Result } from '../util/problems.js';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -74,41 +68,11 @@ export function loadResourceFiles(path: string): Result<LoadedFiles> {
   const problems: Problem[] = [];
   const sets = new Map<string, LoadedSet>();
   for (const file of listed.value) {
-    for (const doc of readDocuments(file, problems)) collect(doc.value, doc.where, sets, problems);
+    const read = readDocuments(file);
+    problems.push(...read.problems);
+    for (const doc of read.docs) collect(doc.value, doc.where, sets, problems);
   }
   return { ok: true, value: { sets: [...sets.values()], files: listed.value, problems } };
-}
-
-function readDocuments(file: string, problems: Problem[]): { value: unknown; where: string }[] {
-  const read = readResourceText(file);
-  if ('problem' in read) {
-    problems.push(read.problem);
-    return [];
-  }
-  // Before the parser, which takes seconds over a deeply nested file before it reports it.
-  const tooDeep = nestingProblem(read.text);
-  if (tooDeep) {
-    problems.push({ path: file, message: tooDeep });
-    return [];
-  }
-  const docs = yaml().parseAllDocuments(read.text, { prettyErrors: true });
-  const out: { value: unknown; where: string }[] = [];
-  const many = Array.isArray(docs) && docs.length > 1;
-  for (const [i, doc] of (Array.isArray(docs) ? docs : [docs]).entries()) {
-    const where = many ? `${file} (document ${i + 1}):` : `${file}:`;
-    if (doc.errors.length > 0) {
-      problems.push(...parseProblems(file, doc));
-      continue;
-    }
-    const converted = documentValue(file, doc);
-    if ('problem' in converted) {
-      problems.push(converted.problem);
-      continue;
-    }
-    if (converted.value !== null && converted.value !== undefined)
-      out.push({ value: converted.value, where });
-  }
-  return out;
 }
 
 function addTo(

@@ -61,7 +61,7 @@ export function createOperationTarget(rooms: TargetRooms): MockTarget {
       await faults.clear();
       if (withholdSwitch.release()) events.emit('state');
       await target.up();
-      resources.restore();
+      await resources.restore();
       rooms.journal.clear();
     },
     versions: () => typeVersions(store.current()),

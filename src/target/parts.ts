@@ -35,10 +35,10 @@ export interface ResourceRoom {
   readonly store: SnapshotStore;
   setResources(resources: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange>;
   setResourceSets(sets: readonly unknown[]): ResultWithWarnings<SnapshotChange[]>;
-  reload(): Result<SnapshotChange[]>;
+  reload(): Promise<Result<SnapshotChange[]>>;
   status(): ResourceStatus;
   /** Back to the start-up resources (a reset). */
-  restore(): void;
+  restore(): Promise<void>;
 }
 
 /** The rooms the operations act on, as the assembly built them. */
@@ -169,11 +169,11 @@ export function resourcePart(
       if (!result.ok) return invalid(KEEPS_SERVING, result.problems);
       return { changed: changesBySet(result.value), warnings: result.warnings };
     },
-    reloadResources: () => {
+    reloadResources: async () => {
       if (resources.status().source === 'api') {
         return new Refusal(409, 'this server does not serve resources from files');
       }
-      const result = resources.reload();
+      const result = await resources.reload();
       if (!result.ok) {
         return invalid('invalid resource files (the last good sets keep serving)', result.problems);
       }

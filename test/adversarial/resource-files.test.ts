@@ -79,7 +79,7 @@ const BAD_FILES: { name: string; make: (path: string) => Promise<void> }[] = [
   },
   {
     // Over the size limit: refused from its size, before a byte is read. A file under it is
-    // read and parsed on the event loop (docs/RELIABILITY.md, "Known limits").
+    // read and parsed on the loading thread (src/resources/file-thread.ts).
     name: 'a sparse file one byte over the 64 MiB limit',
     make: async (p) => {
       await writeFile(p, 'resources: []\n');

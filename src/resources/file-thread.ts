@@ -5,9 +5,7 @@
  * are rare, and nothing stays behind), with a bound on its heap, so that files that need more
  * are refused and the server goes on with the last good sets.
  */
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../util/package-root.js';
 import type { Result } from '../util/problems.js';
@@ -16,16 +14,26 @@ import type { ValidatedFiles } from './file-source.js';
 /** The heap the loading thread may use (MiB): a 64 MiB file of clusters needs most of it. */
 export const LOADER_HEAP_MB = 4096;
 
-/** The worker's module, and the flags it needs to be loaded. */
-function workerEntry(): { file: string; execArgv: string[] } {
+/**
+ * Run from the sources (tsx, the tests), the worker loads its TypeScript through tsx's own
+ * `tsImport`: tsx's hooks given to a worker as `--import` do not resolve the sources' `.js`
+ * imports on Node 22.
+ */
+const FROM_SOURCES = `
+const { workerData } = require('node:worker_threads');
+import(workerData.tsx).then(({ tsImport }) => tsImport(workerData.entry, workerData.entry));
+`;
+
+/** How to start the worker: its module (or the code that loads it) and what it is given. */
+function workerStart(path: string): { code: string; eval: boolean; workerData: object } {
   if (import.meta.url.endsWith('.ts')) {
-    // Run from the sources (tsx, the tests): the worker's TypeScript is loaded through tsx.
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    const file = fileURLToPath(new URL('./file-worker.ts', import.meta.url));
-    return { file, execArgv: ['--import', tsx] };
+    const entry = new URL('./file-worker.ts', import.meta.url).href;
+    const tsx = import.meta.resolve('tsx/esm/api');
+    return { code: FROM_SOURCES, eval: true, workerData: { path, entry, tsx } };
   }
   // Compiled, or bundled (where this module's URL is the bundle's): the compiled worker.
-  return { file: join(packageRoot(), 'dist', 'src', 'resources', 'file-worker.js'), execArgv: [] };
+  const file = join(packageRoot(), 'dist', 'src', 'resources', 'file-worker.js');
+  return { code: file, eval: false, workerData: { path } };
 }
 
 /**
@@ -46,10 +54,11 @@ export function loadOffThread(
   return new Promise((resolve) => {
     let worker: Worker;
     try {
-      const { file, execArgv } = workerEntry();
-      worker = new Worker(file, {
-        workerData: path,
-        execArgv,
+      const start = workerStart(path);
+      worker = new Worker(start.code, {
+        eval: start.eval,
+        workerData: start.workerData,
+        execArgv: [],
         resourceLimits: { maxOldGenerationSizeMb: heapMb },
         stdout: true,
         stderr: true,

@@ -5,4 +5,4 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadAndValidate } from './file-source.js';
 
-parentPort?.postMessage(loadAndValidate(workerData as string));
+parentPort?.postMessage(loadAndValidate((workerData as { path: string }).path));

@@ -46,10 +46,54 @@ type Status = { code: number; details: string; metadata?: grpc.Metadata | undefi
 
 const GRPC_CONTENT_TYPE = 'application/grpc';
 
-/** A gRPC call on one HTTP/2 stream. */
+/** The response headers of every call, and how they are sent (Node copies what it sends). */
+const RESPONSE_HEADERS = Object.freeze({
+  ':status': 200,
+  'content-type': 'application/grpc+proto',
+});
+const RESPOND_OPTIONS = Object.freeze({ waitForTrailers: true });
+
+/**
+ * The call an HTTP/2 stream carries, kept on the stream under a symbol of ours, so that the
+ * stream's listeners below are shared by every call (an emitter calls a listener with itself
+ * as `this`) instead of being closures of each.
+ */
+const CALL = Symbol('mock-istiod call');
+type CallStream = http2.ServerHttp2Stream & { [CALL]: H2Call };
+
+function ignore(): void {}
+function onWantTrailers(this: CallStream): void {
+  this[CALL].sendTrailers();
+}
+function onAborted(this: CallStream): void {
+  const call = this[CALL];
+  call.cancelled = true;
+  call.emit('cancelled');
+}
+function onClose(this: CallStream): void {
+  this[CALL].emit('close');
+}
+function onDrain(this: CallStream): void {
+  this[CALL].emit('drain');
+}
+function onChunk(this: CallStream, chunk: Buffer): void {
+  this[CALL].onChunk(chunk);
+}
+function onEnd(this: CallStream): void {
+  this[CALL].emit('end');
+}
+/** Nothing is read until the call is listened to (see `H2Call`). */
+function onNewListener(this: H2Call, event: string | symbol): void {
+  if (event === 'data') this.startReading();
+}
+
+/**
+ * A gRPC call on one HTTP/2 stream. Its metadata is made from the request's headers when first
+ * read: only an authenticator (a TLS port's, or a token's) and a relay read it.
+ */
 class H2Call extends EventEmitter {
-  readonly metadata: grpc.Metadata;
   cancelled = false;
+  private meta: grpc.Metadata | undefined;
   private headersSent = false;
   private status: Status | undefined;
   private reading = false;
@@ -58,38 +102,38 @@ class H2Call extends EventEmitter {
   private partialLength = 0;
 
   constructor(
-    private readonly stream: http2.ServerHttp2Stream,
-    headers: http2.IncomingHttpHeaders,
+    private readonly stream: CallStream,
+    private readonly headers: http2.IncomingHttpHeaders,
     private readonly maxLength: number,
   ) {
     super();
-    this.metadata = grpc.Metadata.fromHttp2Headers(headers);
-    stream.on('wantTrailers', () => this.sendTrailers());
-    stream.on('aborted', () => {
-      this.cancelled = true;
-      super.emit('cancelled');
-    });
-    stream.on('close', () => super.emit('close'));
-    stream.on('drain', () => super.emit('drain'));
+    stream[CALL] = this;
+    stream.on('wantTrailers', onWantTrailers);
+    stream.on('aborted', onAborted);
+    stream.on('close', onClose);
+    stream.on('drain', onDrain);
     // A reset or a write after the peer left: 'aborted' and 'close' say what the call needs.
-    stream.on('error', () => undefined);
+    stream.on('error', ignore);
     // A status emitted before anyone listens (a rate limit refusing the stream) is the call's
     // end, not an unhandled error.
-    this.on('error', () => undefined);
+    this.on('error', ignore);
     // Nothing is read until the call is listened to: meanwhile HTTP/2's flow control keeps
     // the client's requests on its side.
-    this.on('newListener', (event) => {
-      if (event === 'data' && !this.reading) this.startReading();
-    });
+    this.on('newListener', onNewListener);
   }
 
-  private startReading(): void {
+  get metadata(): grpc.Metadata {
+    return (this.meta ??= grpc.Metadata.fromHttp2Headers(this.headers));
+  }
+
+  startReading(): void {
+    if (this.reading) return;
     this.reading = true;
-    this.stream.on('data', (chunk: Buffer) => this.onChunk(chunk));
-    this.stream.on('end', () => super.emit('end'));
+    this.stream.on('data', onChunk);
+    this.stream.on('end', onEnd);
   }
 
-  private onChunk(chunk: Buffer): void {
+  onChunk(chunk: Buffer): void {
     if (this.status) return;
     this.partial.push(chunk);
     this.partialLength += chunk.length;
@@ -143,13 +187,10 @@ class H2Call extends EventEmitter {
   private ensureHeaders(): void {
     if (this.headersSent || this.stream.destroyed) return;
     this.headersSent = true;
-    this.stream.respond(
-      { ':status': 200, 'content-type': 'application/grpc+proto' },
-      { waitForTrailers: true },
-    );
+    this.stream.respond(RESPONSE_HEADERS, RESPOND_OPTIONS);
   }
 
-  private sendTrailers(): void {
+  sendTrailers(): void {
     const status = this.status ?? { code: grpc.status.OK, details: '' };
     const trailers: http2.OutgoingHttpHeaders = {
       ...status.metadata?.toHttp2Headers(),
@@ -286,7 +327,7 @@ export function createH2Transport(
       stream.respond({ ':status': 415 }, { endStream: true });
       return;
     }
-    const call = new H2Call(stream, headers, options.maxReceiveMessageLength);
+    const call = new H2Call(stream as CallStream, headers, options.maxReceiveMessageLength);
     const path = headers[':path'] ?? '';
     const handler = streaming.get(path);
     if (handler) {

@@ -59,12 +59,15 @@ function typeError(value: unknown, goType: string): string | undefined {
     if (jsonKind(value) !== 'object')
       return `${jsonKind(value)} into Go struct field %s of type ${goType}`;
     if (goType !== 'map[string]string') return undefined;
-    const bad = Object.values(value as Record<string, unknown>).find(
-      (v) => v !== null && typeof v !== 'string',
-    );
-    return bad === undefined
-      ? undefined
-      : `${jsonKind(bad)} into Go struct field %s of type string`;
+    // The first value that is not a string, in the map's order; no list of its values is
+    // made (every connection's labels and annotations pass here).
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      const v = Object.hasOwn(record, key) ? record[key] : null;
+      if (v !== null && typeof v !== 'string')
+        return `${jsonKind(v)} into Go struct field %s of type string`;
+    }
+    return undefined;
   }
   return typeof value === 'string'
     ? undefined

@@ -7,7 +7,7 @@ import { createServer, isIP, type Server as NetServer, type Socket } from 'node:
 import { ADS_SERVICE, type AdsCall } from './ads-service.js';
 import { MockIstiodError } from '../util/errors.js';
 import { formatEndpoint, type Endpoint } from '../core/endpoint.js';
-import type { AdsStream, StreamContext } from './ads-stream.js';
+import { streamOfCall, type AdsStream, type StreamContext } from './ads-stream.js';
 import { DeltaStream } from './delta-stream.js';
 import { createH2Transport } from './h2-transport.js';
 import { SotwStream } from './sotw-stream.js';
@@ -84,10 +84,17 @@ export function createAdsServer(
   /** Calls whose authentication is still under way (a TokenReview). */
   const waiting = new Set<AdsCall>();
 
-  /** Streams without an accepted node yet are not registered; close() must end them too. */
+  /**
+   * Streams without an accepted node yet are not registered; close() must end them too. One
+   * listener for every call: an emitter calls it with the call as `this`.
+   */
+  const untrack = function (this: AdsCall) {
+    const stream = streamOfCall(this);
+    if (stream) pending.delete(stream);
+  };
   const track = (stream: AdsStream, call: AdsCall) => {
     pending.add(stream);
-    call.on('close', () => pending.delete(stream));
+    call.on('close', untrack);
   };
   const sotw: Admit = (call, identities) =>
     track(

@@ -85,7 +85,8 @@ const NO_IDENTITIES: readonly string[] = [];
  */
 const STREAM = Symbol('mock-istiod stream');
 type FedCall = AdsCall & { [STREAM]?: AdsStream };
-const streamOfCall = (call: AdsCall): AdsStream | undefined => (call as FedCall)[STREAM];
+/** The stream a call feeds, once one was made for it. */
+export const streamOfCall = (call: AdsCall): AdsStream | undefined => (call as FedCall)[STREAM];
 
 /**
  * The view of a stream let in. Its connection time is kept as milliseconds and made a Date

@@ -22,7 +22,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         // scripts/*.mjs: plain JavaScript that runs before anything is built (npm's prestart).
-        projectService: { allowDefaultProject: ['scripts/*.mjs'] },
+        projectService: { allowDefaultProject: ['scripts/*.mjs', 'scripts/lib/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

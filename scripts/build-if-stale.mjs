@@ -2,12 +2,14 @@
 // file, so that `npm start` can run the compiled CLI (about a third of the CPU of running the
 // sources under tsx) and still work on a fresh clone. Plain JavaScript: it must not pay for tsx
 // itself. When dist/ is fresh it costs one Node start and a stat of each source file.
-// Concurrent runs (several `npm start`s at once) build once: the others wait for the lock.
+// Concurrent runs (several `npm start`s at once) build once: the others wait for the lock
+// (scripts/lib/dir-lock.mjs), unless the run that took it is gone.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import { releaseLock, takeLock } from './lib/dir-lock.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const OUTPUTS = [
@@ -49,30 +51,10 @@ function stale() {
   return changed && `${changed} changed since the last build`;
 }
 
-/** @param {number} ms */
-function sleep(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function takeLock() {
-  mkdirSync(dirname(lock), { recursive: true });
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      return true;
-    } catch {
-      // Another run is building: wait for it, then look again.
-      if (Date.now() > deadline) return false;
-      sleep(200);
-    }
-  }
-}
-
 const why = stale();
 if (why) {
-  if (!takeLock()) {
-    process.stderr.write(`prestart: ${lock} is held for over 2 minutes; remove it if stale\n`);
+  if (!takeLock(lock, 120_000)) {
+    process.stderr.write(`prestart: ${lock} is held for over 2 minutes by a build still running\n`);
     process.exit(1);
   }
   try {
@@ -82,6 +64,6 @@ if (why) {
       execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
     }
   } finally {
-    rmdirSync(lock);
+    releaseLock(lock);
   }
 }

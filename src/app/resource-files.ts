@@ -106,7 +106,10 @@ export class ResourceFiles {
   private async load(): Promise<Reloaded> {
     const loaded = await loadOffThread(this.path, this.closing.signal);
     if (this.closing.signal.aborted) {
-      return { ok: false, problems: [{ path: this.path, message: 'not loaded: closed' }] };
+      return {
+        ok: false,
+        problems: [{ path: this.path, message: 'not loaded: the server is closing' }],
+      };
     }
     if (!loaded.ok) {
       const { problems } = loaded;

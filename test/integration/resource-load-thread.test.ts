@@ -3,7 +3,7 @@
  * (src/resources/file-thread.ts): a large legitimate file, which takes the parser seconds, is
  * loaded and served while the served process's event loop stays free; a load that needs more
  * heap than it may have is refused with the last good sets serving on; a load stopped by
- * closing ends at once.
+ * closing ends at once; reloads asked for while one runs wait for it and share one more.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,4 +97,24 @@ it('a load stopped by closing ends at once, loading nothing', async () => {
   writeFileSync(small, clustersYaml(['one']));
   const again = await loadOffThread(dir);
   expect(again.ok && again.value.sets.map((s) => s.packed.get(CLUSTER_TYPE)?.size)).toEqual([1]);
+});
+
+it('reloads asked for while one runs are done once after it, all answered', async ({
+  startMock,
+}) => {
+  dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
+  const file = join(dir, 'clusters.yaml');
+  writeFileSync(file, clustersYaml(['good']));
+  const mock = await startMock({ resourcesPath: file, watchResources: false });
+  let loads = 0;
+  mock.events.on('resources-reloaded', () => (loads += 1));
+  writeFileSync(file, clustersYaml(names(3, 'changed')));
+  // In one turn: the first starts a load; the other four wait for it, then share one more.
+  const [first, ...later] = [1, 2, 3, 4, 5].map(() => mock.control.reloadResources());
+  expect(await first).toEqual({ changed: [{ set: 'default', changed: ['CDS'] }] });
+  // The second load read the same files: nothing changed.
+  for (const answer of await Promise.all(later)) {
+    expect(answer).toEqual({ changed: [] });
+  }
+  expect(loads).toBe(2);
 });

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { loadAndValidate, watchResources, type ValidatedFiles } from '../resources/file-source.js';
-import { loadOffThread } from '../resources/file-thread.js';
+import { CLOSING_MESSAGE, loadOffThread } from '../resources/file-thread.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import { pinWarnings } from '../snapshot/pin-warnings.js';
 import type { SnapshotChange } from '../core/snapshot.js';
@@ -108,7 +108,7 @@ export class ResourceFiles {
     if (this.closing.signal.aborted) {
       return {
         ok: false,
-        problems: [{ path: this.path, message: 'not loaded: the server is closing' }],
+        problems: [{ path: this.path, message: CLOSING_MESSAGE }],
       };
     }
     if (!loaded.ok) {

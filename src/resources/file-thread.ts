@@ -14,6 +14,9 @@ import type { ValidatedFiles } from './file-source.js';
 /** The heap the loading thread may use (MiB): a 64 MiB file of clusters needs most of it. */
 export const LOADER_HEAP_MB = 4096;
 
+/** What a load stopped by closing (its `signal`) answers. */
+export const CLOSING_MESSAGE = 'not loaded: the server is closing';
+
 /**
  * Run from the sources (tsx, the tests), the worker loads its TypeScript through tsx's own
  * `tsImport`: tsx's hooks given to a worker as `--import` do not resolve the sources' `.js`
@@ -50,7 +53,7 @@ export function loadOffThread(
     ok: false,
     problems: [{ path, message }],
   });
-  if (signal?.aborted) return Promise.resolve(refused('not loaded: the server is closing'));
+  if (signal?.aborted) return Promise.resolve(refused(CLOSING_MESSAGE));
   return new Promise((resolve) => {
     let worker: Worker;
     try {
@@ -60,6 +63,7 @@ export function loadOffThread(
         workerData: start.workerData,
         execArgv: [],
         resourceLimits: { maxOldGenerationSizeMb: heapMb },
+        // Its output, if any, is not mixed into the server's (its stdout carries the JSON log).
         stdout: true,
         stderr: true,
       });
@@ -81,7 +85,7 @@ export function loadOffThread(
     });
     worker.on('exit', (code) => {
       signal?.removeEventListener('abort', stop);
-      if (signal?.aborted) return resolve(refused('not loaded: the server is closing'));
+      if (signal?.aborted) return resolve(refused(CLOSING_MESSAGE));
       resolve(
         answer ?? refused(failure ?? `cannot be loaded: the loading thread stopped (${code})`),
       );

@@ -318,12 +318,12 @@ export function createH2Transport(
   server.on('session', (session) => {
     sessions.add(session);
     session.on('close', () => sessions.delete(session));
-    session.on('error', () => undefined);
+    session.on('error', ignore);
   });
   server.on('stream', (stream, headers) => {
     const type = headers['content-type'];
     if (typeof type !== 'string' || !type.startsWith(GRPC_CONTENT_TYPE)) {
-      stream.on('error', () => undefined);
+      stream.on('error', ignore);
       stream.respond({ ':status': 415 }, { endStream: true });
       return;
     }

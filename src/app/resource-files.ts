@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { loadAndValidate, watchResources, type ValidatedFiles } from '../resources/file-source.js';
-import { CLOSING_MESSAGE, loadOffThread } from '../resources/file-thread.js';
+import { CLOSING_MESSAGE, LoadingThread } from '../resources/file-thread.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import { pinWarnings } from '../snapshot/pin-warnings.js';
 import type { SnapshotChange } from '../core/snapshot.js';
@@ -39,7 +39,9 @@ export class ResourceFiles {
   /** The load running now, and the one asked for while it runs (at most one waits). */
   private running: Promise<Reloaded> | undefined;
   private waiting: Promise<Reloaded> | undefined;
-  private readonly closing = new AbortController();
+  /** The thread reloads load on, kept while they come (file-thread.ts). */
+  private readonly loader = new LoadingThread();
+  private closed = false;
   status: ResourceStatus;
 
   constructor(
@@ -104,8 +106,8 @@ export class ResourceFiles {
   }
 
   private async load(): Promise<Reloaded> {
-    const loaded = await loadOffThread(this.path, this.closing.signal);
-    if (this.closing.signal.aborted) {
+    const loaded = await this.loader.load(this.path);
+    if (this.closed) {
       return {
         ok: false,
         problems: [{ path: this.path, message: CLOSING_MESSAGE }],
@@ -138,7 +140,8 @@ export class ResourceFiles {
   }
 
   close(): void {
-    this.closing.abort();
+    this.closed = true;
+    this.loader.close();
     this.stopWatching?.();
     this.stopWatching = undefined;
   }

@@ -1,9 +1,11 @@
 /**
  * Loading resource files on a thread of their own, for a reload while streams are served. A
  * legitimate file of a few MiB takes seconds to parse and validate; on the thread that serves
- * the streams, every stream would wait for it. A thread is started for each reload (reloads
- * are rare, and nothing stays behind), with a bound on its heap, so that files that need more
- * are refused and the server goes on with the last good sets.
+ * the streams, every stream would wait for it. The thread is started at the first reload and
+ * kept while reloads come (starting one costs more than a small reload: its modules load
+ * again); it ends once idle, so that a server left running holds no second heap. Its heap is
+ * bounded: files that need more are refused, the thread is replaced at the next load, and the
+ * server goes on with the last good sets.
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -14,8 +16,21 @@ import type { ValidatedFiles } from './file-source.js';
 /** The heap the loading thread may use (MiB): a 64 MiB file of clusters needs most of it. */
 export const LOADER_HEAP_MB = 4096;
 
-/** What a load stopped by closing (its `signal`) answers. */
+/** How long the loading thread stays after its last load, for the next one (ms). */
+export const LOADER_IDLE_MS = 30_000;
+
+/** What a load stopped by closing answers. */
 export const CLOSING_MESSAGE = 'not loaded: the server is closing';
+
+/** A load asked of the thread, and its answer (file-worker.ts). */
+export interface LoadRequest {
+  id: number;
+  path: string;
+}
+export interface LoadAnswer {
+  id: number;
+  result: Result<ValidatedFiles>;
+}
 
 /**
  * Run from the sources (tsx, the tests), the worker loads its TypeScript through tsx's own
@@ -28,67 +43,135 @@ import(workerData.tsx).then(({ tsImport }) => tsImport(workerData.entry, workerD
 `;
 
 /** How to start the worker: its module (or the code that loads it) and what it is given. */
-function workerStart(path: string): { code: string; eval: boolean; workerData: object } {
+function workerStart(): { code: string; eval: boolean; workerData: object } {
   if (import.meta.url.endsWith('.ts')) {
     const entry = new URL('./file-worker.ts', import.meta.url).href;
     const tsx = import.meta.resolve('tsx/esm/api');
-    return { code: FROM_SOURCES, eval: true, workerData: { path, entry, tsx } };
+    return { code: FROM_SOURCES, eval: true, workerData: { entry, tsx } };
   }
   // Compiled, or bundled (where this module's URL is the bundle's): the compiled worker.
   const file = join(packageRoot(), 'dist', 'src', 'resources', 'file-worker.js');
-  return { code: file, eval: false, workerData: { path } };
+  return { code: file, eval: false, workerData: {} };
 }
 
+type Resolve = (result: Result<ValidatedFiles>) => void;
+
+/** One started thread: its loads not yet answered, each with the path it names. */
+interface Running {
+  readonly worker: Worker;
+  readonly pending: Map<number, { path: string; resolve: Resolve }>;
+  /** Why it stopped, from its `error` event, for the loads it leaves unanswered. */
+  failure?: string;
+}
+
+const refused = (path: string, message: string): Result<ValidatedFiles> => ({
+  ok: false,
+  problems: [{ path, message }],
+});
+
 /**
- * The files at `path` read, parsed and validated (file-source.ts, `loadAndValidate`) on a
- * thread of their own, with at most `heapMb` MiB of heap. Never rejects: a thread that cannot
- * start, or runs out of its heap, or is stopped by `signal`, is a problem naming `path`.
+ * The thread that reads, parses and validates resource files (file-source.ts,
+ * `loadAndValidate`) for reloads, with at most `heapMb` MiB of heap. Loads are answered in
+ * the order asked. `load` never rejects: a thread that cannot start, runs out of its heap or
+ * is stopped by `close()` answers a problem naming the path.
  */
-export function loadOffThread(
-  path: string,
-  signal?: AbortSignal,
-  { heapMb = LOADER_HEAP_MB }: { heapMb?: number } = {},
-): Promise<Result<ValidatedFiles>> {
-  const refused = (message: string): Result<ValidatedFiles> => ({
-    ok: false,
-    problems: [{ path, message }],
-  });
-  if (signal?.aborted) return Promise.resolve(refused(CLOSING_MESSAGE));
-  return new Promise((resolve) => {
-    let worker: Worker;
+export class LoadingThread {
+  private running: Running | undefined;
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly heapMb: number;
+  private readonly idleMs: number;
+
+  constructor({ heapMb = LOADER_HEAP_MB, idleMs = LOADER_IDLE_MS } = {}) {
+    this.heapMb = heapMb;
+    this.idleMs = idleMs;
+  }
+
+  /** The running thread's id, or undefined while none runs (before a load, or once idle). */
+  get threadId(): number | undefined {
+    return this.running?.worker.threadId;
+  }
+
+  load(path: string): Promise<Result<ValidatedFiles>> {
+    if (this.closed) return Promise.resolve(refused(path, CLOSING_MESSAGE));
+    clearTimeout(this.idleTimer);
+    let running: Running;
     try {
-      const start = workerStart(path);
-      worker = new Worker(start.code, {
-        eval: start.eval,
-        workerData: start.workerData,
-        execArgv: [],
-        resourceLimits: { maxOldGenerationSizeMb: heapMb },
-        // Its output, if any, is not mixed into the server's (its stdout carries the JSON log).
-        stdout: true,
-        stderr: true,
-      });
+      running = this.running ??= this.start();
     } catch (err) {
-      resolve(refused(`cannot be loaded: no thread to load it on (${String(err)})`));
-      return;
+      return Promise.resolve(
+        refused(path, `cannot be loaded: no thread to load it on (${String(err)})`),
+      );
     }
-    let answer: Result<ValidatedFiles> | undefined;
-    let failure: string | undefined;
-    const stop = () => void worker.terminate();
-    signal?.addEventListener('abort', stop, { once: true });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      running.pending.set(id, { path, resolve });
+      running.worker.postMessage({ id, path } satisfies LoadRequest);
+    });
+  }
+
+  /** Stops the thread: a load it runs, and any asked for later, answers `CLOSING_MESSAGE`. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    const running = this.running;
+    this.running = undefined;
+    if (!running) return;
+    this.answerAll(running, CLOSING_MESSAGE);
+    void running.worker.terminate();
+  }
+
+  private start(): Running {
+    const start = workerStart();
+    const worker = new Worker(start.code, {
+      eval: start.eval,
+      workerData: start.workerData,
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
+      // Its output, if any, is not mixed into the server's (its stdout carries the JSON log).
+      stdout: true,
+      stderr: true,
+    });
+    // It never keeps the process alive: a server that ends does not wait for its reloads.
     worker.unref();
-    worker.on('message', (message: Result<ValidatedFiles>) => (answer = message));
+    const running: Running = { worker, pending: new Map() };
+    worker.on('message', ({ id, result }: LoadAnswer) => {
+      const load = running.pending.get(id);
+      running.pending.delete(id);
+      load?.resolve(result);
+      if (running.pending.size === 0 && running === this.running) this.idleLater();
+    });
     worker.on('error', (err: NodeJS.ErrnoException) => {
-      failure =
+      running.failure =
         err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `too large to load: it needed more than the ${heapMb} MiB of heap a load may use`
+          ? `too large to load: it needed more than the ${this.heapMb} MiB of heap a load may use`
           : `cannot be loaded: ${err.message}`;
     });
     worker.on('exit', (code) => {
-      signal?.removeEventListener('abort', stop);
-      if (signal?.aborted) return resolve(refused(CLOSING_MESSAGE));
-      resolve(
-        answer ?? refused(failure ?? `cannot be loaded: the loading thread stopped (${code})`),
+      if (running === this.running) this.running = undefined;
+      this.answerAll(
+        running,
+        running.failure ?? `cannot be loaded: the loading thread stopped (${code})`,
       );
     });
-  });
+    return running;
+  }
+
+  /** Ends the thread once it has had no load for `idleMs`. */
+  private idleLater(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      const running = this.running;
+      if (!running || running.pending.size > 0) return;
+      this.running = undefined;
+      void running.worker.terminate();
+    }, this.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private answerAll(running: Running, message: string): void {
+    for (const { path, resolve } of running.pending.values()) resolve(refused(path, message));
+    running.pending.clear();
+  }
 }

@@ -1,8 +1,18 @@
 /**
- * The thread a reload loads its resource files on (file-thread.ts starts one for each): it
- * reads, parses and validates them, and posts back the validated sets or the problems.
+ * The thread reloads load their resource files on (file-thread.ts): for each path it is
+ * sent, it reads, parses and validates the files and posts back the validated sets or the
+ * problems, one load after another.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { loadAndValidate } from './file-source.js';
+import type { LoadAnswer, LoadRequest } from './file-thread.js';
 
-parentPort?.postMessage(loadAndValidate((workerData as { path: string }).path));
+parentPort?.on('message', ({ id, path }: LoadRequest) => {
+  let result: LoadAnswer['result'];
+  try {
+    result = loadAndValidate(path);
+  } catch (err) {
+    result = { ok: false, problems: [{ path, message: `cannot be loaded: ${String(err)}` }] };
+  }
+  parentPort?.postMessage({ id, result } satisfies LoadAnswer);
+});

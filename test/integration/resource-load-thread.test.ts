@@ -1,15 +1,19 @@
 /**
  * A reload reads, parses and validates the resource files on a thread of its own
  * (src/resources/file-thread.ts): a large legitimate file, which takes the parser seconds, is
- * loaded and served while the served process's event loop stays free; a load that needs more
- * heap than it may have is refused with the last good sets serving on; a load stopped by
- * closing ends at once; reloads asked for while one runs wait for it and share one more.
+ * loaded and served while the served process's event loop stays free; the thread is kept for
+ * the next load and ends once idle; a load that needs more heap than it may have is refused
+ * and the thread replaced; a load stopped by closing ends at once; reloads asked for while one
+ * runs wait for it and share one more.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
-import { loadOffThread } from '../../src/resources/file-thread.js';
+import { LoadingThread } from '../../src/resources/file-thread.js';
+import type { ValidatedFiles } from '../../src/resources/file-source.js';
+import type { Result } from '../../src/util/problems.js';
+import { waitFor } from '../../src/util/wait.js';
 import { AdsTestClient } from '../../src/testing/ads-client.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
 import { requestClusters } from '../support/fixtures/handshake.js';
@@ -24,7 +28,10 @@ const LARGE = 8_000;
 
 let dir: string | undefined;
 let served: ServedProcess | undefined;
+const loaders: LoadingThread[] = [];
+const track = (loader: LoadingThread) => (loaders.push(loader), loader);
 afterEach(async () => {
+  for (const loader of loaders.splice(0)) loader.close();
   await served?.stop();
   served = undefined;
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -32,6 +39,11 @@ afterEach(async () => {
 });
 
 const names = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+/** The number of clusters in each set a load made, or the problems it answered. */
+function clusterCounts(loaded: Result<ValidatedFiles>): unknown {
+  return loaded.ok ? loaded.value.sets.map((s) => s.packed.get(CLUSTER_TYPE)?.size) : loaded;
+}
 
 async function clustersServed(xds: string): Promise<number> {
   const client = new AdsTestClient(xds);
@@ -68,10 +80,12 @@ it(
   },
 );
 
-it('a load that needs more heap than it may have is refused, naming the path', async () => {
+it('a load that needs more heap than it may have is refused, naming the path; the next load gets a new thread', async () => {
   dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
-  writeFileSync(join(dir, 'clusters.yaml'), clustersYaml(names(LARGE, 'large')));
-  const loaded = await loadOffThread(dir, undefined, { heapMb: 16 });
+  const file = join(dir, 'clusters.yaml');
+  writeFileSync(file, clustersYaml(names(LARGE, 'large')));
+  const loader = track(new LoadingThread({ heapMb: 16 }));
+  const loaded = await loader.load(dir);
   expect(loaded).toEqual({
     ok: false,
     problems: [
@@ -81,22 +95,43 @@ it('a load that needs more heap than it may have is refused, naming the path', a
       },
     ],
   });
+  writeFileSync(file, clustersYaml(['one']));
+  expect(clusterCounts(await loader.load(dir))).toEqual([1]);
+});
+
+it('the thread is kept for the next load, and ends once idle', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
+  const file = join(dir, 'clusters.yaml');
+  writeFileSync(file, clustersYaml(['one']));
+  const loader = track(new LoadingThread({ idleMs: 300 }));
+  expect(loader.threadId).toBeUndefined();
+  expect(clusterCounts(await loader.load(dir))).toEqual([1]);
+  const first = loader.threadId;
+  expect(first).toBeGreaterThan(0);
+  writeFileSync(file, clustersYaml(names(2, 'two')));
+  expect(clusterCounts(await loader.load(dir))).toEqual([2]);
+  expect(loader.threadId).toBe(first);
+  await waitFor(() => loader.threadId === undefined, {
+    timeoutMs: 10_000,
+    description: 'the idle loading thread to end',
+  });
+  expect(clusterCounts(await loader.load(dir))).toEqual([2]);
+  expect(loader.threadId).not.toBe(first);
 });
 
 it('a load stopped by closing ends at once, loading nothing', async () => {
   dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
   writeFileSync(join(dir, 'clusters.yaml'), clustersYaml(names(LARGE, 'large')));
-  const closing = new AbortController();
-  const loading = loadOffThread(dir, closing.signal);
-  closing.abort();
-  expect(await loading).toEqual({
+  const loader = track(new LoadingThread());
+  const loading = loader.load(dir);
+  loader.close();
+  const closing = {
     ok: false,
     problems: [{ path: dir, message: 'not loaded: the server is closing' }],
-  });
-  const small = join(dir, 'clusters.yaml');
-  writeFileSync(small, clustersYaml(['one']));
-  const again = await loadOffThread(dir);
-  expect(again.ok && again.value.sets.map((s) => s.packed.get(CLUSTER_TYPE)?.size)).toEqual([1]);
+  };
+  expect(await loading).toEqual(closing);
+  expect(await loader.load(dir)).toEqual(closing);
+  expect(loader.threadId).toBeUndefined();
 });
 
 it('reloads asked for while one runs are done once after it, all answered', async ({

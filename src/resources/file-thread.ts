@@ -19,6 +19,13 @@ export const LOADER_HEAP_MB = 4096;
 /** How long the loading thread stays after its last load, for the next one (ms). */
 export const LOADER_IDLE_MS = 30_000;
 
+/**
+ * How long one load may take (ms): a 64 MiB file of clusters loads in well under a minute. A
+ * load past it (a read that never returns, on a stalled network file system) is stopped with
+ * its thread, so that the reloads after it are not kept waiting behind it.
+ */
+export const LOADER_DEADLINE_MS = 120_000;
+
 /** What a load stopped by closing answers. */
 export const CLOSING_MESSAGE = 'not loaded: the server is closing';
 
@@ -56,10 +63,17 @@ function workerStart(): { code: string; eval: boolean; workerData: object } {
 
 type Resolve = (result: Result<ValidatedFiles>) => void;
 
+/** A load asked of a thread and not yet answered. */
+interface Pending {
+  readonly path: string;
+  readonly resolve: Resolve;
+  readonly deadline: NodeJS.Timeout;
+}
+
 /** One started thread: its loads not yet answered, each with the path it names. */
 interface Running {
   readonly worker: Worker;
-  readonly pending: Map<number, { path: string; resolve: Resolve }>;
+  readonly pending: Map<number, Pending>;
   /** Why it stopped, from its `error` event, for the loads it leaves unanswered. */
   failure?: string;
 }
@@ -82,10 +96,16 @@ export class LoadingThread {
   private closed = false;
   private readonly heapMb: number;
   private readonly idleMs: number;
+  private readonly deadlineMs: number;
 
-  constructor({ heapMb = LOADER_HEAP_MB, idleMs = LOADER_IDLE_MS } = {}) {
+  constructor({
+    heapMb = LOADER_HEAP_MB,
+    idleMs = LOADER_IDLE_MS,
+    deadlineMs = LOADER_DEADLINE_MS,
+  } = {}) {
     this.heapMb = heapMb;
     this.idleMs = idleMs;
+    this.deadlineMs = deadlineMs;
   }
 
   /** The running thread's id, or undefined while none runs (before a load, or once idle). */
@@ -106,7 +126,8 @@ export class LoadingThread {
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
-      running.pending.set(id, { path, resolve });
+      const deadline = setTimeout(() => this.overdue(running), this.deadlineMs).unref();
+      running.pending.set(id, { path, resolve, deadline });
       running.worker.postMessage({ id, path } satisfies LoadRequest);
     });
   }
@@ -138,8 +159,10 @@ export class LoadingThread {
     const running: Running = { worker, pending: new Map() };
     worker.on('message', ({ id, result }: LoadAnswer) => {
       const load = running.pending.get(id);
+      if (!load) return;
       running.pending.delete(id);
-      load?.resolve(result);
+      clearTimeout(load.deadline);
+      load.resolve(result);
       if (running.pending.size === 0 && running === this.running) this.idleLater();
     });
     worker.on('error', (err: NodeJS.ErrnoException) => {
@@ -170,8 +193,19 @@ export class LoadingThread {
     this.idleTimer.unref();
   }
 
+  /** A load ran past its deadline: its thread is stopped, and every load it held answered. */
+  private overdue(running: Running): void {
+    if (running === this.running) this.running = undefined;
+    const seconds = this.deadlineMs / 1000;
+    this.answerAll(running, `not loaded: the load took longer than ${seconds} s, and was stopped`);
+    void running.worker.terminate();
+  }
+
   private answerAll(running: Running, message: string): void {
-    for (const { path, resolve } of running.pending.values()) resolve(refused(path, message));
+    for (const { path, resolve, deadline } of running.pending.values()) {
+      clearTimeout(deadline);
+      resolve(refused(path, message));
+    }
     running.pending.clear();
   }
 }

@@ -3,7 +3,8 @@
  * (src/resources/file-thread.ts): a large legitimate file, which takes the parser seconds, is
  * loaded and served while the served process's event loop stays free; the thread is kept for
  * the next load and ends once idle; a load that needs more heap than it may have is refused
- * and the thread replaced; a load stopped by closing ends at once; reloads asked for while one
+ * and the thread replaced; a load past its deadline is stopped with its thread; a load
+ * stopped by closing ends at once; reloads asked for while one
  * runs wait for it and share one more.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -117,6 +118,20 @@ it('the thread is kept for the next load, and ends once idle', async () => {
   });
   expect(clusterCounts(await loader.load(dir))).toEqual([2]);
   expect(loader.threadId).not.toBe(first);
+});
+
+it('a load past its deadline is stopped with its thread, naming the path', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
+  writeFileSync(join(dir, 'clusters.yaml'), clustersYaml(names(LARGE, 'large')));
+  // The parser takes most of a second over this file: far past 50 ms.
+  const loader = track(new LoadingThread({ deadlineMs: 50 }));
+  expect(await loader.load(dir)).toEqual({
+    ok: false,
+    problems: [
+      { path: dir, message: 'not loaded: the load took longer than 0.05 s, and was stopped' },
+    ],
+  });
+  expect(loader.threadId).toBeUndefined();
 });
 
 it('a load stopped by closing ends at once, loading nothing', async () => {

@@ -95,8 +95,8 @@ export interface OperationTarget extends Pick<
   setResources(
     resources: readonly unknown[],
     pins?: { versions?: unknown; resourceVersions?: unknown },
-  ): ResourcesChanged | Refusal;
-  setResourceSets(sets: readonly unknown[]): SetsChanged | Refusal;
+  ): Promise<ResourcesChanged | Refusal>;
+  setResourceSets(sets: readonly unknown[]): Promise<SetsChanged | Refusal>;
   reloadResources(): Promise<SetsChanged | Refusal>;
   resourceStatus(): ResourceStatus;
   queryJournal(filter: JournalFilter): JournalEntry[];

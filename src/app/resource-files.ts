@@ -39,8 +39,6 @@ export class ResourceFiles {
   /** The load running now, and the one asked for while it runs (at most one waits). */
   private running: Promise<Reloaded> | undefined;
   private waiting: Promise<Reloaded> | undefined;
-  /** The thread reloads load on, kept while they come (file-thread.ts). */
-  private readonly loader = new LoadingThread();
   private closed = false;
   status: ResourceStatus;
 
@@ -50,6 +48,8 @@ export class ResourceFiles {
     private readonly store: SnapshotStore,
     private readonly events: ServerEventEmitter,
     private readonly log: Logger,
+    /** The thread reloads load on, kept while they come (file-thread.ts). */
+    private readonly loader = new LoadingThread(),
   ) {
     this.status = {
       source: path,

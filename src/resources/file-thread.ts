@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../util/package-root.js';
 import type { Result } from '../util/problems.js';
+import type { ResourceSetSpec, ValidatedSet } from '../snapshot/validated-set.js';
 import type { ValidatedFiles } from './file-source.js';
 
 /** The heap the loading thread may use (MiB): a 64 MiB file of clusters needs most of it. */
@@ -29,14 +30,26 @@ export const LOADER_DEADLINE_MS = 300_000;
 /** What a load stopped by closing answers. */
 export const CLOSING_MESSAGE = 'not loaded: the server is closing';
 
-/** A load asked of the thread, and its answer (file-worker.ts). */
-export interface LoadRequest {
-  id: number;
-  path: string;
-}
+/**
+ * What the thread is asked (file-worker.ts): the resource files at a path, or resources the
+ * control API or the library were given (`validateSet`, `validateSets`).
+ */
+export type LoadWork =
+  | { kind: 'files'; path: string }
+  | { kind: 'set'; spec: ResourceSetSpec }
+  | { kind: 'sets'; specs: readonly unknown[] };
+export type LoadRequest = LoadWork & { id: number };
+/** What each kind of work answers. */
+export type LoadResult<W extends LoadWork> = Result<
+  W extends { kind: 'files' }
+    ? ValidatedFiles
+    : W extends { kind: 'set' }
+      ? ValidatedSet
+      : ValidatedSet[]
+>;
 export interface LoadAnswer {
   id: number;
-  result: Result<ValidatedFiles>;
+  result: Result<unknown>;
 }
 
 /**
@@ -61,10 +74,11 @@ function workerStart(): { code: string; eval: boolean; workerData: object } {
   return { code: file, eval: false, workerData: {} };
 }
 
-type Resolve = (result: Result<ValidatedFiles>) => void;
+type Resolve = (result: Result<unknown>) => void;
 
 /** A load asked of a thread and not yet answered. */
 interface Pending {
+  /** Where a problem that is the thread's, not the input's, is said to be. */
   readonly path: string;
   readonly resolve: Resolve;
   readonly deadline: NodeJS.Timeout;
@@ -78,16 +92,17 @@ interface Running {
   failure?: string;
 }
 
-const refused = (path: string, message: string): Result<ValidatedFiles> => ({
+const refused = (path: string, message: string): Result<never> => ({
   ok: false,
   problems: [{ path, message }],
 });
 
 /**
  * The thread that reads, parses and validates resource files (file-source.ts,
- * `loadAndValidate`) for reloads, with at most `heapMb` MiB of heap. Loads are answered in
- * the order asked. `load` never rejects: a thread that cannot start, runs out of its heap or
- * is stopped by `close()` answers a problem naming the path.
+ * `loadAndValidate`) for reloads, and validates large resources given to the control API or
+ * the library, with at most `heapMb` MiB of heap. Work is answered in the order asked. It
+ * never rejects: a thread that cannot start, runs out of its heap, runs past its deadline or
+ * is stopped by `close()` answers a problem naming the path (the files', or `resources`).
  */
 export class LoadingThread {
   private running: Running | undefined;
@@ -113,7 +128,22 @@ export class LoadingThread {
     return this.running?.worker.threadId;
   }
 
+  /** The resource files at `path`, read, parsed and validated. */
   load(path: string): Promise<Result<ValidatedFiles>> {
+    return this.run({ kind: 'files', path }, path);
+  }
+
+  /** Resources validated as `validateSet` does (snapshot/validated-set.ts). */
+  validateSet(spec: ResourceSetSpec): Promise<Result<ValidatedSet>> {
+    return this.run({ kind: 'set', spec }, 'resources');
+  }
+
+  /** Sets validated as `validateSets` does (snapshot/validated-set.ts). */
+  validateSets(specs: readonly unknown[]): Promise<Result<ValidatedSet[]>> {
+    return this.run({ kind: 'sets', specs }, 'sets');
+  }
+
+  private run<W extends LoadWork>(work: W, path: string): Promise<LoadResult<W>> {
     if (this.closed) return Promise.resolve(refused(path, CLOSING_MESSAGE));
     clearTimeout(this.idleTimer);
     let running: Running;
@@ -127,8 +157,15 @@ export class LoadingThread {
     const id = this.nextId++;
     return new Promise((resolve) => {
       const deadline = setTimeout(() => this.overdue(running), this.deadlineMs).unref();
-      running.pending.set(id, { path, resolve, deadline });
-      running.worker.postMessage({ id, path } satisfies LoadRequest);
+      running.pending.set(id, { path, resolve: resolve as Resolve, deadline });
+      try {
+        running.worker.postMessage({ ...work, id } satisfies LoadRequest);
+      } catch (err) {
+        // Input that cannot be cloned to the thread (the library given functions, say).
+        running.pending.delete(id);
+        clearTimeout(deadline);
+        resolve(refused(path, `cannot be validated: ${(err as Error).message}`));
+      }
     });
   }
 

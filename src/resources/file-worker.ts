@@ -1,18 +1,34 @@
 /**
- * The thread reloads load their resource files on (file-thread.ts): for each path it is
- * sent, it reads, parses and validates the files and posts back the validated sets or the
- * problems, one load after another.
+ * The thread reloads load their resource files on (file-thread.ts), and large resources
+ * given to the control API or the library are validated on: for each piece of work it is
+ * sent, it reads, parses and validates, and posts back the validated sets or the problems,
+ * one after another.
  */
 import { parentPort } from 'node:worker_threads';
+import { validateSet, validateSets } from '../snapshot/validated-set.js';
+import type { Result } from '../util/problems.js';
 import { loadAndValidate } from './file-source.js';
 import type { LoadAnswer, LoadRequest } from './file-thread.js';
 
-parentPort?.on('message', ({ id, path }: LoadRequest) => {
-  let result: LoadAnswer['result'];
-  try {
-    result = loadAndValidate(path);
-  } catch (err) {
-    result = { ok: false, problems: [{ path, message: `cannot be loaded: ${String(err)}` }] };
+function work(request: LoadRequest): Result<unknown> {
+  switch (request.kind) {
+    case 'files':
+      return loadAndValidate(request.path);
+    case 'set':
+      return validateSet(request.spec);
+    case 'sets':
+      return validateSets(request.specs);
   }
-  parentPort?.postMessage({ id, result } satisfies LoadAnswer);
+}
+
+parentPort?.on('message', (request: LoadRequest) => {
+  let result: Result<unknown>;
+  try {
+    result = work(request);
+  } catch (err) {
+    const path =
+      request.kind === 'files' ? request.path : request.kind === 'set' ? 'resources' : 'sets';
+    result = { ok: false, problems: [{ path, message: `cannot be validated: ${String(err)}` }] };
+  }
+  parentPort?.postMessage({ id: request.id, result } satisfies LoadAnswer);
 });

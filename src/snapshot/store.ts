@@ -49,6 +49,10 @@ export interface SnapshotStore {
   set(inputs: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange>;
   /** Validates a whole new list of sets, then installs them (all or nothing); warnings as `set`. */
   setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]>;
+  /** `set` of resources validated elsewhere (`validateSet`, on the loading thread). */
+  setValidated(validated: ValidatedSet): ResultWithWarnings<SnapshotChange>;
+  /** `setSets` of sets validated elsewhere (`validateSets`, on the loading thread). */
+  setSetsValidated(validated: readonly ValidatedSet[]): ResultWithWarnings<SnapshotChange[]>;
   /**
    * A push of everything at a new version, as a config change makes istiod push: every set
    * is restamped and every stream sends again what it watches. Returns the changes (one per
@@ -147,18 +151,23 @@ class SetStore implements SnapshotStore {
 
   set(inputs: readonly unknown[], pins: SetPins = {}): ResultWithWarnings<SnapshotChange> {
     const validated = validateSet({ name: DEFAULT_SET, resources: inputs, ...pins });
-    if (!validated.ok) return validated;
-    const { packed, versions } = validated.value;
-    const change = this.installDefault(packed, versions);
-    const warnings = [...referenceWarnings([validated.value]), ...pinWarnings([change])];
-    return { ok: true, value: change, warnings };
+    return validated.ok ? this.setValidated(validated.value) : validated;
   }
 
   setSets(specs: readonly unknown[]): ResultWithWarnings<SnapshotChange[]> {
     const validated = validateSets(specs);
-    if (!validated.ok) return validated;
-    const changes = this.install(validated.value);
-    const warnings = [...referenceWarnings(validated.value), ...pinWarnings(changes)];
+    return validated.ok ? this.setSetsValidated(validated.value) : validated;
+  }
+
+  setValidated(validated: ValidatedSet): ResultWithWarnings<SnapshotChange> {
+    const change = this.installDefault(validated.packed, validated.versions);
+    const warnings = [...referenceWarnings([validated]), ...pinWarnings([change])];
+    return { ok: true, value: change, warnings };
+  }
+
+  setSetsValidated(validated: readonly ValidatedSet[]): ResultWithWarnings<SnapshotChange[]> {
+    const changes = this.install(validated);
+    const warnings = [...referenceWarnings(validated), ...pinWarnings(changes)];
     return { ok: true, value: changes, warnings };
   }
 

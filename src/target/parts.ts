@@ -33,8 +33,11 @@ export const DOWN_MESSAGE = 'mock istiod is down';
 /** Where the served resources come from (app/resource-sources.ts): the store and its sources. */
 export interface ResourceRoom {
   readonly store: SnapshotStore;
-  setResources(resources: readonly unknown[], pins?: SetPins): ResultWithWarnings<SnapshotChange>;
-  setResourceSets(sets: readonly unknown[]): ResultWithWarnings<SnapshotChange[]>;
+  setResources(
+    resources: readonly unknown[],
+    pins?: SetPins,
+  ): Promise<ResultWithWarnings<SnapshotChange>>;
+  setResourceSets(sets: readonly unknown[]): Promise<ResultWithWarnings<SnapshotChange[]>>;
   reload(): Promise<Result<SnapshotChange[]>>;
   status(): ResourceStatus;
   /** Back to the start-up resources (a reset). */
@@ -154,8 +157,8 @@ export function resourcePart(
   const { resources } = rooms;
   return {
     resourceSets: () => describeSets(resources.store.sets()),
-    setResources: (list, pins) => {
-      const result = resources.setResources(list, pins as SetPins | undefined);
+    setResources: async (list, pins) => {
+      const result = await resources.setResources(list, pins as SetPins | undefined);
       if (!result.ok) return invalid(KEEPS_SERVING, result.problems);
       return {
         version: result.value.snapshot.version,
@@ -163,9 +166,9 @@ export function resourcePart(
         warnings: result.warnings,
       };
     },
-    setResourceSets: (sets) => {
+    setResourceSets: async (sets) => {
       // The store checks every set in depth (name, match, each resource), all or nothing.
-      const result = resources.setResourceSets(sets);
+      const result = await resources.setResourceSets(sets);
       if (!result.ok) return invalid(KEEPS_SERVING, result.problems);
       return { changed: changesBySet(result.value), warnings: result.warnings };
     },

@@ -1,7 +1,8 @@
 /**
  * A reload reads, parses and validates the resource files on a thread of its own
  * (src/resources/file-thread.ts): a large legitimate file, which takes the parser seconds, is
- * loaded and served while the served process's event loop stays free; the thread is kept for
+ * loaded and served while the served process's event loop stays free, as is a 1 MiB body of
+ * resources through the control API; the thread is kept for
  * the next load and ends once idle; a load that needs more heap than it may have is refused
  * and the thread replaced; a load past its deadline is stopped with its thread; a load
  * stopped by closing ends at once; reloads asked for while one
@@ -78,6 +79,81 @@ it(
     expect(loop.maxMs, `event-loop delay max while ${tookMs.toFixed(0)} ms loading`).toBeLessThan(
       MAX_LOOP_DELAY_MS,
     );
+  },
+);
+
+/** A cluster as the control API takes it: about 40 JSON values, 300 bytes. */
+const clusterJson = (name: string, timeout = '1s') => ({
+  '@type': 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
+  name,
+  type: 'STATIC',
+  connect_timeout: timeout,
+  load_assignment: {
+    cluster_name: name,
+    endpoints: [
+      {
+        lb_endpoints: [
+          { endpoint: { address: { socket_address: { address: '10.0.0.1', port_value: 8080 } } } },
+        ],
+      },
+    ],
+  },
+});
+
+/** The event-loop delay of the window, once the probe has sampled past what was just done. */
+async function loopAfter(process: ServedProcess): Promise<{ maxMs: number }> {
+  const seen = (await process.loopDelay()).samples;
+  return waitFor(
+    async () => {
+      const loop = await process.loopDelay();
+      return loop.samples >= seen + 3 && loop;
+    },
+    { timeoutMs: 10_000, description: 'the event-loop probe to sample again' },
+  );
+}
+
+it(
+  'a 1 MiB body of resources through PUT /control/resources is validated off the event loop, in order',
+  { timeout: 120_000 },
+  async () => {
+    served = await startServedProcess([]);
+    const put = (body: unknown) =>
+      fetch(`${served?.controlUrl}/control/resources`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const large = names(3_500, 'large').map((name) => clusterJson(name));
+    expect(JSON.stringify({ resources: large }).length).toBeGreaterThan(1_000_000);
+    // Twice: the first starts the thread, the second is a warm one.
+    for (const timeout of ['1s', '2s']) {
+      await served.resetLoopDelay();
+      const answer = await put({
+        resources: large.map((c) => ({ ...c, connect_timeout: timeout })),
+      });
+      expect(answer.status, await answer.clone().text()).toBe(200);
+      const loop = await loopAfter(served);
+      expect(loop.maxMs, `event-loop delay max, timeout ${timeout}`).toBeLessThan(
+        MAX_LOOP_DELAY_MS,
+      );
+    }
+    expect(await clustersServed(served.xdsAddress)).toBe(3_500);
+
+    // A large bad body: every problem with its field path; the last good set keeps serving.
+    const bad = large.map((c, i) => (i === 3_000 ? { ...c, type: 'NOT_A_TYPE' } : c));
+    const refused = await put({ resources: bad });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { problems: { path: string }[] };
+    expect(body.problems.map((p) => p.path)).toEqual(['resources[3000].type']);
+    expect(await clustersServed(served.xdsAddress)).toBe(3_500);
+
+    // A large change and a small one asked for together install in that order.
+    const [first, second] = await Promise.all([
+      put({ resources: large }),
+      put({ resources: [clusterJson('small')] }),
+    ]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(await clustersServed(served.xdsAddress)).toBe(1);
   },
 );
 

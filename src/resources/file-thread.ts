@@ -164,6 +164,7 @@ export class LoadingThread {
         // Input that cannot be cloned to the thread (the library given functions, say).
         running.pending.delete(id);
         clearTimeout(deadline);
+        if (running.pending.size === 0) this.idleLater();
         resolve(refused(path, `cannot be validated: ${(err as Error).message}`));
       }
     });

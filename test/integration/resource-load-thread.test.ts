@@ -210,6 +210,19 @@ it('a load past its deadline is stopped with its thread, naming the path', async
   expect(loader.threadId).toBeUndefined();
 });
 
+it('resources that cannot be handed to the thread are refused, and the thread stays usable', async () => {
+  const loader = track(new LoadingThread());
+  const answer = await loader.validateSet({ name: 'default', resources: [() => 1] });
+  const problems = answer.ok ? [] : answer.problems;
+  expect(problems.map((p) => p.path)).toEqual(['resources']);
+  expect(problems[0]?.message).toMatch(/^cannot be validated: .*could not be cloned/);
+  const good = await loader.validateSet({
+    name: 'default',
+    resources: [clusterJson('after')],
+  });
+  expect(good.ok && good.value.packed.get(CLUSTER_TYPE)?.size).toBe(1);
+});
+
 it('a load stopped by closing ends at once, loading nothing', async () => {
   dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));
   writeFileSync(join(dir, 'clusters.yaml'), clustersYaml(names(LARGE, 'large')));

@@ -113,7 +113,7 @@ async function loopAfter(process: ServedProcess): Promise<{ maxMs: number }> {
 }
 
 it(
-  'a 1 MiB body of resources through PUT /control/resources is validated off the event loop, in order',
+  'a 1 MiB body of resources through PUT /control/resources is validated off the event loop',
   { timeout: 120_000 },
   async () => {
     served = await startServedProcess([]);
@@ -146,16 +146,22 @@ it(
     const body = (await refused.json()) as { problems: { path: string }[] };
     expect(body.problems.map((p) => p.path)).toEqual(['resources[3000].type']);
     expect(await clustersServed(served.xdsAddress)).toBe(3_500);
-
-    // A large change and a small one asked for together install in that order.
-    const [first, second] = await Promise.all([
-      put({ resources: large }),
-      put({ resources: [clusterJson('small')] }),
-    ]);
-    expect([first.status, second.status]).toEqual([200, 200]);
-    expect(await clustersServed(served.xdsAddress)).toBe(1);
   },
 );
+
+it('a large change and a small one asked for in that order install in that order', async ({
+  startMock,
+}) => {
+  // In one process: over HTTP, the order two requests are asked in is the order their bodies
+  // arrive, and a small body arrives first.
+  const mock = await startMock({});
+  const large = names(3_500, 'large').map((name) => clusterJson(name));
+  const first = mock.control.setResources({ resources: large });
+  const second = mock.control.setResources({ resources: [clusterJson('small')] });
+  expect((await first).changed).toContain('CDS');
+  expect((await second).changed).toContain('CDS');
+  expect(await clustersServed(mock.xdsAddress)).toBe(1);
+});
 
 it('a load that needs more heap than it may have is refused, naming the path; the next load gets a new thread', async () => {
   dir = mkdtempSync(join(tmpdir(), 'mock-istiod-load-thread-'));

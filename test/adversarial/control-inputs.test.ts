@@ -50,7 +50,7 @@ afterAll(() => {
 const slowest: { what: string; ms: number; url: string }[] = [];
 
 /** The input after which the mock's event loop had been held longest (inputs go one at a time). */
-let worst = { what: 'none', maxMs: 0 };
+let worst = { what: 'none', maxMs: 0, grossMaxMs: 0 };
 
 /** The inputs that held the loop longest, with the value sent: what a failure names. */
 const heaviest: { what: string; maxMs: number; sent: string }[] = [];
@@ -70,8 +70,14 @@ async function send(what: string, url: string, init: RequestInit = {}): Promise<
     if ((err as Error).name !== 'TimeoutError') throw err;
   } finally {
     const loop = await target.served.loopDelay();
-    if (loop.maxMs > worst.maxMs)
-      worst = { what: `${what} ${url.slice(0, 200)}`, maxMs: loop.maxMs };
+    if (loop.maxMs > worst.maxMs) {
+      worst = {
+        what: `${what} ${url.slice(0, 200)}`,
+        maxMs: loop.maxMs,
+        grossMaxMs: worst.grossMaxMs,
+      };
+    }
+    worst.grossMaxMs = Math.max(worst.grossMaxMs, loop.grossMaxMs);
     const sent = typeof init.body === 'string' ? init.body.slice(0, 60) : url.slice(-60);
     heaviest.push({ what, maxMs: Math.round(loop.maxMs), sent });
     heaviest.sort((a, b) => b.maxMs - a.maxMs).splice(5);
@@ -84,8 +90,9 @@ async function send(what: string, url: string, init: RequestInit = {}): Promise<
 
 /** Each input's window is its own (send() resets it): the worst one is this test's step. */
 function recordWorst(): void {
-  target.steps.push({ name: `worst input: ${worst.what}`, p99Ms: 0, maxMs: worst.maxMs });
-  worst = { what: 'none', maxMs: 0 };
+  const { maxMs, grossMaxMs } = worst;
+  target.steps.push({ name: `worst input: ${worst.what}`, p99Ms: 0, maxMs, grossMaxMs });
+  worst = { what: 'none', maxMs: 0, grossMaxMs: 0 };
 }
 
 function pathOf(op: Operation, fill: string): string {

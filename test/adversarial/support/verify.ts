@@ -1,8 +1,10 @@
 /**
  * The five things every attack file checks afterwards, from outside the mock:
  * 1. the process lives (and answers `/healthz`);
- * 2. its event loop was never blocked for more than `MAX_LOOP_DELAY_MS` (p99 and max of
- *    `monitorEventLoopDelay` over the whole attack, from the probe in the served process);
+ * 2. its event loop was never blocked for more than `MAX_LOOP_DELAY_MS` (p99 and max over
+ *    the whole attack, from the probe in the served process: the mock's own delay, less the
+ *    time the machine kept it off the CPU while it was ready to run; the gross figure is
+ *    recorded beside it);
  * 3. its heap after a full GC and its `/metrics` text stayed near their baseline;
  * 4. a fresh proxy still gets the last good configuration;
  * 5. nothing written to the journal file was lost: after SIGTERM (exit 0) every line parses
@@ -32,6 +34,8 @@ export interface AttackFigures {
   inputs: number;
   loopP99Ms: number;
   loopMaxMs: number;
+  /** The worst interval as the clock saw it, with the time the machine did not run the mock. */
+  loopGrossMaxMs: number;
   /** The step whose event-loop delay was the worst. */
   worstStep: string;
   heapBeforeMiB: number;
@@ -67,6 +71,7 @@ export async function verifyTarget(name: string, target: Target): Promise<Attack
     inputs: target.inputs,
     loopP99Ms: round(loop.p99Ms),
     loopMaxMs: round(loop.maxMs),
+    loopGrossMaxMs: round(Math.max(...target.steps.map((s) => s.grossMaxMs))),
     worstStep: worst.name,
     heapBeforeMiB: round(target.baseline.heapUsed / MIB),
     heapAfterMiB: round(heapUsed / MIB),
@@ -78,7 +83,7 @@ export async function verifyTarget(name: string, target: Target): Promise<Attack
   await record(figures);
   expect(
     loop.maxMs,
-    `event-loop delay max (in "${worst.name}"; p99 ${figures.loopP99Ms} ms)`,
+    `event-loop delay max (in "${worst.name}"; p99 ${figures.loopP99Ms} ms; ${figures.loopGrossMaxMs} ms with the time the machine did not run it)`,
   ).toBeLessThan(MAX_LOOP_DELAY_MS);
   expect(heapUsed - target.baseline.heapUsed, 'heap growth after GC').toBeLessThan(
     MAX_HEAP_GROWTH_BYTES,

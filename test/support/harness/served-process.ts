@@ -21,10 +21,14 @@ export interface MemorySample {
   collected: boolean;
 }
 
-/** The served mock's event-loop delay (`monitorEventLoopDelay`, 10 ms resolution). */
+/**
+ * The event-loop delay of a window (memory-probe.ts): the mock's own, less the time the
+ * machine kept its ready main thread off the CPU; `grossMaxMs` with that time.
+ */
 export interface LoopDelay {
   p99Ms: number;
   maxMs: number;
+  grossMaxMs: number;
   /** How many delays were sampled in the window. */
   samples: number;
 }

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { loadAndValidate, watchResources, type ValidatedFiles } from '../resources/file-source.js';
-import { CLOSING_MESSAGE, LoadingThread } from '../resources/file-thread.js';
+import { CLOSING_MESSAGE, type LoadingThread } from '../resources/file-thread.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import { pinWarnings } from '../snapshot/pin-warnings.js';
 import type { SnapshotChange } from '../core/snapshot.js';
@@ -48,8 +48,8 @@ export class ResourceFiles {
     private readonly store: SnapshotStore,
     private readonly events: ServerEventEmitter,
     private readonly log: Logger,
-    /** The thread reloads load on, kept while they come (file-thread.ts). */
-    private readonly loader = new LoadingThread(),
+    /** The thread reloads load on (file-thread.ts): its owner closes it. */
+    private readonly loader: LoadingThread,
   ) {
     this.status = {
       source: path,
@@ -141,7 +141,6 @@ export class ResourceFiles {
 
   close(): void {
     this.closed = true;
-    this.loader.close();
     this.stopWatching?.();
     this.stopWatching = undefined;
   }

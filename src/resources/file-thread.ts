@@ -22,8 +22,9 @@ export const LOADER_IDLE_MS = 30_000;
 
 /**
  * How long one load may take (ms): a 64 MiB file of 190,000 clusters, the largest file read,
- * loads in 52 s on a quiet machine. A load past it (a read that never returns, on a stalled network file system) is stopped with
- * its thread, so that the reloads after it are not kept waiting behind it.
+ * loads in 52 s on a quiet machine. A load past it (a read that never returns, on a stalled
+ * network file system) is stopped with its thread, so that the reloads after it are not kept
+ * waiting behind it.
  */
 export const LOADER_DEADLINE_MS = 300_000;
 
@@ -39,6 +40,11 @@ export type LoadWork =
   | { kind: 'set'; spec: ResourceSetSpec }
   | { kind: 'sets'; specs: readonly unknown[] };
 export type LoadRequest = LoadWork & { id: number };
+
+/** Where a problem of the work itself, not of what it reads, is said to be. */
+export function problemPath(work: LoadWork): string {
+  return work.kind === 'files' ? work.path : work.kind === 'set' ? 'resources' : 'sets';
+}
 /** What each kind of work answers. */
 export type LoadResult<W extends LoadWork> = Result<
   W extends { kind: 'files' }
@@ -130,20 +136,21 @@ export class LoadingThread {
 
   /** The resource files at `path`, read, parsed and validated. */
   load(path: string): Promise<Result<ValidatedFiles>> {
-    return this.run({ kind: 'files', path }, path);
+    return this.run({ kind: 'files', path });
   }
 
   /** Resources validated as `validateSet` does (snapshot/validated-set.ts). */
   validateSet(spec: ResourceSetSpec): Promise<Result<ValidatedSet>> {
-    return this.run({ kind: 'set', spec }, 'resources');
+    return this.run({ kind: 'set', spec });
   }
 
   /** Sets validated as `validateSets` does (snapshot/validated-set.ts). */
   validateSets(specs: readonly unknown[]): Promise<Result<ValidatedSet[]>> {
-    return this.run({ kind: 'sets', specs }, 'sets');
+    return this.run({ kind: 'sets', specs });
   }
 
-  private run<W extends LoadWork>(work: W, path: string): Promise<LoadResult<W>> {
+  private run<W extends LoadWork>(work: W): Promise<LoadResult<W>> {
+    const path = problemPath(work);
     if (this.closed) return Promise.resolve(refused(path, CLOSING_MESSAGE));
     clearTimeout(this.idleTimer);
     let running: Running;

@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { validateSet, validateSets } from '../snapshot/validated-set.js';
 import type { Result } from '../util/problems.js';
 import { loadAndValidate } from './file-source.js';
-import type { LoadAnswer, LoadRequest } from './file-thread.js';
+import { problemPath, type LoadAnswer, type LoadRequest } from './file-thread.js';
 
 function work(request: LoadRequest): Result<unknown> {
   switch (request.kind) {
@@ -26,9 +26,8 @@ parentPort?.on('message', (request: LoadRequest) => {
   try {
     result = work(request);
   } catch (err) {
-    const path =
-      request.kind === 'files' ? request.path : request.kind === 'set' ? 'resources' : 'sets';
-    result = { ok: false, problems: [{ path, message: `cannot be validated: ${String(err)}` }] };
+    const message = `cannot be validated: ${String(err)}`;
+    result = { ok: false, problems: [{ path: problemPath(request), message }] };
   }
   parentPort?.postMessage({ id: request.id, result } satisfies LoadAnswer);
 });

@@ -32,7 +32,7 @@ function runQueueWaitMs(): number {
   }
 }
 
-let own = createHistogram();
+const own = createHistogram();
 let grossMaxMs = 0;
 let lastAt = performance.now();
 let lastWait = runQueueWaitMs();
@@ -71,7 +71,7 @@ process.on('message', (message: unknown) => {
       samples: own.count,
     });
   } else if (message === 'loop-reset') {
-    own = createHistogram();
+    own.reset();
     grossMaxMs = 0;
     process.send?.({ kind: 'loop-reset' });
   }

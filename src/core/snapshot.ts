@@ -110,7 +110,13 @@ export class TypeSnapshot {
   }
 }
 
+/** How many types' empty snapshots one snapshot keeps (see `Snapshot.empty`). */
+const MAX_KEPT_EMPTIES = 32;
+
 export class Snapshot {
+  /** The empty snapshots of types the set does not hold, made when first asked for. */
+  private empties: Map<string, TypeSnapshot> | undefined;
+
   constructor(
     /** The version of the latest push (the newest of the type versions). */
     readonly version: string,
@@ -126,11 +132,29 @@ export class Snapshot {
    * istiod answers every type), or with `per-type` at the base version.
    */
   get(typeUrl: string): TypeSnapshot {
+    return this.types.get(typeUrl) ?? this.empty(typeUrl);
+  }
+
+  /**
+   * The empty snapshot of a type the set does not hold, kept so that its response body is
+   * encoded once, not again for every stream that asks (a sidecar asks for RDS and EDS names
+   * a set may not serve). A client names the types it asks for: past {@link MAX_KEPT_EMPTIES}
+   * types, the others are made afresh each time.
+   */
+  private empty(typeUrl: string): TypeSnapshot {
+    const kept = this.empties?.get(typeUrl);
+    if (kept) return kept;
     const version = this.versioning === 'push' ? this.version : this.baseVersion;
-    return (
-      this.types.get(typeUrl) ??
-      new TypeSnapshot(typeUrl, version, new Map(), this.controlPlaneId, this.versioning)
+    const made = new TypeSnapshot(
+      typeUrl,
+      version,
+      new Map(),
+      this.controlPlaneId,
+      this.versioning,
     );
+    this.empties ??= new Map();
+    if (this.empties.size < MAX_KEPT_EMPTIES) this.empties.set(typeUrl, made);
+    return made;
   }
 
   has(typeUrl: string): boolean {

@@ -91,6 +91,29 @@ describe('snapshot store', () => {
     expect(snap.body(['BlackHoleCluster'])).toBe(snap.body(['BlackHoleCluster']));
     expect(snap.count(['BlackHoleCluster', 'missing'])).toBe(1);
   });
+
+  it('answers a type the set does not hold from one empty snapshot, its body encoded once', () => {
+    const current = store().current();
+    expect(current.has(ROUTE_TYPE)).toBe(false);
+    const routes = current.get(ROUTE_TYPE);
+    expect(routes.resources.size).toBe(0);
+    expect(routes.version).toBe(current.version);
+    expect(current.get(ROUTE_TYPE)).toBe(routes);
+    expect(current.get(ROUTE_TYPE).body(['80'], true)).toBe(routes.body(['80'], true));
+    const response = decodeDiscoveryResponse(routes.body(['80'], true));
+    expect(response.type_url).toBe(ROUTE_TYPE);
+    expect(response.resources).toHaveLength(1);
+  });
+
+  it('keeps the empty snapshots of at most 32 types a client names, and makes the rest afresh', () => {
+    const current = store().current();
+    const named = Array.from({ length: 40 }, (_, i) => `type.googleapis.com/made.up.T${i}`);
+    for (const typeUrl of named) current.get(typeUrl);
+    expect(current.get(named[0] as string)).toBe(current.get(named[0] as string));
+    expect(current.get(named[31] as string)).toBe(current.get(named[31] as string));
+    expect(current.get(named[32] as string)).not.toBe(current.get(named[32] as string));
+    expect(current.get(named[39] as string).version).toBe(current.version);
+  });
 });
 
 describe('a response body for names', () => {

@@ -29,3 +29,30 @@ export const ADS_SERVICE = {
 } satisfies grpc.ServiceDefinition;
 
 export type AdsCall = grpc.ServerDuplexStream<Buffer, Buffer>;
+
+/**
+ * What a stream hears from its call. grpc-js's calls tell it through their events; our own
+ * transport (h2-transport.ts) calls these directly, which spares every stream five listeners
+ * and every message an emit.
+ */
+export interface CallSink {
+  /** A request message. */
+  callData(bytes: Buffer): void;
+  /** The client half-closed its side ('end'). */
+  callEnded(): void;
+  /** The client reset the stream ('cancelled'). */
+  callCancelled(): void;
+  /** The call ended with an error status ('error'). */
+  callFailed(): void;
+  /** The stream is closed ('close'). */
+  callClosed(): void;
+}
+
+/** A call that feeds a sink directly: reading starts when it is attached. */
+export interface SinkCall {
+  attach(sink: CallSink): void;
+}
+
+export function isSinkCall(call: AdsCall): call is AdsCall & SinkCall {
+  return typeof (call as Partial<SinkCall>).attach === 'function';
+}

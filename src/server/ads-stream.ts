@@ -15,7 +15,7 @@ import type { Profile } from '../core/profile.js';
 import type { RelayUpstream } from './relay-upstream.js';
 import type { ProxyIdentity } from '../core/identity.js';
 import type { Snapshot } from '../core/snapshot.js';
-import type { AdsCall } from './ads-service.js';
+import { isSinkCall, type AdsCall, type CallSink } from './ads-service.js';
 import type { StreamView, UpstreamState } from '../core/events.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
@@ -114,10 +114,9 @@ export interface ProtocolSession<R> extends StreamSession {
   maxSubscriptions: number;
 }
 
-export abstract class AdsStream<
-  R = unknown,
-  S extends ProtocolSession<R> = ProtocolSession<R>,
-> implements Admitted {
+export abstract class AdsStream<R = unknown, S extends ProtocolSession<R> = ProtocolSession<R>>
+  implements Admitted, CallSink
+{
   abstract readonly protocol: Protocol;
   readonly session: S;
   private readonly connectedAtMs = Date.now();
@@ -137,47 +136,65 @@ export abstract class AdsStream<
     this.session = this.newSession();
     if (ctx.maxSubscriptions !== undefined) this.session.maxSubscriptions = ctx.maxSubscriptions;
     (call as FedCall)[STREAM] = this;
-    for (const [event, listener] of AdsStream.callListeners) call.on(event, listener);
+    if (isSinkCall(call)) call.attach(this);
+    else for (const [event, listener] of AdsStream.callListeners) call.on(event, listener);
   }
 
   /**
-   * The call's listeners, shared by every stream: an emitter calls a listener with itself as
-   * `this`, and each finds its stream by the call. Five closures per stream cost an idle
-   * stream about 300 bytes (docs/BENCHMARKS.md).
+   * The call's listeners, shared by every stream, for a call that tells its stream through
+   * events (grpc-js's): an emitter calls a listener with itself as `this`, and each finds its
+   * stream by the call. Five closures per stream cost an idle stream about 300 bytes
+   * (docs/BENCHMARKS.md).
    */
   private static readonly callListeners: readonly [string, (this: AdsCall, b: Buffer) => void][] = [
     [
       'data',
       function (bytes) {
-        streamOfCall(this)?.onData(bytes);
+        streamOfCall(this)?.callData(bytes);
       },
     ],
-    // The proxy half-closed its side: it wants nothing more, so end ours cleanly too.
     [
       'end',
       function () {
-        streamOfCall(this)?.end(grpc.status.OK, 'client closed the stream');
+        streamOfCall(this)?.callEnded();
       },
     ],
     [
       'cancelled',
       function () {
-        streamOfCall(this)?.finish('client cancelled the stream');
+        streamOfCall(this)?.callCancelled();
       },
     ],
     [
       'error',
       function () {
-        streamOfCall(this)?.finish('stream error');
+        streamOfCall(this)?.callFailed();
       },
     ],
     [
       'close',
       function () {
-        streamOfCall(this)?.finish('stream closed');
+        streamOfCall(this)?.callClosed();
       },
     ],
   ];
+
+  /** The proxy half-closed its side: it wants nothing more, so end ours cleanly too. */
+  callEnded(): void {
+    this.end(grpc.status.OK, 'client closed the stream');
+  }
+
+  callCancelled(): void {
+    this.finish('client cancelled the stream');
+  }
+
+  callFailed(): void {
+    this.finish('stream error');
+  }
+
+  callClosed(): void {
+    this.finish('stream closed');
+  }
 
   /** The protocol's session (called once, by the constructor). */
   protected abstract newSession(): S;
@@ -255,7 +272,7 @@ export abstract class AdsStream<
     this.call.write(appendNonceField(body, version + randomUUID()));
   }
 
-  private onData(bytes: Buffer): void {
+  callData(bytes: Buffer): void {
     if (this.life.t === 'closed') return;
     let outcome: RequestOutcome;
     try {

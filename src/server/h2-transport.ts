@@ -15,13 +15,13 @@
  *   `keepaliveTimeoutMs` unanswered.
  *
  * A call is shaped as grpc-js's `ServerDuplexStream` as far as the streams use it (see
- * `AdsCall`); TLS ports stay on grpc-js.
+ * `AdsCall`), and feeds an ADS stream directly (`CallSink`); TLS ports stay on grpc-js.
  */
 import { EventEmitter } from 'node:events';
 import * as http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import type { AdsCall } from './ads-service.js';
+import type { AdsCall, CallSink } from './ads-service.js';
 
 export interface H2ServiceEntry {
   definition: grpc.ServiceDefinition;
@@ -68,10 +68,13 @@ function onWantTrailers(this: CallStream): void {
 function onAborted(this: CallStream): void {
   const call = this[CALL];
   call.cancelled = true;
+  call.sink?.callCancelled();
   call.emit('cancelled');
 }
 function onClose(this: CallStream): void {
-  this[CALL].emit('close');
+  const call = this[CALL];
+  call.sink?.callClosed();
+  call.emit('close');
 }
 function onDrain(this: CallStream): void {
   this[CALL].emit('drain');
@@ -80,23 +83,34 @@ function onChunk(this: CallStream, chunk: Buffer): void {
   this[CALL].onChunk(chunk);
 }
 function onEnd(this: CallStream): void {
-  this[CALL].emit('end');
+  const call = this[CALL];
+  call.sink?.callEnded();
+  call.emit('end');
 }
-/** Nothing is read until the call is listened to (see `H2Call`). */
+/**
+ * Nothing is read until the call is listened to (see `H2Call`), and the stream's 'drain' is
+ * passed on only once someone waits for it (a stream whose writes were held back).
+ */
 function onNewListener(this: H2Call, event: string | symbol): void {
   if (event === 'data') this.startReading();
+  else if (event === 'drain') this.passDrain();
 }
 
 /**
  * A gRPC call on one HTTP/2 stream. Its metadata is made from the request's headers when first
- * read: only an authenticator (a TLS port's, or a token's) and a relay read it.
+ * read: only an authenticator (a TLS port's, or a token's) and a relay read it. An ADS stream
+ * is fed directly (`attach`, a `CallSink`); anything else listens to the call's events, as
+ * to a grpc-js call's.
  */
 class H2Call extends EventEmitter {
   cancelled = false;
+  /** The stream fed directly, once attached. */
+  sink: CallSink | undefined;
   private meta: grpc.Metadata | undefined;
   private headersSent = false;
   private status: Status | undefined;
   private reading = false;
+  private drainPassed = false;
   /** Bytes of an unfinished message (its prefix included), in the order they came. */
   private partial: Buffer[] = [];
   private partialLength = 0;
@@ -111,7 +125,6 @@ class H2Call extends EventEmitter {
     stream.on('wantTrailers', onWantTrailers);
     stream.on('aborted', onAborted);
     stream.on('close', onClose);
-    stream.on('drain', onDrain);
     // A reset or a write after the peer left: 'aborted' and 'close' say what the call needs.
     stream.on('error', ignore);
     // A status emitted before anyone listens (a rate limit refusing the stream) is the call's
@@ -124,6 +137,18 @@ class H2Call extends EventEmitter {
 
   get metadata(): grpc.Metadata {
     return (this.meta ??= grpc.Metadata.fromHttp2Headers(this.headers));
+  }
+
+  /** Feeds `sink` from now on: its requests, and what becomes of the call. */
+  attach(sink: CallSink): void {
+    this.sink = sink;
+    this.startReading();
+  }
+
+  passDrain(): void {
+    if (this.drainPassed) return;
+    this.drainPassed = true;
+    this.stream.on('drain', onDrain);
   }
 
   startReading(): void {
@@ -158,10 +183,12 @@ class H2Call extends EventEmitter {
         this.partial.length === 1
           ? (this.partial[0] as Buffer)
           : Buffer.concat(this.partial, this.partialLength);
-      const rest = all.subarray(5 + length);
-      this.partial = rest.length > 0 ? [rest] : [];
-      this.partialLength = rest.length;
-      super.emit('data', all.subarray(5, 5 + length));
+      const restLength = all.length - 5 - length;
+      this.partial = restLength > 0 ? [all.subarray(5 + length)] : [];
+      this.partialLength = restLength;
+      const message = all.subarray(5, 5 + length);
+      if (this.sink) this.sink.callData(message);
+      else super.emit('data', message);
     }
   }
 
@@ -232,6 +259,7 @@ class H2Call extends EventEmitter {
       if (typeof status?.code === 'number') {
         this.finishWith({ code: status.code, details: status.details ?? '' });
       }
+      this.sink?.callFailed();
     }
     return super.emit(event, ...args);
   }

@@ -7,6 +7,7 @@ import * as http2 from 'node:http2';
 import { expect } from 'vitest';
 import { encodeDiscoveryRequest, decodeDiscoveryResponse } from '../../src/xds/wire.js';
 import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { waitFor } from '../../src/util/wait.js';
 import { requestClustersOnce } from '../support/fixtures/handshake.js';
 import { it } from '../support/fixtures/test.js';
 
@@ -154,3 +155,45 @@ it('refuses a compressed message, a message over 4 MiB, an unknown method and a 
   expect(mock.streams()).toEqual([]);
   expect((await requestClustersOnce(mock.xdsAddress)).resources).toHaveLength(2);
 });
+
+it('ends a stream the client half-closes with OK, lets one whose connection drops go, and journals why each ended', async ({
+  mock,
+}) => {
+  const port = mock.addresses.xds.port;
+  // Half-closed after the request: answered, then ended cleanly.
+  const halfClosed = await call(port, SOTW, [frame(cdsRequest())]);
+  expect(halfClosed.trailers['grpc-status']).toBe('0');
+  expect(decodeResponse(halfClosed.body).type_url).toBe(CLUSTER_TYPE);
+
+  // The connection dropped once answered: the stream is let go, as cancelled.
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  session.on('error', () => undefined);
+  try {
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': SOTW,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    });
+    stream.on('error', () => undefined);
+    stream.write(frame(cdsRequest()));
+    await new Promise<void>((resolve) => stream.once('data', () => resolve()));
+    session.destroy();
+    await waitFor(() => mock.journal.query({ kind: 'close' }).length === 2, {
+      description: 'both streams closed in the journal',
+    });
+  } finally {
+    session.destroy();
+  }
+  expect(mock.journal.query({ kind: 'close' }).map((e) => e.reason)).toEqual([
+    'client closed the stream',
+    'client cancelled the stream',
+  ]);
+  expect(mock.streams()).toEqual([]);
+  expect((await requestClustersOnce(mock.xdsAddress)).resources).toHaveLength(2);
+});
+
+/** The first message of a gRPC body, as a DiscoveryResponse. */
+function decodeResponse(body: Buffer) {
+  return decodeDiscoveryResponse(body.subarray(5, 5 + body.readUInt32BE(1)));
+}

@@ -48,9 +48,17 @@ export interface CallSink {
   callClosed(): void;
 }
 
+/** The bytes before a gRPC message on the wire: a compressed flag and the length (4 bytes). */
+export const FRAME_PREFIX = 5;
+
 /** A call that feeds a sink directly: reading starts when it is attached. */
 export interface SinkCall {
   attach(sink: CallSink): void;
+  /**
+   * Writes a message laid out `FRAME_PREFIX` bytes into `frame`, the prefix written in place
+   * (the message is not copied again); false when the stream asks to wait for 'drain'.
+   */
+  writeFrame(frame: Buffer): boolean;
 }
 
 export function isSinkCall(call: AdsCall): call is AdsCall & SinkCall {

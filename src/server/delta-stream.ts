@@ -17,6 +17,7 @@ import {
 } from '../xds/wire-delta.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
 import type { DebugBody } from './ads-stream.js';
+import { FRAME_PREFIX } from './ads-service.js';
 import { isWildcardForIstiod } from '../core/types/registry.js';
 
 /** Responses with at most this many resources share their encoding (see `sharedBody`). */
@@ -111,9 +112,11 @@ export class DeltaStream extends StreamWriter<DeltaDiscoveryRequest, DeltaSessio
         versioned,
       }),
     );
-    const message = appendNonceField(body, next.nonce);
+    const frame = appendNonceField(body, next.nonce, FRAME_PREFIX);
+    const message = frame.subarray(FRAME_PREFIX);
     const { version } = snapshot;
     const count = next.resources.length;
-    return { message, version, nonce: next.nonce, count, removed: next.removed.length };
+    const removed = next.removed.length;
+    return { message, frame, version, nonce: next.nonce, count, removed };
   }
 }

@@ -21,7 +21,7 @@ import { EventEmitter } from 'node:events';
 import * as http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import type { AdsCall, CallSink } from './ads-service.js';
+import { FRAME_PREFIX, type AdsCall, type CallSink } from './ads-service.js';
 
 export interface H2ServiceEntry {
   definition: grpc.ServiceDefinition;
@@ -245,6 +245,18 @@ class H2Call extends EventEmitter {
     framed.writeUInt32BE(message.length, 1);
     message.copy(framed, 5);
     return this.stream.write(framed);
+  }
+
+  writeFrame(frame: Buffer): boolean {
+    if (this.status || this.stream.destroyed) return false;
+    this.ensureHeaders();
+    const length = frame.length - FRAME_PREFIX;
+    frame[0] = 0;
+    frame[1] = length >>> 24;
+    frame[2] = (length >>> 16) & 0xff;
+    frame[3] = (length >>> 8) & 0xff;
+    frame[4] = length & 0xff;
+    return this.stream.write(frame);
   }
 
   /** Ends the call with OK. */

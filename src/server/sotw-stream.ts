@@ -14,6 +14,7 @@ import {
   type DiscoveryRequest,
 } from '../xds/wire.js';
 import type { DebugBody } from './ads-stream.js';
+import { FRAME_PREFIX } from './ads-service.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
 
 export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
@@ -36,9 +37,10 @@ export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
     // istiod sends an empty resource for each name it has nothing of (EDS, RDS).
     const fillMissing = this.ctx.omitMissingResources !== true;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
-    const message = appendNonceField(snapshot.body(names, fillMissing), nonce);
+    const frame = appendNonceField(snapshot.body(names, fillMissing), nonce, FRAME_PREFIX);
+    const message = frame.subarray(FRAME_PREFIX);
     const count = snapshot.count(names, fillMissing);
     this.session.recordSent(state.typeUrl, snapshot.version, nonce, count, snapshot.resources);
-    return { message, version: snapshot.version, nonce, count };
+    return { message, frame, version: snapshot.version, nonce, count };
   }
 }

@@ -11,6 +11,7 @@ import type { StreamView } from '../core/events.js';
 import type { ResponseDecision } from '../core/policy.js';
 import { byteCount } from './stream-log.js';
 import { AdsStream, type ProtocolSession } from './ads-stream.js';
+import { isSinkCall } from './ads-service.js';
 
 /** The empty `delays` and `bypass` every stream starts with; replaced, never written to. */
 const NO_DELAYS: Map<string, NodeJS.Timeout> = new Map();
@@ -19,6 +20,11 @@ const NO_BYPASS: Set<string> = new Set();
 /** A response ready for the wire. */
 export interface BuiltResponse {
   message: Buffer;
+  /**
+   * The same bytes `FRAME_PREFIX` bytes into a buffer of their own (`appendNonceField`'s
+   * room): what a call that writes frames (`SinkCall`) is given.
+   */
+  frame?: Buffer;
   version: string;
   nonce: string;
   count: number;
@@ -153,7 +159,9 @@ export abstract class StreamWriter<
     const built = this.build(state, snapshot, reuseNonce);
     if (!built) return true;
     this.responsesSent += 1;
-    const writable = this.call.write(built.message);
+    const { call } = this;
+    const writable =
+      built.frame && isSinkCall(call) ? call.writeFrame(built.frame) : call.write(built.message);
     const elapsedMs = performance.now() - started;
     this.afterSend(view, state, built, { snapshot, elapsedMs });
     return writable;

@@ -158,14 +158,16 @@ export function encodeNonceField(nonce: string): Buffer {
 
 /**
  * A complete response: `body` followed by the nonce field, in one allocation (a push writes
- * one of these per stream, so it should copy the shared body once and do nothing else).
+ * one of these per stream, so it should copy the shared body once and do nothing else). With
+ * `room`, the response starts that many bytes in, the bytes before it left for the writer
+ * (a gRPC frame's prefix, see `FRAME_PREFIX`); the whole buffer is returned.
  */
-export function appendNonceField(body: Buffer, nonce: string): Buffer {
+export function appendNonceField(body: Buffer, nonce: string, room = 0): Buffer {
   const nonceLength = Buffer.byteLength(nonce);
   const lengthBytes = varintSize(nonceLength);
-  const message = Buffer.allocUnsafe(body.length + 1 + lengthBytes + nonceLength);
-  body.copy(message, 0);
-  const offset = writeTag(message, body.length, 5, nonceLength);
+  const message = Buffer.allocUnsafe(room + body.length + 1 + lengthBytes + nonceLength);
+  message.set(body, room);
+  const offset = writeTag(message, room + body.length, 5, nonceLength);
   message.write(nonce, offset);
   return message;
 }

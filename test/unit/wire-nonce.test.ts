@@ -31,6 +31,10 @@ describe('appendNonceField', () => {
     expect(decoded.nonce).toBe(nonce);
     expect(decoded.version_info).toBe('2026-11-30T00:00:00Z/3');
     expect(decoded.resources).toHaveLength(1);
+    // With room for a gRPC frame's prefix: the same bytes, that many bytes in.
+    const framed = appendNonceField(body, nonce, 5);
+    expect(framed.length).toBe(appended.length + 5);
+    expect(framed.subarray(5).equals(appended)).toBe(true);
   });
 
   test('leaves the shared body untouched', () => {

@@ -6,8 +6,12 @@
  * p50, and the mock's ratios to grpc-js, round by round and as medians: the quick way to see
  * what a change to the connect path buys on a shared, noisy machine.
  *
- *   npx tsx bench/micro/connect-probe.ts [--streams 1000] [--rounds 3] [--delta]
+ *   npx tsx bench/micro/connect-probe.ts [--streams 1000] [--rounds 3] [--delta] [--warm 0]
  *       [--servers mock,grpcjs] [--profile ramp.cpuprofile | --alloc ramp.heapprofile]
+ *
+ * `--warm N` first connects N streams, unmeasured, so that the measured ramp meets a server
+ * whose code V8 has already compiled and optimized: the difference from a cold ramp is what
+ * the first connections of a fresh process pay for that.
  *
  * `--profile ramp.cpuprofile` records, in the first round, a CPU profile of each server's ramp
  * through its bench API's inspector (200 µs sampling): `ramp-mock.cpuprofile`,
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     streams: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '3' },
     delta: { type: 'boolean', default: false },
+    warm: { type: 'string', default: '0' },
     servers: { type: 'string', default: 'mock,grpcjs' },
     profile: { type: 'string' },
     alloc: { type: 'string' },
@@ -39,6 +44,7 @@ if (kinds.some((k) => !SERVER_KINDS.includes(k))) {
   process.exit(2);
 }
 const streams = Number(values.streams);
+const warm = Number(values.warm);
 const rounds = Number(values.rounds);
 const mode = values.delta ? 'delta' : 'sotw';
 const ctx = probeContext('connect-probe', kinds);
@@ -55,6 +61,12 @@ async function ramp(kind: ServerKind, resources: string, profile?: string): Prom
     await settle(server.pid);
     return withLoadgen(ctx, server, { mode }, async (loadgen) => {
       const alloc = values.alloc === undefined ? '' : '&alloc=1';
+      if (warm > 0) {
+        const warmed = await loadgen.connect(warm, connectTimeoutMs(warm));
+        if (warmed.acked !== warm)
+          throw new Error(`${kind}: only ${warmed.acked} of ${warm} warm-up streams ACKed`);
+        await settle(server.pid);
+      }
       if (profile) await server.benchPost(`/bench/profile/start?intervalUs=200${alloc}`);
       const cpu0 = server.cpuSeconds();
       const reply = await loadgen.connect(streams, connectTimeoutMs(streams));
@@ -98,7 +110,9 @@ try {
         ? ` | mock/grpcjs: CPU ${(m.cpuUsPerConn / g.cpuUsPerConn).toFixed(2)}×, ` +
           `all ACKed ${(m.allAckedMs / g.allAckedMs).toFixed(2)}×, first p50 ${(m.firstP50 / g.firstP50).toFixed(2)}×`
         : '';
-    ctx.log(`round ${round + 1} (${mode} ${streams}): ${line.join('; ')}${ratio}`);
+    ctx.log(
+      `round ${round + 1} (${mode} ${streams}${warm > 0 ? `, after ${warm} warm-up streams` : ''}): ${line.join('; ')}${ratio}`,
+    );
   }
   const med = (kind: ServerKind, f: (r: Ramp) => number) =>
     median((results.get(kind) ?? []).map(f));

@@ -86,6 +86,16 @@ function subscribedBy(request: DeltaDiscoveryRequest): Set<string> {
   return names;
 }
 
+/** What an ACK subscribes: nothing (never written to). */
+const NOTHING: ReadonlySet<string> = new Set();
+
+/** How many names a reconnect says the proxy has (most requests: none, and no list made). */
+function knownCount(request: DeltaDiscoveryRequest): number {
+  const known = request.initial_resource_versions;
+  for (const name in known) if (Object.hasOwn(known, name)) return Object.keys(known).length;
+  return 0;
+}
+
 export class DeltaSession extends BaseSession<DeltaTypeState> {
   constructor(
     now?: () => number,
@@ -120,9 +130,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
   onRequest(request: DeltaDiscoveryRequest): RequestOutcome {
     // A request naming more than the limit would pass it whatever the stream holds: refused
     // before its names are stored, which is most of the work of a large request.
-    const named =
-      request.resource_names_subscribe.length +
-      Object.keys(request.initial_resource_versions).length;
+    const named = request.resource_names_subscribe.length + knownCount(request);
     if (named > this.maxSubscriptions)
       return this.refuseOver(`${named} resource names in one request`);
     const before = this.weightOf(request.type_url);
@@ -160,7 +168,9 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     // istiod drops a stale request's subscription changes with it; xds-spec takes them.
     if (stale && !this.spec) return { kind: 'stale', typeUrl, nonce, expected: sent?.nonce };
     // A request may ACK the last response and change the subscription at once: both count.
-    const subscribed = subscribedBy(request);
+    // Most name nothing (an ACK), and need no set of their own.
+    const named = request.resource_names_subscribe.length > 0 || knownCount(request) > 0;
+    const subscribed = named ? subscribedBy(request) : NOTHING;
     const changed = this.applySubscription(state, request, subscribed);
     if (changed) this.answer(state, this.scopeOf(state, request, subscribed));
     if (stale && !changed) return { kind: 'stale', typeUrl, nonce, expected: sent?.nonce };
@@ -191,7 +201,7 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     };
     state.names = namesOf(state);
     this.types.set(typeUrl, state);
-    const known = Object.keys(request.initial_resource_versions).length;
+    const known = knownCount(request);
     if (this.resourceVersions && known > 0) {
       state.known = new Map(Object.entries(request.initial_resource_versions));
       this.answer(state, 'changed');

@@ -56,6 +56,34 @@ describe("DeltaSession and istiod's shouldRespondDelta", () => {
   });
 });
 
+describe('DeltaSession and the names a request brings', () => {
+  it("counts a reconnect's names against the limit, takes them after the first request, and an ACK changes nothing", () => {
+    const refused = new DeltaSession();
+    refused.maxSubscriptions = 2;
+    const over = refused.onRequest(
+      request({ node, initial_resource_versions: { a: '1', b: '1', c: '1' } }),
+    );
+    expect(over).toMatchObject({ kind: 'rejected' });
+    expect(over.kind === 'rejected' && over.message).toMatch(/3 resource names in one request/);
+
+    const session = new DeltaSession();
+    session.onRequest(request({ node, type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a'] }));
+    const state = session.types.get(ENDPOINT_TYPE);
+    if (!state) throw new Error('EDS was subscribed');
+    const sent = session.next(state, empty.get(ENDPOINT_TYPE), false);
+    const ack = session.onRequest(
+      request({ type_url: ENDPOINT_TYPE, response_nonce: sent?.nonce }),
+    );
+    expect(ack.kind).toBe('ack');
+    expect(state.names).toEqual(['a']);
+    expect(session.hasOwed()).toBe(false);
+    // Names only in initial_resource_versions, on a later request: subscribed and answered.
+    session.onRequest(request({ type_url: ENDPOINT_TYPE, initial_resource_versions: { b: '1' } }));
+    expect(state.names).toEqual(['a', 'b']);
+    expect(session.nextOwed()?.typeUrl).toBe(ENDPOINT_TYPE);
+  });
+});
+
 describe("DeltaSession and istiod's delta answers", () => {
   // Conformance: "Delta: ACKs and NACKs: a subscription in a NACK is dropped".
   it('drops the subscription changes of a NACK, and answers them asked again', () => {

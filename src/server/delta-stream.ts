@@ -9,15 +9,13 @@
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
 import type { NamedResource } from '../core/snapshot.js';
 import type { TypeSnapshot } from '../core/snapshot.js';
-import { appendNonceField } from '../xds/wire.js';
 import {
   decodeDeltaRequest,
   encodeDeltaResponseBody,
   type DeltaDiscoveryRequest,
 } from '../xds/wire-delta.js';
-import { StreamWriter, type BuiltResponse } from './stream-writer.js';
+import { StreamWriter, withNonce, type BuiltResponse } from './stream-writer.js';
 import type { DebugBody } from './ads-stream.js';
-import { FRAME_PREFIX } from './ads-service.js';
 import { isWildcardForIstiod } from '../core/types/registry.js';
 
 /** Responses with at most this many resources share their encoding (see `sharedBody`). */
@@ -112,8 +110,7 @@ export class DeltaStream extends StreamWriter<DeltaDiscoveryRequest, DeltaSessio
         versioned,
       }),
     );
-    const frame = appendNonceField(body, next.nonce, FRAME_PREFIX);
-    const message = frame.subarray(FRAME_PREFIX);
+    const { message, frame } = withNonce(body, next.nonce);
     const { version } = snapshot;
     const count = next.resources.length;
     const removed = next.removed.length;

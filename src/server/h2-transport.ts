@@ -239,12 +239,9 @@ class H2Call extends EventEmitter {
   /** Writes one message; false when the stream asks to wait for 'drain'. */
   write(message: Buffer): boolean {
     if (this.status || this.stream.destroyed) return false;
-    this.ensureHeaders();
-    const framed = Buffer.allocUnsafe(message.length + 5);
-    framed[0] = 0;
-    framed.writeUInt32BE(message.length, 1);
-    message.copy(framed, 5);
-    return this.stream.write(framed);
+    const frame = Buffer.allocUnsafe(FRAME_PREFIX + message.length);
+    frame.set(message, FRAME_PREFIX);
+    return this.writeFrame(frame);
   }
 
   writeFrame(frame: Buffer): boolean {

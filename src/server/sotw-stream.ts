@@ -7,15 +7,9 @@ import { SotwSession } from '../protocol/sotw-session.js';
 import { nextNonce } from '../protocol/session.js';
 import type { TypeState } from '../core/stream-state.js';
 import type { TypeSnapshot } from '../core/snapshot.js';
-import {
-  appendNonceField,
-  decodeDiscoveryRequest,
-  encodeResponseBody,
-  type DiscoveryRequest,
-} from '../xds/wire.js';
+import { decodeDiscoveryRequest, encodeResponseBody, type DiscoveryRequest } from '../xds/wire.js';
 import type { DebugBody } from './ads-stream.js';
-import { FRAME_PREFIX } from './ads-service.js';
-import { StreamWriter, type BuiltResponse } from './stream-writer.js';
+import { StreamWriter, withNonce, type BuiltResponse } from './stream-writer.js';
 
 export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
   readonly protocol = 'sotw';
@@ -37,8 +31,7 @@ export class SotwStream extends StreamWriter<DiscoveryRequest, SotwSession> {
     // istiod sends an empty resource for each name it has nothing of (EDS, RDS).
     const fillMissing = this.ctx.omitMissingResources !== true;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
-    const frame = appendNonceField(snapshot.body(names, fillMissing), nonce, FRAME_PREFIX);
-    const message = frame.subarray(FRAME_PREFIX);
+    const { message, frame } = withNonce(snapshot.body(names, fillMissing), nonce);
     const count = snapshot.count(names, fillMissing);
     this.session.recordSent(state.typeUrl, snapshot.version, nonce, count, snapshot.resources);
     return { message, frame, version: snapshot.version, nonce, count };

@@ -11,7 +11,8 @@ import type { StreamView } from '../core/events.js';
 import type { ResponseDecision } from '../core/policy.js';
 import { byteCount } from './stream-log.js';
 import { AdsStream, type ProtocolSession } from './ads-stream.js';
-import { isSinkCall } from './ads-service.js';
+import { FRAME_PREFIX, isSinkCall } from './ads-service.js';
+import { appendNonceField } from '../xds/wire.js';
 
 /** The empty `delays` and `bypass` every stream starts with; replaced, never written to. */
 const NO_DELAYS: Map<string, NodeJS.Timeout> = new Map();
@@ -32,6 +33,15 @@ export interface BuiltResponse {
   removed?: number;
   /** A relayed stream's response: istiod's, or one the mock made (see `ResponseEvent`). */
   relayed?: 'istiod' | 'mock';
+}
+
+/**
+ * A response's bytes, `body` and the nonce, laid out once with room for the gRPC prefix:
+ * `frame` for a call that writes frames, `message` (a view of the same bytes) for the rest.
+ */
+export function withNonce(body: Buffer, nonce: string): Pick<BuiltResponse, 'message' | 'frame'> {
+  const frame = appendNonceField(body, nonce, FRAME_PREFIX);
+  return { message: frame.subarray(FRAME_PREFIX), frame };
 }
 
 export abstract class StreamWriter<

@@ -2,7 +2,6 @@
  * What every ADS session (state of the world or delta) shares: the stream's lifecycle and
  * the per-type state that debug views and test waiters read, whatever the protocol.
  */
-import { randomUUID } from 'node:crypto';
 import type { Snapshot } from '../core/snapshot.js';
 import type { DecodedNode } from '../xds/wire.js';
 import { parseNode } from './node.js';
@@ -14,6 +13,7 @@ import {
   type TypeState,
 } from '../core/stream-state.js';
 import { cutText } from '../util/cut-text.js';
+import { freshUuid } from '../util/fresh-uuid.js';
 
 /** The stream's lifecycle. */
 export type SessionState =
@@ -170,5 +170,5 @@ export abstract class BaseSession<S extends TypeState> implements StreamSession 
  * stale fault), the nonce of the response sent before.
  */
 export function nextNonce(state: TypeState, reuseNonce: boolean, version: string): string {
-  return reuseNonce && state.sent ? state.sent.nonce : version + randomUUID();
+  return reuseNonce && state.sent ? state.sent.nonce : version + freshUuid();
 }

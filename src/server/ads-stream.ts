@@ -7,7 +7,6 @@
  * Subclasses (sotw-stream.ts, delta-stream.ts) make their session, decode their request type
  * and build their response type; nothing else differs.
  */
-import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { RequestOutcome, TypeState } from '../core/stream-state.js';
 import type { StreamSession } from '../protocol/session.js';
@@ -20,6 +19,7 @@ import type { StreamView, UpstreamState } from '../core/events.js';
 import type { ResponsePolicy } from '../core/policy.js';
 import { logOutcome } from './stream-log.js';
 import { cutText } from '../util/cut-text.js';
+import { freshUuid } from '../util/fresh-uuid.js';
 import { istiodIdentifier, type DebugResource } from '../core/debug-answer.js';
 import { appendNonceField } from '../xds/wire.js';
 import { verifiedIdentity, type VerifiedIdentity } from '../core/stream-auth.js';
@@ -269,7 +269,7 @@ export abstract class AdsStream<R = unknown, S extends ProtocolSession<R> = Prot
     const identifier = istiodIdentifier(this.ctx.controlPlaneId);
     const body = this.encodeDebug({ typeUrl, resources, version, identifier });
     // The nonce as every other response's: the version followed by a UUID.
-    this.call.write(appendNonceField(body, version + randomUUID()));
+    this.call.write(appendNonceField(body, version + freshUuid()));
   }
 
   callData(bytes: Buffer): void {

@@ -51,7 +51,8 @@ const RESPONSE_HEADERS = Object.freeze({
   ':status': 200,
   'content-type': 'application/grpc+proto',
 });
-const RESPOND_OPTIONS = Object.freeze({ waitForTrailers: true });
+/** No `date` header: gRPC servers send none (grpc-go's, istiod's), and Node makes one per call. */
+const RESPOND_OPTIONS = Object.freeze({ waitForTrailers: true, sendDate: false });
 
 /**
  * The call an HTTP/2 stream carries, kept on the stream under a symbol of ours, so that the

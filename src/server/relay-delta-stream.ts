@@ -11,7 +11,6 @@
  * - a proxy's answer to one of the mock's nonces goes up only for what it subscribes or
  *   unsubscribes, under istiod's last nonce the proxy got.
  */
-import { randomUUID } from 'node:crypto';
 import { SentRecord, type RequestOutcome } from '../core/stream-state.js';
 import { Snapshot, TypeSnapshot, type NamedResource } from '../core/snapshot.js';
 import { isDebugType } from '../xds/type-urls.js';
@@ -25,6 +24,7 @@ import {
 } from '../xds/wire-delta.js';
 import { contentVersion } from '../snapshot/resource-set.js';
 import { DeltaSession, type DeltaTypeState } from '../protocol/delta-session.js';
+import { nextNonce } from '../protocol/session.js';
 import type { DebugBody } from './ads-stream.js';
 import { encodeDeltaDebug } from './delta-stream.js';
 import { logUpstream, RelayLink } from './relay-link.js';
@@ -232,7 +232,7 @@ export class RelayDeltaStream extends StreamWriter<DeltaDiscoveryRequest, RelayD
     // meanwhile is in that state, so its queued responses are not sent after it.
     queue.length = 0;
     this.session.upstreamPending(typeUrl, false);
-    const nonce = reuseNonce && state.sent ? state.sent.nonce : snapshot.version + randomUUID();
+    const nonce = nextNonce(state, reuseNonce, snapshot.version);
     this.link.made(nonce);
     const resources = [...snapshot.resources.values()];
     const body = encodeDeltaResponseBody({

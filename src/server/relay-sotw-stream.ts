@@ -17,7 +17,6 @@
  * The session keeps the books (what was asked, sent, ACKed, NACKed) for syncz, the journal
  * and the waits, but decides nothing: only istiod's responses make a type owed.
  */
-import { randomUUID } from 'node:crypto';
 import type { RequestOutcome, TypeState } from '../core/stream-state.js';
 import { Snapshot, TypeSnapshot, type NamedResource } from '../core/snapshot.js';
 import { isDebugType } from '../xds/type-urls.js';
@@ -32,6 +31,7 @@ import {
 import { firstStringField } from '../xds/first-string.js';
 import { contentVersion } from '../snapshot/resource-set.js';
 import { SotwSession } from '../protocol/sotw-session.js';
+import { nextNonce } from '../protocol/session.js';
 import type { DebugBody } from './ads-stream.js';
 import { logUpstream, RelayLink } from './relay-link.js';
 import { StreamWriter, type BuiltResponse } from './stream-writer.js';
@@ -195,7 +195,7 @@ export class RelaySotwStream extends StreamWriter<DiscoveryRequest, RelaySotwSes
       const { message } = up;
       return { message, version: snapshot.version, nonce: up.nonce, count, relayed: 'istiod' };
     }
-    const nonce = reuseNonce && state.sent ? state.sent.nonce : snapshot.version + randomUUID();
+    const nonce = nextNonce(state, reuseNonce, snapshot.version);
     this.link.made(nonce);
     const message = appendNonceField(snapshot.body(), nonce);
     this.session.recordSent(typeUrl, snapshot.version, nonce, count, snapshot.resources);

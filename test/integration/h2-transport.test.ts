@@ -16,6 +16,8 @@ const SOTW = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggre
 interface Answer {
   status: number | undefined;
   contentType: string | undefined;
+  /** The response's header names, pseudo-headers aside. */
+  headerNames: string[];
   trailers: http2.IncomingHttpHeaders;
   body: Buffer;
 }
@@ -39,6 +41,7 @@ function call(
     const answer: Answer = {
       status: undefined,
       contentType: undefined,
+      headerNames: [],
       trailers: {},
       body: Buffer.alloc(0),
     };
@@ -54,6 +57,7 @@ function call(
     stream.on('response', (headers: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader) => {
       answer.status = headers[':status'];
       answer.contentType = headers['content-type'];
+      answer.headerNames = Object.keys(headers).filter((name) => !name.startsWith(':'));
     });
     stream.on('trailers', (trailers: http2.IncomingHttpHeaders) => {
       answer.trailers = trailers;
@@ -103,6 +107,8 @@ it('reads a request split anywhere across DATA frames, and answers it', async ({
   });
   expect(answer.status).toBe(200);
   expect(answer.contentType).toMatch(/^application\/grpc/);
+  // As grpc-go (istiod) answers: the content type alone, no `date`.
+  expect(answer.headerNames).toEqual(['content-type']);
   const response = decodeDiscoveryResponse(
     answer.body.subarray(5, 5 + answer.body.readUInt32BE(1)),
   );

@@ -5,7 +5,7 @@
  * profile's table in docs/BENCHMARKS.md. See docs/BENCHMARKS.md for what each figure means.
  *
  *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui,storm] [--servers mock,peer,h2,grpcjs]
- *                    [--clusters 10,1000] [--no-pin]
+ *                    [--clusters 10,1000] [--ramp-rounds 3] [--no-pin]
  *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -76,6 +76,7 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       servers: { type: 'string' },
       clusters: { type: 'string' },
+      'ramp-rounds': { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
       'render-only': { type: 'boolean', default: false },
     },
@@ -87,7 +88,18 @@ async function main(): Promise<number> {
       `--clusters: expected cluster counts of at least 2, comma-separated (got ${values.clusters})`,
     );
   }
-  const profile = clusters ? { ...base, sizes: { ...base.sizes, clusters } } : base;
+  const rampRounds =
+    values['ramp-rounds'] === undefined ? undefined : Number(values['ramp-rounds']);
+  if (rampRounds !== undefined && !(Number.isInteger(rampRounds) && rampRounds >= 1)) {
+    fail(
+      `--ramp-rounds: expected a whole number of ramps, at least 1 (got ${values['ramp-rounds']})`,
+    );
+  }
+  const profile = {
+    ...base,
+    ...(clusters ? { sizes: { ...base.sizes, clusters } } : {}),
+    ...(rampRounds ? { rampRounds } : {}),
+  };
   if (values['render-only']) {
     // Refreshes the doc's table from the last results, e.g. after changing the report.
     const file = join(benchDir, 'results', `${profile.name}.json`);
@@ -102,7 +114,8 @@ async function main(): Promise<number> {
   const complete =
     scenarios.length === Object.keys(SCENARIOS).length &&
     servers.length === SERVER_KINDS.length &&
-    !clusters;
+    !clusters &&
+    (rampRounds === undefined || rampRounds === base.rampRounds);
   const machine = machineInfo(envoyBinary());
   const pin = !values['no-pin'] && machine.cpus >= 2 ? { server: '0', loadgen: '1' } : undefined;
   const log = (message: string) => process.stdout.write(`${message}\n`);

@@ -6,6 +6,8 @@ export interface Profile {
   name: 'quick' | 'full';
   /** Stream counts of the connect ramp, per protocol (a fresh server for each). */
   fleet: { sotw: readonly number[]; delta: readonly number[] };
+  /** Ramps per server and count, each on a fresh server; the report shows their medians. */
+  rampRounds: number;
   /** The stream counts at which pushes are timed (a subset of `fleet`). */
   fanout: readonly number[];
   /** Pushes timed at each of those counts. */
@@ -27,6 +29,7 @@ export const PROFILES: Record<Profile['name'], Profile> = {
   quick: {
     name: 'quick',
     fleet: { sotw: [100, 500], delta: [500] },
+    rampRounds: 1,
     fanout: [500],
     pushes: 5,
     slow: { streams: 50, clusters: 1_000, pushesBefore: 3, pushesAfter: 8 },
@@ -37,6 +40,7 @@ export const PROFILES: Record<Profile['name'], Profile> = {
   full: {
     name: 'full',
     fleet: { sotw: [100, 1_000, 5_000], delta: [1_000, 5_000] },
+    rampRounds: 3,
     fanout: [1_000, 5_000],
     pushes: 10,
     slow: { streams: 200, clusters: 1_000, pushesBefore: 5, pushesAfter: 20 },

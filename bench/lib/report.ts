@@ -45,6 +45,12 @@ function isError(value: unknown): value is { error: string } {
   return typeof value === 'object' && value !== null && 'error' in value;
 }
 
+/** How many ramps a fleet's ramp figures are the medians of, when more than one. */
+function medianOf(run: FleetRun | undefined): string {
+  const rounds = run?.ramp.rounds ?? 1;
+  return rounds > 1 ? ` (median of ${rounds} ramps)` : '';
+}
+
 function fleetRows(fleet: FleetResults): Row[] {
   const rows: Row[] = [];
   const find = (kind: string, mode: string, n: number) =>
@@ -53,7 +59,7 @@ function fleetRows(fleet: FleetResults): Row[] {
   for (const key of keys) {
     const [mode, n] = [key.split(':')[0] as string, Number(key.split(':')[1])];
     const [mock, peer] = [find('mock', mode, n), find('peer', mode, n)];
-    const label = `${thousands(n)} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+    const label = `${thousands(n)} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}${medianOf(mock)}`;
     const r = (run: FleetRun | undefined) => run?.ramp;
     rows.push(
       pair(
@@ -167,7 +173,7 @@ function floorTable(fleet: FleetResults, sizes: SetSizeRun[] | undefined): strin
     const [mode, n] = key.split(':') as [string, string];
     const find = (kind: string) =>
       fleet.runs.find((r) => r.server === kind && r.mode === mode && r.streams === Number(n));
-    const label = `${thousands(Number(n))} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+    const label = `${thousands(Number(n))} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}${medianOf(find('mock'))}`;
     rows.push(
       [
         `connect ramp, ${label}`,

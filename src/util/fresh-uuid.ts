@@ -10,9 +10,11 @@ import { randomUUID } from 'node:crypto';
 
 /** How many UUIDs follow one drawn at random, before the next is drawn. */
 export const UUIDS_PER_DRAW = 2 ** 20;
-const LOW_BITS = 2 ** 48;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 let head = '';
+/** The last 48 bits, in two halves of 24 (small integers: no float to format). */
+let high = 0;
 let low = 0;
 let left = 0;
 
@@ -21,11 +23,21 @@ export function freshUuid(): string {
   if (left === 0) {
     const drawn = randomUUID();
     head = drawn.slice(0, 24);
-    low = Number.parseInt(drawn.slice(24), 16);
+    high = Number.parseInt(drawn.slice(24, 30), 16);
+    low = Number.parseInt(drawn.slice(30), 16);
     left = UUIDS_PER_DRAW;
     return drawn;
   }
   left -= 1;
-  low = (low + 1) % LOW_BITS;
-  return head + low.toString(16).padStart(12, '0');
+  low = (low + 1) & 0xffffff;
+  if (low === 0) high = (high + 1) & 0xffffff;
+  return (
+    head +
+    HEX[high >>> 16] +
+    HEX[(high >>> 8) & 0xff] +
+    HEX[high & 0xff] +
+    HEX[low >>> 16] +
+    HEX[(low >>> 8) & 0xff] +
+    HEX[low & 0xff]
+  );
 }

@@ -158,6 +158,8 @@ async function rampAgain(ctx: BenchContext, runs: FleetRun[], resourcesPath: str
           ctx.log(`fleet: ${kind} ${mode} ${streams} streams, ramp ${round + 1}`);
           const ramp = await withServer(ctx, kind, resourcesPath, async (server) => {
             await settle(server.pid);
+            // As before the fleet's own ramp: its memory read, after full GCs.
+            await memory(server);
             return withLoadgen(ctx, server, { mode }, (loadgen) =>
               measureRamp(server, loadgen, streams),
             );

@@ -199,6 +199,31 @@ it('ends a stream the client half-closes with OK, lets one whose connection drop
   expect((await requestClustersOnce(mock.xdsAddress)).resources).toHaveLength(2);
 });
 
+it('answers the requests of many streams that arrive together, a malformed one ending only its own stream', async ({
+  mock,
+}) => {
+  const port = mock.addresses.xds.port;
+  // Twenty connections at once, so that the port reads their requests together.
+  const bad = 7;
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      call(port, SOTW, [i === bad ? frame(Buffer.from([0xff, 0xff, 0xff])) : frame(cdsRequest())]),
+    ),
+  );
+  answers.forEach((answer, i) => {
+    if (i === bad) {
+      expect(answer.trailers['grpc-status']).toBe('3');
+      expect(decodeURIComponent(String(answer.trailers['grpc-message']))).toMatch(
+        /^malformed request/,
+      );
+    } else {
+      expect(answer.trailers['grpc-status']).toBe('0');
+      expect(decodeResponse(answer.body).type_url).toBe(CLUSTER_TYPE);
+    }
+  });
+  expect(mock.journal.query({ kind: 'response' })).toHaveLength(19);
+});
+
 /** The first message of a gRPC body, as a DiscoveryResponse. */
 function decodeResponse(body: Buffer) {
   return decodeDiscoveryResponse(body.subarray(5, 5 + body.readUInt32BE(1)));

@@ -184,12 +184,12 @@ async function rampAgain(ctx: BenchContext, runs: FleetRun[], resourcesPath: str
 export function medianRamp(ramps: readonly Ramp[]): Ramp {
   const mid = (figure: (r: Ramp) => number, digits: number) =>
     round(median(ramps.map(figure)), digits);
-  const acked = ramps.map((r) => r.allAckedMs);
+  const allAcked = ramps.map((r) => r.allAckedMs);
   const failing = ramps.find((r) => r.errors > 0);
   return {
     firstResponseP50: mid((r) => r.firstResponseP50, 3),
     firstResponseP99: mid((r) => r.firstResponseP99, 3),
-    allAckedMs: acked.every((ms) => ms !== null) ? mid((r) => r.allAckedMs ?? 0, 3) : null,
+    allAckedMs: allAcked.every((ms) => ms !== null) ? mid((r) => r.allAckedMs ?? 0, 3) : null,
     acked: Math.min(...ramps.map((r) => r.acked)),
     failed: Math.max(...ramps.map((r) => r.failed)),
     errors: Math.max(...ramps.map((r) => r.errors)),

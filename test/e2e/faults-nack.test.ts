@@ -77,6 +77,11 @@ describe('after the NACK', () => {
       params: { config: 'unknown-cluster' },
     });
     await lab.envoy.waitForStat('listener_manager.lds.update_rejected', (v) => v === 1);
+    // Envoy counts the rejection before its NACK reaches the mock; a change made before that
+    // would go out bad too (the fault has not stopped yet).
+    await waitFor(async () => (await fault.info()).counts.rejected === 1, {
+      description: 'the mock has the NACK',
+    });
     // A real change while stopped is held too: the proxy stays on its last good config.
     const [outboundPort] = (await freePorts(1)) as [number];
     const changed = await lab.istiod.control.setResources({

@@ -11,6 +11,7 @@ import { AdsTestClient, type ClientResponse } from '../../src/testing/ads-client
 import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { envoyRoot } from '../../src/xds/protos.js';
+import { makeLabResources } from '../../src/resources/lab.js';
 import { ack, handshake, requestClusters } from '../support/fixtures/handshake.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
 import { it } from '../support/fixtures/test.js';
@@ -218,6 +219,35 @@ describe('nack policies', () => {
     });
     await server.waitForNack(LISTENER_TYPE);
     await server.control.setResources({ resources: [] }); // a new (empty) version of every type
+    await server.expectNoResponse('LDS', 300);
+  });
+
+  it('stop: a push that goes out before the NACK arrives is bad too, and its NACK counts', async ({
+    mock: server,
+    ads: client,
+  }) => {
+    const { stream, lds } = await synced(client);
+    const fault = await server.control.inject({
+      scenario: 'nack',
+      params: { config: 'unknown-filter' },
+    });
+    const first = await stream.next();
+    await server.control.setResources({ resources: [] }); // a new version, the NACK not in yet
+    const second = await stream.next(); // CDS goes out as it is
+    const secondLds = second.type_url === LISTENER_TYPE ? second : await stream.next();
+    expect(secondLds.version_info).toMatch(/\+nack\.unknown-filter$/);
+    expect(secondLds.version_info).not.toBe(first.version_info);
+    for (const bad of [first, secondLds])
+      stream.send({
+        type_url: LISTENER_TYPE,
+        version_info: lds.version_info,
+        response_nonce: bad.nonce,
+        error_detail: { code: 13, message: 'rejected' },
+      });
+    await waitFor(async () => (await fault.info()).counts.rejected === 2, {
+      description: 'both NACKs counted',
+    });
+    await server.control.setResources({ resources: makeLabResources() });
     await server.expectNoResponse('LDS', 300);
   });
 });

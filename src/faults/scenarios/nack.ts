@@ -36,6 +36,10 @@ interface StreamState {
 
 const HOLD: ResponseDecision = Object.freeze({ kind: 'hold' });
 
+function badSuffixOf(config: NackConfig): string {
+  return `+nack.${config.name}`;
+}
+
 /** The current resources of the type plus the bad ones (replacing any of the same name). */
 function badSnapshot(ctx: FaultContext, config: NackConfig, good: TypeSnapshot): TypeSnapshot {
   const packed = packResourceSet(config.build(good.resources));
@@ -44,7 +48,7 @@ function badSnapshot(ctx: FaultContext, config: NackConfig, good: TypeSnapshot):
   const resources = new Map(good.resources);
   for (const [name, resource] of packed.value.get(config.typeUrl) ?? [])
     resources.set(name, resource);
-  return ctx.makeSnapshot(config.typeUrl, `${good.version}+nack.${config.name}`, resources);
+  return ctx.makeSnapshot(config.typeUrl, good.version + badSuffixOf(config), resources);
 }
 
 const NACK_PARAMS = {
@@ -94,6 +98,8 @@ class NackFault {
   private readonly cache = new Map<string, TypeSnapshot>();
   private readonly policy: Policy;
   private readonly interval: number;
+  /** What ends the version of every bad snapshot this fault makes (`badSnapshot`). */
+  private readonly badSuffix: string;
 
   constructor(
     private readonly ctx: FaultContext,
@@ -102,6 +108,7 @@ class NackFault {
   ) {
     this.policy = params.after;
     this.interval = params.interval;
+    this.badSuffix = badSuffixOf(config);
     ctx.on('stream-close', (stream) => this.streams.delete(stream.connectionId));
     ctx.on('request', (stream, outcome) => this.onRequest(stream, outcome));
   }
@@ -140,9 +147,9 @@ class NackFault {
 
   private onRequest(stream: StreamView, outcome: RequestOutcome): void {
     const state = this.streams.get(stream.connectionId);
-    if (state?.phase !== 'sent' || !('typeUrl' in outcome)) return;
+    if (!state || state.phase === 'fresh' || !('typeUrl' in outcome)) return;
     if (outcome.typeUrl !== this.config.typeUrl) return;
-    if (outcome.kind === 'ack' && outcome.version === state.badVersion) {
+    if (outcome.kind === 'ack' && state.phase === 'sent' && outcome.version === state.badVersion) {
       this.ctx.count('accepted');
       this.ctx.log.warn(
         { config: this.config.name, conId: stream.connectionId },
@@ -150,14 +157,18 @@ class NackFault {
       );
       return;
     }
-    if (outcome.kind !== 'nack' || outcome.nack.version !== state.badVersion) return;
+    // A push can go out bad before the proxy's NACK of the last one arrives: every NACK of a
+    // bad version counts, and the first one moves the stream on.
+    if (outcome.kind !== 'nack' || !outcome.nack.version.endsWith(this.badSuffix)) return;
     this.ctx.count('rejected');
+    if (state.phase !== 'sent') return;
     if (this.policy === 'stop') state.phase = 'stopped';
-    else if (this.policy === 'resend')
-      this.ctx.setTimeout(() => this.resendTo(stream), this.interval);
-    else {
+    else if (this.policy === 'rollback') {
       state.phase = 'rolling-back';
       this.resendTo(stream);
+    } else if (outcome.nack.version === state.badVersion) {
+      // Only the latest bad version's NACK: an earlier one's would start a second resend chain.
+      this.ctx.setTimeout(() => this.resendTo(stream), this.interval);
     }
   }
 

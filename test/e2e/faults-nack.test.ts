@@ -57,8 +57,9 @@ describe('the nack catalogue, one Envoy for all', () => {
       expect((await fault.info()).counts).toMatchObject({ sent: 1, rejected: 1 });
 
       // Removing the fault sends the current (good) version again, and Envoy accepts it.
+      const since = istiod.journal.query().at(-1)?.seq ?? 0;
       await fault.remove();
-      await istiod.waitForAck(config.typeUrl);
+      await istiod.waitForRequest(config.typeUrl, { kind: 'ack', since });
       expect(await lab.stat(`${stat}.update_rejected`)).toBe(rejectedBefore + 1);
     },
   );
@@ -107,6 +108,7 @@ describe('after the NACK', () => {
   it('rollback sends the last ACKed set: rejected once, then accepted again', async () => {
     const lab = await startFaultLab();
     const good = lab.istiod.snapshot().get(CLUSTER_TYPE).version;
+    const since = lab.istiod.journal.query().at(-1)?.seq ?? 0;
     const fault = await lab.istiod.control.inject({
       scenario: 'nack',
       params: { config: 'malformed-endpoint', after: 'rollback' },
@@ -117,6 +119,9 @@ describe('after the NACK', () => {
     await waitFor(async () => (await fault.info()).counts.rolledBack === 1, {
       description: 'one rollback',
     });
+    // Envoy counts the success before its ACK reaches the mock.
+    const ack = await lab.istiod.waitForRequest('CDS', { kind: 'ack', since });
+    expect(ack.version).toBe(good);
     const stream = lab.istiod.streams()[0];
     expect(stream?.types.get(CLUSTER_TYPE)?.acked?.version).toBe(good);
     expect(stream?.types.get(CLUSTER_TYPE)?.nack).toBeUndefined();

@@ -173,8 +173,9 @@ describe('faults on an imported set', () => {
     await envoy.waitForStat('listener_manager.lds.update_rejected', (v) => v === 1);
     expect((await envoy.dynamicListeners()).length).toBe(4);
     expect(await get(url)).toEqual({ status: 200, body: `ok:${upstream.port} /any` });
+    const since = istiod.journal.query().at(-1)?.seq ?? 0;
     await fault.remove();
-    await istiod.waitForAck(LISTENER_TYPE);
+    await istiod.waitForRequest('LDS', { kind: 'ack', since });
   });
 
   it('down / up: the imported config keeps serving; Envoy comes back with the captured version', async ({

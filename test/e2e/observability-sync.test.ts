@@ -41,6 +41,8 @@ describe('the sync status of a real Envoy', () => {
     await waitFor(async () => (await envoy.stat('control_plane.connected_state')) === 1, {
       description: 'Envoy to connect',
     });
+    // Envoy reports itself connected before the mock has read its first request.
+    await istiod.waitForRequest('CDS');
     const [withheld] = await syncz();
     expect(withheld?.resources?.[CLUSTER_TYPE]).toEqual({ sentTime: '0001-01-01T00:00:00Z' });
     // Envoy asks for LDS only after the CDS phase: nothing asked yet, so IGNORED.

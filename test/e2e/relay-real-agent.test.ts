@@ -80,7 +80,8 @@ describe('the relay between istiod-ref and the real pilot-agent', () => {
         params: { config: 'unknown-cluster' },
       });
       await istiod.push();
-      await waitFor(async () => (await fault.info()).counts.rejected === 1, {
+      // istiod's push may go out bad before the first NACK is in: then both are NACKed.
+      await waitFor(async () => (await fault.info()).counts.rejected >= 1, {
         description: 'Envoy to NACK the replacement',
         timeoutMs: 30_000,
       });

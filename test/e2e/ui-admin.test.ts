@@ -128,7 +128,7 @@ describe('the live page and a real Envoy', () => {
     expect(held?.readyDetail).toMatch(/connection refused$/);
     expect((await post(`${base}/control/release`)).status).toBe(200);
     const [ready] = await page.next<UiProxy[]>('proxies', (rows) =>
-      rows.some((r) => r.ready === '2/2'),
+      rows.some((r) => r.ready === '2/2' && r.envoy?.state === 'LIVE'),
     );
     expect(ready).toMatchObject({ name: 'with-agent-0', envoy: { state: 'LIVE' } });
   });

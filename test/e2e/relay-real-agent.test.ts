@@ -81,7 +81,7 @@ describe('the relay between istiod-ref and the real pilot-agent', () => {
       });
       await istiod.push();
       // istiod's push may go out bad before the first NACK is in: then both are NACKed.
-      await waitFor(async () => (await fault.info()).counts.rejected >= 1, {
+      await waitFor(async () => ((await fault.info()).counts.rejected ?? 0) >= 1, {
         description: 'Envoy to NACK the replacement',
         timeoutMs: 30_000,
       });

@@ -57,6 +57,21 @@ export function rssBytes(pid: number): number {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
+/**
+ * The read and write system calls a process has made so far (`syscr`, `syscw` of
+ * /proc/<pid>/io: every read, recv, write, send and their vector forms); zeros where
+ * unreadable.
+ */
+export function ioCalls(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? 0);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
+}
+
 /** Measures the CPU seconds `pids` use while `work` runs, and the wall time. */
 export async function measured<T>(
   pids: Record<string, number>,

@@ -116,8 +116,8 @@ export class ServerProcess {
   }
 
   private outageUrl(op: 'down' | 'up'): string {
-    if (this.kind === 'peer') return `${this.benchUrl}/bench/${op}`;
-    if (this.kind === 'mock' && this.controlUrl) return `${this.controlUrl}/control/${op}`;
+    if (this.kind !== 'mock') return `${this.benchUrl}/bench/${op}`;
+    if (this.controlUrl) return `${this.controlUrl}/control/${op}`;
     throw new Error(`${SERVER_LABELS[this.kind]} has no ${op} operation`);
   }
 

@@ -4,7 +4,8 @@
  * stream ended, `up`), with the sidecars' backoff given by `--backoff min-max` (ms; the
  * scenario's is 50-500). Prints, per outage, the time until every stream ACKed again, the
  * new-connection-to-ACK p50/p99 and the server's CPU; `--profile f.cpuprofile` records the
- * mock's first rejoin through its bench API's inspector (200 µs sampling).
+ * first rejoin of each Node server (the mock, the floors) through its bench API's inspector
+ * (200 µs sampling), in `f-<server>.cpuprofile`.
  *
  *   npx tsx bench/micro/storm-probe.ts [--streams 1000] [--rounds 3] [--delta]
  *                                      [--backoff 50-500] [--servers mock,peer] [--profile f]
@@ -14,7 +15,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectTimeoutMs, settle, withLoadgen, withServer } from '../lib/context.js';
 import { probeContext } from '../lib/probe-context.js';
-import { round } from '../lib/proc.js';
+import { ioCalls, round } from '../lib/proc.js';
 import { writeBenchResources } from '../lib/resource-set.js';
 import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
 
@@ -54,16 +55,23 @@ async function storm(kind: ServerKind, resources: string): Promise<void> {
         const down = await loadgen.drop(server.downUrl, 30_000);
         if (down.error || down.timedOut) throw new Error(`${kind} down: ${JSON.stringify(down)}`);
         await settle(server.pid);
-        const profile = i === 0 && kind === 'mock' ? values.profile : undefined;
+        const profile =
+          i === 0 && kind !== 'peer' && values.profile
+            ? values.profile.replace(/(\.cpuprofile)?$/, `-${kind}$1`)
+            : undefined;
         if (profile) await server.benchPost('/bench/profile/start?intervalUs=200');
         const cpu0 = server.cpuSeconds();
+        const io0 = ioCalls(server.pid);
         const rejoin = await loadgen.rejoin(server.upUrl, connectTimeoutMs(streams));
         const cpu = server.cpuSeconds() - cpu0;
+        const io = ioCalls(server.pid);
+        const per = (n: number) => (n / streams).toFixed(1);
         if (profile) await server.benchPost(`/bench/profile/stop?file=${resolve(profile)}`);
         ctx.log(
           `${kind} ${mode} ${streams} backoff ${min}-${max}: all ACKed ${rejoin.allAckedMs} ms; ` +
             `connection to ACK p50 ${rejoin.served.p50} p99 ${rejoin.served.p99} ms; ` +
-            `server CPU ${round(cpu)} s (${Math.round((cpu * 1e6) / streams)} µs/stream)`,
+            `server CPU ${round(cpu)} s (${Math.round((cpu * 1e6) / streams)} µs/stream); ` +
+            `reads ${per(io.reads - io0.reads)}, writes ${per(io.writes - io0.writes)} per stream`,
         );
       }
     });

@@ -26,17 +26,33 @@ function serve(call: AdsCall, delta: boolean): void {
 }
 
 grpc.setLogVerbosity(grpc.logVerbosity.NONE);
-const server = new grpc.Server({
-  'grpc.max_receive_message_length': 4 * 1024 * 1024,
-  'grpc.enable_channelz': 0,
+
+/** A server bound to `port` (0: any); a new one for each `up`, as a shut-down one is done. */
+async function listen(port: number): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    'grpc.enable_channelz': 0,
+  });
+  server.addService(ADS_SERVICE, {
+    StreamAggregatedResources: (call: AdsCall) => serve(call, false),
+    DeltaAggregatedResources: (call: AdsCall) => serve(call, true),
+  });
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${args.host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  return { server, port: bound };
+}
+
+let serving = await listen(0);
+const { port } = serving;
+await announce(args.host, port, streams, {
+  down: () => {
+    serving.server.forceShutdown();
+    return Promise.resolve();
+  },
+  up: async () => {
+    serving = await listen(port);
+  },
 });
-server.addService(ADS_SERVICE, {
-  StreamAggregatedResources: (call: AdsCall) => serve(call, false),
-  DeltaAggregatedResources: (call: AdsCall) => serve(call, true),
-});
-const port = await new Promise<number>((resolve, reject) =>
-  server.bindAsync(`${args.host}:0`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-    err ? reject(err) : resolve(bound),
-  ),
-);
-await announce(args.host, port, streams);

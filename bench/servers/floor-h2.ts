@@ -4,8 +4,14 @@
  * answered with the pre-encoded response, everything else is read and dropped; a push writes
  * the pre-encoded CDS response (new nonce, framed once) to every open stream. Benchmark-only.
  */
-import { createServer, constants, type ServerHttp2Stream } from 'node:http2';
+import {
+  createServer,
+  constants,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { LISTEN_BACKLOG } from '../../src/server/ads-server.js';
 import { announce, answerOnce, floorArgs, floorResponses, FloorStreams } from './floor.js';
 
 const args = floorArgs('floor-h2');
@@ -62,5 +68,24 @@ server.on('stream', (stream, headers) => {
       { endStream: true },
     );
 });
-await new Promise<void>((resolve) => server.listen(0, args.host, resolve));
-await announce(args.host, (server.address() as AddressInfo).port, streams);
+const sessions = new Set<ServerHttp2Session>();
+server.on('session', (session) => {
+  sessions.add(session);
+  session.on('close', () => sessions.delete(session));
+});
+// The mock's backlog (as Go's, the kernel's limit): past Node's default of 511 a storm's SYNs
+// are dropped and wait for TCP's retries.
+const listen = (port: number) =>
+  new Promise<void>((resolve) =>
+    server.listen({ port, host: args.host, backlog: LISTEN_BACKLOG }, resolve),
+  );
+await listen(0);
+const port = (server.address() as AddressInfo).port;
+await announce(args.host, port, streams, {
+  down: async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const session of sessions) session.destroy();
+    await closed;
+  },
+  up: () => listen(port),
+});

@@ -1,8 +1,9 @@
 /**
  * What the two floor servers share (floor-h2.ts, floor-grpcjs.ts): the responses, encoded
  * once at start-up from the same resource file the mock serves, a request's `type_url` read
- * straight from its bytes, and the bench API: `/bench/stats` (the memory figures) and
- * `/bench/push`. A floor answers each type once per stream and ignores everything else
+ * straight from its bytes, and the bench API: `/bench/stats` (the memory figures),
+ * `/bench/push`, and `/bench/down` and `/bench/up` (the storm: the xDS port closed with every
+ * connection, then opened again on the same address, as the peer's). A floor answers each type once per stream and ignores everything else
  * (ACKs); a push writes one pre-encoded CDS response, with a nonce of its own, to every open
  * stream. It is the least an ADS server on that stack can do, not an xDS server.
  * Benchmark-only code.
@@ -149,8 +150,15 @@ export class FloorStreams {
   }
 }
 
+/** How a floor closes its xDS port with every connection, and opens it again. */
+export interface FloorOutage {
+  down(): Promise<void>;
+  up(): Promise<void>;
+}
+
 /**
- * The bench API the harness reads (stats after GC, the push trigger); prints the ready line.
+ * The bench API the harness reads (stats after GC, the push trigger, the outage); prints the
+ * ready line.
  * The event loop is sampled every 2 ms, as in the mock's bench entry, so that both processes
  * are kept awake alike between pushes.
  */
@@ -158,6 +166,7 @@ export async function announce(
   host: string,
   xdsPort: number,
   streams: FloorStreams,
+  outage: FloorOutage,
 ): Promise<void> {
   const loopDelay = monitorEventLoopDelay({ resolution: 2 });
   loopDelay.enable();
@@ -174,6 +183,14 @@ export async function announce(
       const ms = performance.now() - started;
       const { user, system } = process.cpuUsage(cpu);
       send(200, { ...pushed, ms, cpuMs: (user + system) / 1000 });
+      return;
+    }
+    if (req.method === 'POST' && (url.pathname === '/bench/down' || url.pathname === '/bench/up')) {
+      const op = url.pathname === '/bench/down' ? outage.down() : outage.up();
+      op.then(
+        () => send(200, { ok: true }),
+        (err: unknown) => send(500, { error: String(err) }),
+      );
       return;
     }
     if (req.method === 'POST' && url.pathname.startsWith('/bench/profile/')) {

@@ -31,7 +31,7 @@ const KEEPALIVE_TIMEOUT_MS = 10_000;
  * retries. Go listens with the kernel's limit (net.core.somaxconn, 4096 here), as istiod does;
  * the kernel caps a larger value at that limit.
  */
-const LISTEN_BACKLOG = 4096;
+export const LISTEN_BACKLOG = 4096;
 
 /** How the port is served: TLS or plaintext, and the services beside ADS (istiod's CA). */
 export interface AdsTransport {

@@ -1,6 +1,6 @@
 /**
  * The reconnect storm's table (bench/scenarios/storm.ts), mock-istiod and go-control-plane
- * side by side, kept in docs/BENCHMARKS.md between `<!-- bench:storm:start -->` and
+ * side by side, with bare node:http2's figures and their ratio to the peer's, kept in docs/BENCHMARKS.md between `<!-- bench:storm:start -->` and
  * `<!-- bench:storm:end -->`: refreshed by every run that includes the scenario (`--only
  * storm` too), since its figures stand on their own.
  */
@@ -19,19 +19,23 @@ function ratio(ours: number | null | undefined, peer: number | null | undefined)
 
 const thousands = (n: number) => n.toLocaleString('en-US');
 
-function find(results: StormResults, run: StormRun, kind: 'mock' | 'peer') {
+function find(results: StormResults, run: StormRun, kind: 'mock' | 'peer' | 'h2') {
   return results.runs.find(
     (r) => r.server === kind && r.mode === run.mode && r.streams === run.streams,
   );
 }
 
-/** Rows `figure | mock | peer | ratio`, one group per protocol and stream count. */
+/**
+ * Rows `figure | mock | peer | mock / peer | node:http2 | node:http2 / peer`, one group per
+ * protocol and stream count (the real Envoys' rows have no node:http2 figures).
+ */
 export function stormRows(results: StormResults): string[][] {
   const rows: string[][] = [];
   const keys = results.runs.filter((r) => r.server === 'mock');
   for (const run of keys) {
     const mock = run;
     const peer = find(results, run, 'peer');
+    const floor = find(results, run, 'h2');
     const label = `${run.mode === 'sotw' ? 'SotW' : 'delta'}, ${thousands(run.streams)} streams`;
     const cell = (r: StormRun | undefined, value: (r: StormRun) => number | null, digits = 0) =>
       r ? fmt(value(r), digits) : '–';
@@ -40,13 +44,21 @@ export function stormRows(results: StormResults): string[][] {
       cell(mock, value, digits),
       cell(peer, value, digits),
       ratio(value(mock), peer ? value(peer) : null),
+      cell(floor, value, digits),
+      ratio(floor ? value(floor) : null, peer ? value(peer) : null),
     ];
+    const pair = (r: StormRun | undefined) =>
+      `${cell(r, (x) => x.median.servedP50)} / ${cell(r, (x) => x.median.servedP99)}`;
+    const pairRatio = (r: StormRun | undefined) =>
+      `${ratio(r?.median.servedP50, peer?.median.servedP50)} / ${ratio(r?.median.servedP99, peer?.median.servedP99)}`;
     rows.push(line('`up` until every stream ACKed again, ms', (r) => r.median.allAckedMs));
     rows.push([
       `${label}: new connection to ACK, p50 / p99, ms`,
-      `${cell(mock, (r) => r.median.servedP50)} / ${cell(mock, (r) => r.median.servedP99)}`,
-      `${cell(peer, (r) => r.median.servedP50)} / ${cell(peer, (r) => r.median.servedP99)}`,
-      `${ratio(mock.median.servedP50, peer?.median.servedP50)} / ${ratio(mock.median.servedP99, peer?.median.servedP99)}`,
+      pair(mock),
+      pair(peer),
+      pairRatio(mock),
+      pair(floor),
+      pairRatio(floor),
     ]);
     rows.push(line('server CPU for the storm, s', (r) => r.median.serverCpu, 2));
     rows.push(
@@ -66,12 +78,16 @@ export function stormRows(results: StormResults): string[][] {
       `${fmt(mockEnvoy?.median)} (${unchanged(mockEnvoy)} unchanged)`,
       `${fmt(peerEnvoy?.median)} (${unchanged(peerEnvoy)} unchanged)`,
       ratio(mockEnvoy?.median, peerEnvoy?.median),
+      '–',
+      '–',
     ]);
     rows.push([
       `${envoys.envoys} real Envoys: server CPU for the storm, s`,
       fmt(mockEnvoy && median(mockEnvoy.serverCpu), 2),
       fmt(peerEnvoy && median(peerEnvoy.serverCpu), 2),
       ratio(mockEnvoy && median(mockEnvoy.serverCpu), peerEnvoy && median(peerEnvoy.serverCpu)),
+      '–',
+      '–',
     ]);
   }
   return rows;
@@ -93,8 +109,8 @@ export function renderStorm(report: BenchReport, results: StormResults): string 
       `every simulated sidecar waits ${results.backoffMs.min}–${results.backoffMs.max} ms (uniform) before each reconnect or redial. ` +
       `Machine: ${machine.cpus} CPUs, load average at start ${machine.loadAverage}. Pinning: ${report.pinning}.`,
     '',
-    '| figure | mock-istiod | go-control-plane | mock / peer |',
-    '| --- | --- | --- | --- |',
+    '| figure | mock-istiod | go-control-plane | mock / peer | bare node:http2 | node:http2 / peer |',
+    '| --- | --- | --- | --- | --- | --- |',
     ...stormRows(results).map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`),
   ].join('\n');
 }

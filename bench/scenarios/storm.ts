@@ -5,7 +5,9 @@
  * config again. Timed from just before `up` until the last stream has ACKed again, with the
  * server's CPU for it. The mock goes down through its own control API (`POST /control/down`),
  * the peer through its bench API (`POST /bench/down`: its gRPC server stopped, listener and
- * connections closed; `up` serves the same xDS server on the same address again).
+ * connections closed; `up` serves the same xDS server on the same address again). Bare
+ * node:http2 (the h2 floor, bench/servers/floor-h2.ts) goes through the same outages, to show
+ * what Node's HTTP/2 alone costs a reconnect: it answers each type once and nothing else.
  *
  * The real-Envoy variant: N Envoys LIVE against each server, the same down and up, and the
  * time until every Envoy is back to `control_plane.connected_state` 1 with its CDS and LDS
@@ -252,10 +254,11 @@ export async function stormScenario(ctx: BenchContext): Promise<StormResults> {
     lab: { inboundPort, outboundPort },
   });
   const servers = pushingServers(ctx);
+  const fleetServers = [...servers, ...ctx.servers.filter((kind) => kind === 'h2')];
   const runs: StormRun[] = [];
   for (const mode of ['sotw', 'delta'] as const) {
     for (const streams of ctx.profile.storm[mode]) {
-      for (const kind of servers) {
+      for (const kind of fleetServers) {
         ctx.log(`storm: ${kind} ${mode} ${streams} streams, down then up`);
         const run = await runStorm(ctx, kind, mode, streams, resourcesPath);
         ctx.log(

@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { stormRows } from '../../bench/lib/storm-report.js';
 import type { StormResults, StormRun } from '../../bench/scenarios/storm.js';
 
-function run(server: 'mock' | 'peer', allAckedMs: number | null, serverCpu: number): StormRun {
+function run(
+  server: 'mock' | 'peer' | 'h2',
+  allAckedMs: number | null,
+  serverCpu: number,
+): StormRun {
   return {
     server,
     mode: 'sotw',
@@ -35,27 +39,40 @@ const results = (runs: StormRun[]): StormResults => ({
 });
 
 describe('stormRows', () => {
-  it('puts the mock and the peer side by side with the ratio', () => {
-    const rows = stormRows(results([run('mock', 600, 0.4), run('peer', 400, 0.2)]));
+  it('puts the mock and the peer side by side with the ratio, and node:http2 against the peer', () => {
+    const rows = stormRows(
+      results([run('mock', 600, 0.4), run('peer', 400, 0.2), run('h2', 440, 0.25)]),
+    );
     expect(rows[0]).toEqual([
       'SotW, 1,000 streams: `up` until every stream ACKed again, ms',
       '600',
       '400',
       '1.50×',
+      '440',
+      '1.10×',
     ]);
     expect(rows.find((r) => r[0]?.includes('server CPU'))?.slice(1)).toEqual([
       '0.40',
       '0.20',
       '2.00×',
+      '0.25',
+      '1.25×',
+    ]);
+    expect(rows.find((r) => r[0]?.includes('p50 / p99'))?.slice(1)).toEqual([
+      '10 / 40',
+      '10 / 40',
+      '1.00× / 1.00×',
+      '10 / 40',
+      '1.00× / 1.00×',
     ]);
   });
 
   it('shows a dash for what did not finish or was not run', () => {
     const rows = stormRows(results([run('mock', null, 0.4)]));
-    expect(rows[0]?.slice(1)).toEqual(['–', '–', '–']);
+    expect(rows[0]?.slice(1)).toEqual(['–', '–', '–', '–', '–']);
     const envoy = rows.find((r) => r[0]?.startsWith('20 real Envoys: `up`'));
     // The fewest Envoys with unchanged versions over the rounds.
-    expect(envoy?.slice(1)).toEqual(['500 (19/20 unchanged)', '– (– unchanged)', '–']);
+    expect(envoy?.slice(1)).toEqual(['500 (19/20 unchanged)', '– (– unchanged)', '–', '–', '–']);
     expect(rows.flat().join(' ')).not.toMatch(/NaN|Infinity/);
   });
 });

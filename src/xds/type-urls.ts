@@ -29,6 +29,8 @@ export const CLIENT_CONFIG_TYPE = `${TYPE_PREFIX}envoy.service.status.v3.ClientC
 export const DEBUG_TYPE = 'istio.io/debug';
 export const SYNCZ_DEBUG_TYPE = `${DEBUG_TYPE}/syncz`;
 export const CONFIG_DUMP_DEBUG_TYPE = `${DEBUG_TYPE}/config_dump`;
+/** Made once: a template in `isDebugType` made (and flattened) a string on every request. */
+const DEBUG_PREFIX = `${DEBUG_TYPE}/`;
 
 /**
  * The one copy of a type URL decoded from a request (at most 256 kept): every request decodes
@@ -40,7 +42,7 @@ export const internTypeUrl = boundedInterner(256);
 
 /** Whether a request asks for one of istiod's debug types (never a watched resource type). */
 export function isDebugType(typeUrl: string): boolean {
-  return typeUrl === DEBUG_TYPE || typeUrl.startsWith(`${DEBUG_TYPE}/`);
+  return typeUrl === DEBUG_TYPE || typeUrl.startsWith(DEBUG_PREFIX);
 }
 
 /** `type.googleapis.com/a.b.C` → `a.b.C`; undefined when the URL has no `/`. */

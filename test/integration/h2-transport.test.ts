@@ -116,6 +116,32 @@ it('reads a request split anywhere across DATA frames, and answers it', async ({
   expect(response.resources.length).toBeGreaterThan(0);
 });
 
+it("journals the client's address and port as the stream's peer", async ({ mock }) => {
+  const session = http2.connect(`http://127.0.0.1:${mock.addresses.xds.port}`);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      session.once('connect', () => resolve());
+      session.once('error', reject);
+    });
+    const { localPort } = session.socket;
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': SOTW,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    });
+    stream.on('error', () => undefined);
+    stream.write(frame(cdsRequest()));
+    const open = await waitFor(() => mock.journal.query({ kind: 'open' }).at(0), {
+      description: 'the stream journaled as open',
+    });
+    expect(open.peer).toBe(`127.0.0.1:${localPort}`);
+    expect(mock.streams()[0]?.peer).toBe(`127.0.0.1:${localPort}`);
+  } finally {
+    session.destroy();
+  }
+});
+
 it('reads a 3 MiB message sent in 16 KiB pieces, within the limit, and ends the stream on its contents', async ({
   mock,
 }) => {

@@ -12,7 +12,7 @@ import { waitFor } from '../../src/util/wait.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { makeLabResources } from '../../src/resources/lab.js';
-import { ack, handshake, requestClusters } from '../support/fixtures/handshake.js';
+import { ack, handshake, nack, requestClusters } from '../support/fixtures/handshake.js';
 import { sidecarNode } from '../support/fixtures/nodes.js';
 import { it } from '../support/fixtures/test.js';
 
@@ -192,12 +192,7 @@ describe('nack policies', () => {
     for (let i = 0; i < 3; i++) {
       const bad = await stream.next();
       expect(listenerNames(bad)).toContain('nack-unknown-cluster');
-      stream.send({
-        type_url: LISTENER_TYPE,
-        version_info: lds.version_info,
-        response_nonce: bad.nonce,
-        error_detail: { code: 13, message: 'rejected' },
-      });
+      nack(stream, bad, lds.version_info);
     }
     await waitFor(
       async () => ((await server.control.listFaults()).faults[0]?.counts.rejected ?? 0) >= 3,
@@ -211,12 +206,7 @@ describe('nack policies', () => {
     const { stream, lds } = await synced(client);
     await server.control.inject({ scenario: 'nack', params: { config: 'unknown-filter' } });
     const bad = await stream.next();
-    stream.send({
-      type_url: LISTENER_TYPE,
-      version_info: lds.version_info,
-      response_nonce: bad.nonce,
-      error_detail: { code: 13, message: 'rejected' },
-    });
+    nack(stream, bad, lds.version_info);
     await server.waitForNack(LISTENER_TYPE);
     await server.control.setResources({ resources: [] }); // a new (empty) version of every type
     await server.expectNoResponse('LDS', 300);
@@ -237,13 +227,7 @@ describe('nack policies', () => {
     const secondLds = second.type_url === LISTENER_TYPE ? second : await stream.next();
     expect(secondLds.version_info).toMatch(/\+nack\.unknown-filter$/);
     expect(secondLds.version_info).not.toBe(first.version_info);
-    for (const bad of [first, secondLds])
-      stream.send({
-        type_url: LISTENER_TYPE,
-        version_info: lds.version_info,
-        response_nonce: bad.nonce,
-        error_detail: { code: 13, message: 'rejected' },
-      });
+    for (const bad of [first, secondLds]) nack(stream, bad, lds.version_info);
     await waitFor(async () => (await fault.info()).counts.rejected === 2, {
       description: 'both NACKs counted',
     });

@@ -73,6 +73,18 @@ function call(
   });
 }
 
+/** A SotW ADS stream on `session`, its errors ignored (the cases end connections on purpose). */
+function openSotw(session: http2.ClientHttp2Session): http2.ClientHttp2Stream {
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': SOTW,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
+  stream.on('error', () => undefined);
+  return stream;
+}
+
 function frame(message: Uint8Array, compressed = false): Buffer {
   const out = Buffer.alloc(message.length + 5);
   out[0] = compressed ? 1 : 0;
@@ -124,13 +136,7 @@ it("journals the client's address and port as the stream's peer", async ({ mock 
       session.once('error', reject);
     });
     const { localPort } = session.socket;
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': SOTW,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-    });
-    stream.on('error', () => undefined);
+    const stream = openSotw(session);
     stream.write(frame(cdsRequest()));
     const open = await waitFor(() => mock.journal.query({ kind: 'open' }).at(0), {
       description: 'the stream journaled as open',
@@ -201,13 +207,7 @@ it('ends a stream the client half-closes with OK, lets one whose connection drop
   const session = http2.connect(`http://127.0.0.1:${port}`);
   session.on('error', () => undefined);
   try {
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': SOTW,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-    });
-    stream.on('error', () => undefined);
+    const stream = openSotw(session);
     stream.write(frame(cdsRequest()));
     await new Promise<void>((resolve) => stream.once('data', () => resolve()));
     session.destroy();

@@ -56,7 +56,7 @@ describe('the engine', () => {
     ads: client,
   }) => {
     const { stream, lds } = await synced(client);
-    const nack = await server.control.inject({
+    const badConfig = await server.control.inject({
       scenario: 'nack',
       params: { config: 'no-filter-chains' },
     });
@@ -68,8 +68,8 @@ describe('the engine', () => {
       'virtualOutbound',
     ]);
     expect(bad.version_info).toBe(`${lds.version_info}+nack.no-filter-chains`);
-    await nack.remove();
-    await nack.remove(); // idempotent
+    await badConfig.remove();
+    await badConfig.remove(); // idempotent
     // The withhold fault now holds the resync of LDS; releasing lets it out.
     await server.expectNoResponse('LDS', 200);
     await server.control.release();

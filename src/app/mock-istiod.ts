@@ -4,7 +4,7 @@
  * 0 picks free ports); `close()` is idempotent and closes in reverse order. What changes it
  * is implemented once, over the rooms, in src/target/, and reached through `control`.
  */
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import { inProcessControl, type MockIstiodControl } from '../api/control.js';
 import { prepareSecurity, type MockSecurity, type PreparedSecurity } from '../ca/security.js';
 import { createControlServer, type ControlServer } from '../control/control-server.js';
@@ -208,7 +208,7 @@ class MockIstiodImpl implements MockIstiod {
     this.resources.close();
     this.ui.close();
     await this.controlServer?.close();
-    await this.ads.close(grpc.status.UNAVAILABLE, 'mock istiod is shutting down');
+    await this.ads.close(GrpcStatus.UNAVAILABLE, 'mock istiod is shutting down');
     this.relay?.close();
     this.caRelay?.close();
     await this.relay?.recorder?.close();

@@ -4,7 +4,8 @@
  * and a client for tests and tools. Messages convert as @grpc/proto-loader would convert them
  * with these options: snake_case fields, int64 as a number, defaults filled in.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../util/grpc-js.js';
 import type protobuf from 'protobufjs';
 import { envoyRoot } from '../xds/protos.js';
 
@@ -74,7 +75,7 @@ export function createCaClient(
   credentials: grpc.ChannelCredentials,
   options?: grpc.ClientOptions,
 ): CaClient {
-  const Client = grpc.makeGenericClientConstructor(
+  const Client = grpcJs().makeGenericClientConstructor(
     caServiceDefinition(),
     'IstioCertificateService',
   );

@@ -5,7 +5,8 @@
  * cluster), since istiod signs for the identity the token proves; istiod's answer or refusal
  * comes back as istiod gave it.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../util/grpc-js.js';
 import {
   createCaClient,
   type IstioCertificateRequest,
@@ -38,7 +39,7 @@ export function createCaRelay(
     address,
     createCertificate: (request, callerMetadata) =>
       new Promise((resolve, reject) => {
-        const metadata = new grpc.Metadata();
+        const metadata = new (grpcJs().Metadata)();
         for (const header of PASSED_HEADERS) {
           for (const value of callerMetadata.get(header)) metadata.add(header, value);
         }

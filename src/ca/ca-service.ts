@@ -8,7 +8,9 @@
  * first, root last. The exact reason a token was refused, which istiod only
  * logs, also travels in the `x-mock-istiod-reason` trailer, for tests and learners.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../util/grpc-js.js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { checkCsrSignature, parseCsr } from '../tls/csr.js';
@@ -86,7 +88,7 @@ export function goDuration(seconds: number): string {
 }
 
 /** A refusal (code `CA_REFUSED`): the gRPC status to answer with and the precise reason. */
-function caRefused(grpcStatus: grpc.status, message: string, outcome: CsrOutcome, reason?: string) {
+function caRefused(grpcStatus: number, message: string, outcome: CsrOutcome, reason?: string) {
   return new MockIstiodError('CA_REFUSED', message, {
     details: { grpcStatus, reason, outcome },
   });
@@ -109,11 +111,11 @@ export function trailerValue(reason: string): string {
 }
 
 function toServiceError(
-  grpcStatus: grpc.status,
+  grpcStatus: number,
   message: string,
   reason?: string,
 ): Partial<grpc.ServiceError> {
-  const metadata = new grpc.Metadata();
+  const metadata = new (grpcJs().Metadata)();
   if (reason) metadata.set(REASON_TRAILER, trailerValue(reason));
   return { code: grpcStatus, details: message, metadata };
 }
@@ -152,7 +154,7 @@ async function authenticate(
     `Failed to authenticate client from ${call.getPeer()}: Authenticator KubeJWTAuthenticator: ${detail}`,
   );
   throw caRefused(
-    grpc.status.UNAUTHENTICATED,
+    GrpcStatus.UNAUTHENTICATED,
     AUTHENTICATE_FAILURE,
     'unauthenticated',
     review.reason,
@@ -177,7 +179,7 @@ function refuseImpersonation(call: UnaryCall, deps: CaServiceDeps): void {
   const detail = `${IMPERSONATION_NOT_ALLOWED} (asked for ${asked})`;
   deps.onRefused?.({ service: 'ca', reason: 'impersonation', peer, detail });
   deps.log.warn({ peer, impersonatedIdentity: asked }, IMPERSONATION_NOT_ALLOWED);
-  throw caRefused(grpc.status.UNAUTHENTICATED, IMPERSONATION_FAILURE, 'unauthenticated', detail);
+  throw caRefused(GrpcStatus.UNAUTHENTICATED, IMPERSONATION_FAILURE, 'unauthenticated', detail);
 }
 
 /** Signs the CSR for `identity`, with istiod's checks and messages (security/pkg/pki/ca). */
@@ -188,19 +190,19 @@ async function sign(
   now: Date,
 ): Promise<IstioCertificateResponse> {
   const { options } = deps;
-  const signError = (code: grpc.status, outcome: CsrOutcome, message: string) =>
+  const signError = (code: number, outcome: CsrOutcome, message: string) =>
     caRefused(code, `CSR signing error (${message})`, outcome, message);
-  if (!deps.ca) throw signError(grpc.status.INTERNAL, 'CA_NOT_READY', 'Istio CA is not ready');
+  if (!deps.ca) throw signError(GrpcStatus.INTERNAL, 'CA_NOT_READY', 'Istio CA is not ready');
   // istiod's order: the CSR is parsed and its signature checked, then the lifetime.
   const parsed = parseCsr(request.csr);
-  if (!parsed.ok) throw signError(grpc.status.INVALID_ARGUMENT, 'CSR_ERROR', parsed.message);
+  if (!parsed.ok) throw signError(GrpcStatus.INVALID_ARGUMENT, 'CSR_ERROR', parsed.message);
   const badSignature = await checkCsrSignature(parsed.csr);
-  if (badSignature) throw signError(grpc.status.INVALID_ARGUMENT, 'CSR_ERROR', badSignature);
+  if (badSignature) throw signError(GrpcStatus.INVALID_ARGUMENT, 'CSR_ERROR', badSignature);
   const requested = Number(request.validity_duration) || 0;
   if (requested > options.maxCertTtlSeconds) {
     const max = goDuration(options.maxCertTtlSeconds);
     const message = `requested TTL ${goDuration(requested)} is greater than the max allowed TTL ${max}`;
-    throw signError(grpc.status.INVALID_ARGUMENT, 'TTL_ERROR', message);
+    throw signError(GrpcStatus.INVALID_ARGUMENT, 'TTL_ERROR', message);
   }
   const lifetime = requested > 0 ? requested : options.defaultCertTtlSeconds;
   const san = spiffeId(options.trustDomain, identity);
@@ -227,11 +229,12 @@ function relayCertificate(
         { upstream: relay.address, code: err.code, details: err.details },
         "CSR refused by the upstream istiod's CA",
       );
-      deps.onCsr?.(err.code === grpc.status.UNAUTHENTICATED ? 'unauthenticated' : 'CSR_ERROR');
+      const code: number | undefined = err.code;
+      deps.onCsr?.(code === GrpcStatus.UNAUTHENTICATED ? 'unauthenticated' : 'CSR_ERROR');
       callback({
-        code: err.code ?? grpc.status.UNAVAILABLE,
+        code: err.code ?? GrpcStatus.UNAVAILABLE,
         details: err.details ?? 'the upstream CA did not answer',
-        metadata: err.metadata ?? new grpc.Metadata(),
+        metadata: err.metadata ?? new (grpcJs().Metadata)(),
       });
     },
   );
@@ -251,9 +254,7 @@ export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
       const peer = call.getPeer();
       deps.onRefused?.({ service: 'ca', reason: 'plaintext', peer, detail: PLAINTEXT_CA_REASON });
       deps.log.warn({ peer }, `CSR refused: ${PLAINTEXT_CA_REASON}`);
-      callback(
-        toServiceError(grpc.status.UNIMPLEMENTED, PLAINTEXT_CA_REFUSAL, PLAINTEXT_CA_REASON),
-      );
+      callback(toServiceError(GrpcStatus.UNIMPLEMENTED, PLAINTEXT_CA_REFUSAL, PLAINTEXT_CA_REASON));
       return;
     }
     Promise.resolve()
@@ -277,7 +278,7 @@ export function createCaService(deps: CaServiceDeps): GrpcServiceEntry {
           deps.onCsr?.('CERT_GEN_ERROR');
           deps.log.error({ err }, 'CSR signing failed');
           const message = err instanceof Error ? err.message : String(err);
-          callback(toServiceError(grpc.status.INTERNAL, `CSR signing error (${message})`));
+          callback(toServiceError(GrpcStatus.INTERNAL, `CSR signing error (${message})`));
         },
       );
   };

@@ -3,7 +3,8 @@
  * a directory), the gRPC server credentials for 15012 (TLS, or plaintext h2c), the CA service
  * served beside ADS either way, and token minting with the mock's key.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../util/grpc-js.js';
 import type { KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,8 +61,8 @@ export interface MockSecurity {
 }
 
 export interface PreparedSecurity extends MockSecurity {
-  /** What the gRPC server on 15012 binds with. */
-  readonly credentials: grpc.ServerCredentials;
+  /** What the gRPC server on 15012 binds with; undefined: plaintext (without grpc-js). */
+  readonly credentials: grpc.ServerCredentials | undefined;
   /** `istio.v1.auth.IstioCertificateService`, served beside ADS. */
   readonly caService: GrpcServiceEntry;
   /** Authenticates xDS streams (TLS with `xdsAuth` on); undefined: every stream is let in. */
@@ -169,12 +170,12 @@ async function loadMaterial(
  * not required, as istiod does: Envoy sends none and authenticates with its token; a client
  * with a certificate from the mock's CA (istioctl's `--cert-dir`) is verified against the root.
  */
-function tlsCredentials(material: CaMaterial & Partial<TlsMaterial>): grpc.ServerCredentials {
+function tlsCredentials(
+  material: CaMaterial & Partial<TlsMaterial>,
+): grpc.ServerCredentials | undefined {
   const { certChainPem, keyPem, rootCertPem } = material;
-  if (certChainPem === undefined || keyPem === undefined) {
-    return grpc.ServerCredentials.createInsecure();
-  }
-  return grpc.experimental.createCertificateProviderServerCredentials(
+  if (certChainPem === undefined || keyPem === undefined) return undefined;
+  return grpcJs().experimental.createCertificateProviderServerCredentials(
     staticCertificates({ certificate: Buffer.from(certChainPem), privateKey: Buffer.from(keyPem) }),
     staticCertificates(undefined, { caCertificate: Buffer.from(rootCertPem) }),
     false,

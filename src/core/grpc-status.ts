@@ -24,6 +24,30 @@ export const GRPC_STATUS_NAMES = [
   'UNAUTHENTICATED',
 ] as const;
 
+/**
+ * The codes by name, as grpc-js's `status` enum has them (the gRPC spec's numbers), without
+ * loading grpc-js (util/grpc-js.ts).
+ */
+export const GrpcStatus = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const satisfies Record<(typeof GRPC_STATUS_NAMES)[number], number>;
+
 /** A status by name (any case) or number 0-16, or undefined. */
 export function parseGrpcStatus(raw: unknown): number | undefined {
   if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw <= 16) return raw;

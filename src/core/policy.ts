@@ -7,7 +7,6 @@
  * A held or delayed response is not queued: the type stays owed, and when the policy lets it
  * go the stream sends the version current at that moment.
  */
-import type * as grpc from '@grpc/grpc-js';
 import type { TypeSnapshot } from './snapshot.js';
 import type { StreamView } from './events.js';
 
@@ -31,7 +30,7 @@ export type ResponseDecision =
    * `reuseNonce` sends the previous response's nonce again (a stale response). */
   | { kind: 'replace'; snapshot: TypeSnapshot; reuseNonce?: boolean }
   /** End the stream with this status instead of responding. */
-  | { kind: 'end'; code: grpc.status; message: string };
+  | { kind: 'end'; code: number; message: string };
 
 export interface ResponsePolicy {
   decide(query: ResponseQuery): ResponseDecision;

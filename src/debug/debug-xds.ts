@@ -15,7 +15,7 @@
  * is refused before it gets here (server/admission.ts), a caller outside istio-system reads
  * only its own namespace's proxies and only three `istio.io/debug` endpoints.
  */
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import type {
   DebugAnswer,
   DebugAnswerer,
@@ -94,10 +94,10 @@ async function endpoint(
   if (names.length !== 1 || name === undefined) {
     // istiod's DebugGen wording.
     const message = 'exactly one debug request is required';
-    return { ok: false, code: grpc.status.INVALID_ARGUMENT, message };
+    return { ok: false, code: GrpcStatus.INVALID_ARGUMENT, message };
   }
   const refusal = debugEndpointRefusal(identity, name);
-  if (refusal) return { ok: false, code: grpc.status.PERMISSION_DENIED, message: refusal };
+  if (refusal) return { ok: false, code: GrpcStatus.PERMISSION_DENIED, message: refusal };
   const body = await target.endpointBody(name, namespace);
   return { ok: true, resources: [{ name, typeUrl: DEBUG_TYPE, value: body }] };
 }

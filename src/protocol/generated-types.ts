@@ -4,7 +4,7 @@
  * caller: it serves cluster-wide config, so only a verified identity of the control plane's
  * root namespace may have it (pilot/pkg/networking/apigen).
  */
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import { ROOT_NAMESPACE, type VerifiedIdentity } from '../core/stream-auth.js';
 import { RESOURCE_TYPES } from '../core/types/registry.js';
 import { TYPE_PREFIX } from '../xds/type-urls.js';
@@ -31,14 +31,14 @@ export function hasIstiodGenerator(typeUrl: string): boolean {
 /** Why the `api` generator refuses this caller, or undefined when it serves it. */
 export function apiGeneratorRefusal(
   identity: VerifiedIdentity | undefined,
-): { code: grpc.status; message: string } | undefined {
+): { code: number; message: string } | undefined {
   if (!identity) {
     const message = 'the api generator requires an authenticated control-plane identity';
-    return { code: grpc.status.UNAUTHENTICATED, message };
+    return { code: GrpcStatus.UNAUTHENTICATED, message };
   }
   if (identity.namespace !== ROOT_NAMESPACE) {
     const message = 'the api generator is restricted to the control-plane (root) namespace';
-    return { code: grpc.status.PERMISSION_DENIED, message };
+    return { code: GrpcStatus.PERMISSION_DENIED, message };
   }
   return undefined;
 }

@@ -5,7 +5,7 @@
  * Then, per request, what only some callers may ask for: the `api` generator's types and
  * istiod's debug types. Every refusal ends the stream with istiod's status and message.
  */
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import type { Logger } from 'pino';
 import type { AdsCall } from './ads-service.js';
 import type { ServerEventEmitter } from '../core/events.js';
@@ -47,7 +47,7 @@ export interface Admitted {
   readonly isClosed: boolean;
   /** The snapshot the stream is served from. */
   snapshot(): Snapshot | undefined;
-  end(code: grpc.status, text: string): void;
+  end(code: number, text: string): void;
   /** Writes a complete response of a debug type. */
   writeDebug(typeUrl: string, resources: readonly DebugResource[], version: string): void;
 }
@@ -94,7 +94,7 @@ function settle(
   const peer = call.getPeer();
   ctx.events.emit('auth-refused', { service: 'xds', reason: 'token', peer, detail: auth.reason });
   ctx.events.emit('stream-rejected', peer, auth.message);
-  call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: auth.message });
+  call.emit('error', { code: GrpcStatus.UNAUTHENTICATED, details: auth.message });
   return undefined;
 }
 
@@ -152,7 +152,7 @@ export function refusedNode(
   if (!opts.ambient && proxy.type === 'ztunnel') {
     const message = 'ztunnel requires PILOT_ENABLE_AMBIENT=true';
     opts.events.emit('stream-rejected', stream.peer, message);
-    stream.end(grpc.status.UNKNOWN, message);
+    stream.end(GrpcStatus.UNKNOWN, message);
     return true;
   }
   const { identities, peer } = stream;
@@ -163,7 +163,7 @@ export function refusedNode(
     `Unauthorized XDS: ${peer} with identity [${identities.join(' ')}]: ${refusal.slice('authorization failed: '.length)}`,
   );
   opts.events.emit('stream-rejected', peer, refusal);
-  stream.end(grpc.status.PERMISSION_DENIED, refusal);
+  stream.end(GrpcStatus.PERMISSION_DENIED, refusal);
   return true;
 }
 
@@ -206,7 +206,7 @@ export function answerDebug(
     opts.log.warn(
       `proxy ${caller.id} is not authorized to receive debug info. Ensure you are connecting over TLS port and are authenticated.`,
     );
-    stream.end(grpc.status.UNAUTHENTICATED, 'authentication required');
+    stream.end(GrpcStatus.UNAUTHENTICATED, 'authentication required');
     return;
   }
   const answering = opts.debug
@@ -220,7 +220,7 @@ export function answerDebug(
     },
     (err: unknown) => {
       opts.log.error({ err, type: typeUrl }, 'ADS: debug request failed');
-      stream.end(grpc.status.INTERNAL, `debug request failed: ${String(err)}`);
+      stream.end(GrpcStatus.INTERNAL, `debug request failed: ${String(err)}`);
     },
   );
 }

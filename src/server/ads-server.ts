@@ -2,7 +2,9 @@
  * The gRPC listener for ADS: binds, accepts streams and hands each to a SotwStream or a DeltaStream; can be
  * closed and opened again while the snapshot store and its versions live on outside it.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../util/grpc-js.js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import { createServer, isIP, type Server as NetServer, type Socket } from 'node:net';
 import { ADS_SERVICE, type AdsCall } from './ads-service.js';
 import { MockIstiodError } from '../util/errors.js';
@@ -50,12 +52,12 @@ export interface AdsServer {
    */
   listen(endpoint: Endpoint, transport?: AdsTransport): Promise<number>;
   /** Ends every stream with `code`/`message`, then stops the listener. Idempotent. */
-  close(code: grpc.status, message: string): Promise<void>;
+  close(code: number, message: string): Promise<void>;
   readonly listening: boolean;
 }
 
 /** A stream ended before it was served (rate limit, a closing server), with its status. */
-function refuse(ctx: StreamContext, call: AdsCall, code: grpc.status, message: string): void {
+function refuse(ctx: StreamContext, call: AdsCall, code: number, message: string): void {
   ctx.events.emit('stream-rejected', call.getPeer(), message);
   call.emit('error', { code, details: message });
 }
@@ -70,7 +72,7 @@ export function createAdsServer(
   rateLimit?: StreamRateLimiter,
 ): AdsServer {
   const admission = createStreamAdmission(rateLimit, (call, code, message) => {
-    if (code === grpc.status.RESOURCE_EXHAUSTED) {
+    if (code === GrpcStatus.RESOURCE_EXHAUSTED) {
       // istiod's warning, word for word (ads.go).
       ctx.log.warn(`ADS: "${call.getPeer()}" exceeded rate limit: ${RATE_WAIT_ERROR}`);
     }
@@ -141,7 +143,7 @@ export function createAdsServer(
         server = h2;
         return listener.port;
       }
-      const candidate = new grpc.Server({
+      const candidate = new (grpcJs().Server)({
         'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_LENGTH,
         // istiod's keepalive (pkg/keepalive DefaultOption): a ping after 30 s without activity,
         // and the connection closed when it goes 10 s unanswered. istiod also sends GOAWAY to a
@@ -157,7 +159,7 @@ export function createAdsServer(
       for (const service of transport.services ?? []) {
         candidate.addService(service.definition, service.implementation);
       }
-      const credentials = transport.credentials ?? grpc.ServerCredentials.createInsecure();
+      const credentials = transport.credentials ?? grpcJs().ServerCredentials.createInsecure();
       let bound: BoundListener;
       if (isIP(bareHost(endpoint.host))) {
         const injector = candidate.createConnectionInjector(credentials);

@@ -7,7 +7,7 @@
  * Subclasses (sotw-stream.ts, delta-stream.ts) make their session, decode their request type
  * and build their response type; nothing else differs.
  */
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus, grpcStatusName } from '../core/grpc-status.js';
 import type { RequestOutcome, TypeState } from '../core/stream-state.js';
 import type { StreamSession } from '../protocol/session.js';
 import type { Profile } from '../core/profile.js';
@@ -181,7 +181,7 @@ export abstract class AdsStream<R = unknown, S extends ProtocolSession<R> = Prot
 
   /** The proxy half-closed its side: it wants nothing more, so end ours cleanly too. */
   callEnded(): void {
-    this.end(grpc.status.OK, 'client closed the stream');
+    this.end(GrpcStatus.OK, 'client closed the stream');
   }
 
   callCancelled(): void {
@@ -233,14 +233,14 @@ export abstract class AdsStream<R = unknown, S extends ProtocolSession<R> = Prot
    * trailer, and a client refuses a trailer larger than its header limit (grpc-js: a protocol
    * error, the whole connection lost), so it is cut to `MAX_STATUS_MESSAGE` characters.
    */
-  end(code: grpc.status, text: string): void {
+  end(code: number, text: string): void {
     if (this.life.t === 'closed') return;
     const message = cutText(text, MAX_STATUS_MESSAGE);
     // Record why first: emitting 'error' runs the call's own listeners, which finish too.
     this.finish(
-      code === grpc.status.OK ? message : `ended by the server: ${grpc.status[code]} ${message}`,
+      code === GrpcStatus.OK ? message : `ended by the server: ${grpcStatusName(code)} ${message}`,
     );
-    if (code === grpc.status.OK) this.call.end();
+    if (code === GrpcStatus.OK) this.call.end();
     else this.call.emit('error', { code, details: message });
   }
 
@@ -279,13 +279,13 @@ export abstract class AdsStream<R = unknown, S extends ProtocolSession<R> = Prot
       outcome = this.session.onRequest(this.decode(bytes));
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      this.end(grpc.status.INVALID_ARGUMENT, `malformed request: ${reason}`);
+      this.end(GrpcStatus.INVALID_ARGUMENT, `malformed request: ${reason}`);
       return;
     }
     if (outcome.kind === 'rejected') {
       this.ctx.log.warn({ peer: this.peer, err: outcome.message }, 'ADS: stream rejected');
       this.ctx.events.emit('stream-rejected', this.peer, outcome.message);
-      this.end(outcome.code ?? grpc.status.INVALID_ARGUMENT, outcome.message);
+      this.end(outcome.code ?? GrpcStatus.INVALID_ARGUMENT, outcome.message);
       return;
     }
     // istiod hands a health report to its workload-entry controller; there is nothing to answer.

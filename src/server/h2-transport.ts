@@ -20,7 +20,9 @@
 import { EventEmitter } from 'node:events';
 import * as http2 from 'node:http2';
 import type { Socket } from 'node:net';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../util/grpc-js.js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import { FRAME_PREFIX, type AdsCall, type CallSink } from './ads-service.js';
 
 export interface H2ServiceEntry {
@@ -216,7 +218,7 @@ class H2Call extends EventEmitter {
   }
 
   get metadata(): grpc.Metadata {
-    return (this.meta ??= grpc.Metadata.fromHttp2Headers(this.headers));
+    return (this.meta ??= grpcJs().Metadata.fromHttp2Headers(this.headers));
   }
 
   /** Feeds `sink` from now on: its requests, and what becomes of the call. */
@@ -246,12 +248,12 @@ class H2Call extends EventEmitter {
       const prefix = this.prefix();
       const length = prefix.readUInt32BE(1);
       if (prefix[0] !== 0) {
-        this.fail(grpc.status.UNIMPLEMENTED, 'compressed messages are not accepted here');
+        this.fail(GrpcStatus.UNIMPLEMENTED, 'compressed messages are not accepted here');
         return;
       }
       if (length > this.maxLength) {
         this.fail(
-          grpc.status.RESOURCE_EXHAUSTED,
+          GrpcStatus.RESOURCE_EXHAUSTED,
           `Received message larger than max (${length} vs ${this.maxLength})`,
         );
         return;
@@ -304,7 +306,7 @@ class H2Call extends EventEmitter {
   }
 
   sendTrailers(): void {
-    const status = this.status ?? { code: grpc.status.OK, details: '' };
+    const status = this.status ?? { code: GrpcStatus.OK, details: '' };
     const trailers: http2.OutgoingHttpHeaders = {
       ...status.metadata?.toHttp2Headers(),
       'grpc-status': String(status.code),
@@ -344,7 +346,7 @@ class H2Call extends EventEmitter {
 
   /** Ends the call with OK. */
   end(): void {
-    this.finishWith({ code: grpc.status.OK, details: '' });
+    this.finishWith({ code: GrpcStatus.OK, details: '' });
   }
 
   /** As on grpc-js's calls: emitting `{ code, details }` as 'error' ends the call with it. */
@@ -381,14 +383,14 @@ function serveUnary(call: H2Call, method: grpc.MethodDefinition<unknown, unknown
   });
   call.on('end', () => {
     if (!request) {
-      call.finishWith({ code: grpc.status.INTERNAL, details: 'no request message' });
+      call.finishWith({ code: GrpcStatus.INTERNAL, details: 'no request message' });
       return;
     }
     let decoded: unknown;
     try {
       decoded = method.requestDeserialize(request);
     } catch {
-      call.finishWith({ code: grpc.status.INTERNAL, details: 'Error deserializing request' });
+      call.finishWith({ code: GrpcStatus.INTERNAL, details: 'Error deserializing request' });
       return;
     }
     const unaryCall = Object.assign(call, { request: decoded });
@@ -396,7 +398,7 @@ function serveUnary(call: H2Call, method: grpc.MethodDefinition<unknown, unknown
       if (err) {
         const e = err as Partial<grpc.ServiceError>;
         call.finishWith({
-          code: e.code ?? grpc.status.UNKNOWN,
+          code: e.code ?? GrpcStatus.UNKNOWN,
           details: e.details ?? e.message ?? '',
           metadata: e.metadata,
         });
@@ -465,7 +467,7 @@ export function createH2Transport(
       return;
     }
     call.finishWith({
-      code: grpc.status.UNIMPLEMENTED,
+      code: GrpcStatus.UNIMPLEMENTED,
       details: `The server does not implement the method ${path}`,
     });
   });

@@ -9,7 +9,8 @@
  * it open, the proxy running what it has, and opens the upstream stream again with a growing
  * back-off, asking again for what the proxy watches.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import type { Logger } from 'pino';
 import type { StreamView, UpstreamState } from '../core/events.js';
 import type { RequestOutcome } from '../core/stream-state.js';
@@ -22,7 +23,7 @@ export interface RelayLinkEvents {
   /** A response from istiod. */
   data(bytes: Buffer): void;
   /** istiod ended the stream: with OK, or with its status and words. */
-  end(code: grpc.status, message: string): void;
+  end(code: number, message: string): void;
   /**
    * Held through an outage: the requests that ask again for what the proxy watches, but for
    * the type of its first request, which a new upstream stream starts with.
@@ -136,14 +137,14 @@ export class RelayLink implements UpstreamState {
     });
     call.on('error', (err: grpc.ServiceError) => {
       // As istiod ended it: its status and its words, which the proxy would have had.
-      this.lost(call, err.code ?? grpc.status.UNAVAILABLE, err.details ?? err.message);
+      this.lost(call, err.code ?? GrpcStatus.UNAVAILABLE, err.details ?? err.message);
     });
-    call.on('end', () => this.lost(call, grpc.status.OK, 'upstream istiod ended the stream'));
+    call.on('end', () => this.lost(call, GrpcStatus.OK, 'upstream istiod ended the stream'));
     return call;
   }
 
   /** The upstream stream ended: passed on to the proxy, or held and opened again. */
-  private lost(call: UpstreamCall, code: grpc.status, message: string): void {
+  private lost(call: UpstreamCall, code: number, message: string): void {
     if (this.closed || call !== this.upstream) return;
     if (this.relay?.outage !== 'hold') {
       this.events.end(code, message);

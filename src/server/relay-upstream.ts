@@ -3,7 +3,8 @@
  * and on it one ADS stream for each stream a proxy opens to the mock, carrying that proxy's
  * requests as they came (bytes in, bytes out: nothing is decoded to be re-encoded).
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../util/grpc-js.js';
 import type { NamedResource } from '../core/snapshot.js';
 import { ADS_SERVICE } from './ads-service.js';
 import type { RelayRecorder } from './relay-record.js';
@@ -43,14 +44,21 @@ type AdsClient = grpc.Client & {
   DeltaAggregatedResources(metadata: grpc.Metadata): UpstreamCall;
 };
 
-const AdsClientConstructor = grpc.makeGenericClientConstructor(
-  ADS_SERVICE,
-  'AggregatedDiscoveryService',
-) as unknown as new (
+type AdsClientConstructor = new (
   address: string,
   credentials: grpc.ChannelCredentials,
   options: grpc.ChannelOptions,
 ) => AdsClient;
+
+let adsClientConstructor: AdsClientConstructor | undefined;
+
+/** The ADS client class, made when the first relay opens (grpc-js loads then). */
+function adsClient(): AdsClientConstructor {
+  return (adsClientConstructor ??= grpcJs().makeGenericClientConstructor(
+    ADS_SERVICE,
+    'AggregatedDiscoveryService',
+  ) as unknown as AdsClientConstructor);
+}
 
 /**
  * How the relay reaches istiod: plaintext (its 15010) unless `rootCert` is given, then TLS
@@ -80,13 +88,13 @@ export function createRelayUpstream(
   recorder?: RelayRecorder,
 ): RelayUpstream {
   const channel = relayChannel(tls);
-  const client = new AdsClientConstructor(address, channel.credentials, {
+  const client = new (adsClient())(address, channel.credentials, {
     // istiod's responses may be large (a mesh's clusters): as Envoy's own limit.
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     ...channel.options,
   });
   const metadata = (caller: grpc.Metadata | undefined) => {
-    const md = new grpc.Metadata();
+    const md = new (grpcJs().Metadata)();
     if (tls?.token !== undefined) md.set('authorization', `Bearer ${tls.token}`);
     else if (tls && caller) {
       // Never over plaintext: a bearer token is not sent where anyone on the path reads it.
@@ -115,12 +123,12 @@ export function relayChannel(tls: RelayTls | undefined): {
   options: grpc.ChannelOptions;
 } {
   const credentials = tls
-    ? grpc.credentials.createSsl(
+    ? grpcJs().credentials.createSsl(
         Buffer.from(tls.rootCert),
         tls.key === undefined ? null : Buffer.from(tls.key),
         tls.cert === undefined ? null : Buffer.from(tls.cert),
       )
-    : grpc.credentials.createInsecure();
+    : grpcJs().credentials.createInsecure();
   return {
     credentials,
     options: {

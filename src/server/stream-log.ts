@@ -2,7 +2,7 @@
  * The terminal line for each classified request, in istiod's wording where it has one
  * (`ADS:LDS: ACK ERROR <conId> <code>:<message>`).
  */
-import * as grpc from '@grpc/grpc-js';
+import { grpcStatusName } from '../core/grpc-status.js';
 import type { Logger } from 'pino';
 import type { RequestOutcome } from '../core/stream-state.js';
 import type { Snapshot } from '../core/snapshot.js';
@@ -13,7 +13,7 @@ import { shortTypeName } from '../core/types/registry.js';
  * ACK ERROR line does (conformance case "Log lines"); a code Go has no name for, as Go does.
  */
 export function goCodeName(code: number): string {
-  const name = grpc.status[code];
+  const name = grpcStatusName(code);
   if (name === undefined) return `Code(${code})`;
   if (name === 'OK') return 'OK';
   if (name === 'CANCELLED') return 'Canceled';

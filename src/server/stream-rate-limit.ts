@@ -10,7 +10,7 @@
  * turn, so the tokens go below zero, and a stream that goes away while it waits gives its turn
  * back.
  */
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import { availableParallelism } from 'node:os';
 import type { AdsCall } from './ads-service.js';
 
@@ -81,7 +81,7 @@ export function createStreamRateLimiter(
 }
 
 /** Ends a refused stream; the server emits its events and counts it. */
-export type RefuseStream = (call: AdsCall, code: grpc.status, message: string) => void;
+export type RefuseStream = (call: AdsCall, code: number, message: string) => void;
 
 /**
  * The server's hook: `admit(call, start)` runs `start` when the stream's turn comes (at once
@@ -90,7 +90,7 @@ export type RefuseStream = (call: AdsCall, code: grpc.status, message: string) =
  */
 export interface StreamAdmission {
   admit(call: AdsCall, start: () => void): void;
-  endWaiting(code: grpc.status, message: string): void;
+  endWaiting(code: number, message: string): void;
 }
 
 export function createStreamAdmission(
@@ -101,7 +101,7 @@ export function createStreamAdmission(
   return {
     admit(call, start) {
       const turn = limiter?.reserve() ?? (limiter ? undefined : { delayMs: 0, cancel() {} });
-      if (!turn) return refuse(call, grpc.status.RESOURCE_EXHAUSTED, RATE_LIMIT_MESSAGE);
+      if (!turn) return refuse(call, GrpcStatus.RESOURCE_EXHAUSTED, RATE_LIMIT_MESSAGE);
       if (turn.delayMs <= 0) return start();
       const stop = () => {
         clearTimeout(timer);

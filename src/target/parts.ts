@@ -3,7 +3,7 @@
  * rooms it acts on: the streams and the xDS port, the resources, the CA, the live page's admin
  * addresses. Each is only methods, so the target spreads them beside its own getters.
  */
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from '../core/grpc-status.js';
 import { invalid, Refusal } from '../api/operation.js';
 import type { Profile } from '../core/profile.js';
 import type { OperationTarget } from '../api/target.js';
@@ -123,7 +123,7 @@ export function streamPart(rooms: TargetRooms): StreamPart {
       const pushed = isEverything(selector) && rooms.resources.store.push().length > 0;
       return pushed ? openStreams().length : resend(selector);
     },
-    disconnect: (selector, code = grpc.status.UNAVAILABLE, message) => {
+    disconnect: (selector, code = GrpcStatus.UNAVAILABLE, message) => {
       const chosen = select(selector);
       for (const stream of chosen) stream.end(code, message ?? 'stream closed by mock istiod');
       return chosen.length;
@@ -132,7 +132,7 @@ export function streamPart(rooms: TargetRooms): StreamPart {
       transition(async () => {
         const ads = rooms.ads();
         if (!rooms.running() || !ads.listening) return;
-        await ads.close(grpc.status.UNAVAILABLE, DOWN_MESSAGE);
+        await ads.close(GrpcStatus.UNAVAILABLE, DOWN_MESSAGE);
         events.emit('state');
         log.warn({ xds: rooms.endpoint() }, 'xDS port closed: connections are refused (down)');
       }),

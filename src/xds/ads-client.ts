@@ -3,7 +3,8 @@
  * loads Envoy's protos with @grpc/proto-loader and lets grpc-js decode every response the
  * standard way. It plays the proxy's part by hand: each request is explicit.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../util/grpc-js.js';
 import type * as ProtoLoader from '@grpc/proto-loader';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -75,7 +76,7 @@ function adsClientConstructor(): AdsClientConstructor {
       join(deps, d),
     ),
   });
-  const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+  const loaded = grpcJs().loadPackageDefinition(definition) as unknown as {
     envoy: { service: { discovery: { v3: { AggregatedDiscoveryService: AdsClientConstructor } } } };
   };
   constructorCache = loaded.envoy.service.discovery.v3.AggregatedDiscoveryService;
@@ -99,7 +100,7 @@ function toStruct(value: Record<string, unknown>): unknown {
 }
 
 export interface StreamEnd {
-  code: grpc.status;
+  code: number;
   details: string;
 }
 
@@ -202,7 +203,7 @@ export class AdsTestClient {
    */
   constructor(
     address: string,
-    credentials = grpc.credentials.createInsecure(),
+    credentials = grpcJs().credentials.createInsecure(),
     options: grpc.ChannelOptions = {},
   ) {
     const Client = adsClientConstructor();
@@ -213,12 +214,12 @@ export class AdsTestClient {
    * Opens a state-of-the-world stream. `metadata` goes with it, e.g. the pod's token
    * (`authorization: Bearer <token>`) a TLS mock with xDS authentication asks for.
    */
-  sotw(metadata = new grpc.Metadata()): AdsTestStream {
+  sotw(metadata = new (grpcJs().Metadata)()): AdsTestStream {
     return this.track(new AdsTestStream(this.client.StreamAggregatedResources(metadata)));
   }
 
   /** Opens a delta stream, with `metadata` as for {@link sotw}. */
-  delta(metadata = new grpc.Metadata()): AdsTestStream {
+  delta(metadata = new (grpcJs().Metadata)()): AdsTestStream {
     return this.track(new AdsTestStream(this.client.DeltaAggregatedResources(metadata)));
   }
 

@@ -5,13 +5,12 @@
  * every new stream ends before its first response; with scope.types, a stream ends when a
  * response of those types is due. `times` limits how many streams it ends.
  */
-import * as grpc from '@grpc/grpc-js';
 import type { StreamView } from '../../core/events.js';
 import { defineScenario } from '../model.js';
-import { grpcStatusName } from '../../core/grpc-status.js';
+import { GrpcStatus, grpcStatusName } from '../../core/grpc-status.js';
 
 interface Preset {
-  code: grpc.status;
+  code: number;
   message: (stream: StreamView | undefined) => string;
   summary: string;
 }
@@ -26,23 +25,23 @@ function claimed(stream: StreamView | undefined): string {
 
 export const RESET_PRESETS: Record<string, Preset> = {
   'not-ready': {
-    code: grpc.status.UNAVAILABLE,
+    code: GrpcStatus.UNAVAILABLE,
     message: () => 'server is not ready to serve discovery information',
     summary: 'istiod before its caches synced',
   },
   authentication: {
-    code: grpc.status.UNAUTHENTICATED,
+    code: GrpcStatus.UNAUTHENTICATED,
     message: () => 'authentication failure',
     summary: 'istiod could not authenticate the client certificate or token',
   },
   authorization: {
-    code: grpc.status.PERMISSION_DENIED,
+    code: GrpcStatus.PERMISSION_DENIED,
     message: (stream) =>
       `authorization failed: no identities ([spiffe://cluster.local/ns/other/sa/other]) matched ${claimed(stream)}`,
     summary: "the proxy's identity does not match the namespace/service account it claims",
   },
   'rate-limit': {
-    code: grpc.status.RESOURCE_EXHAUSTED,
+    code: GrpcStatus.RESOURCE_EXHAUSTED,
     message: () => 'request rate limit exceeded: rate: Wait(n=1) would exceed context deadline',
     summary: "istiod's connection rate limit (PILOT_MAX_REQUESTS_PER_SECOND)",
   },

@@ -23,6 +23,7 @@ import {
 } from './ca-attacks.js';
 import { caClient } from '../fixtures/ca.js';
 import { sidecarNode } from '../fixtures/nodes.js';
+import { GrpcStatus, grpcStatusName } from '../../../src/core/grpc-status.js';
 
 /** The context attacks are built in, for `istiod` (its token key when it has a TLS directory). */
 export function attackContext(istiod: TestMockIstiod): AttackContext {
@@ -152,9 +153,9 @@ export async function checkXdsTokenAttack(
     const done = await Promise.race([stream.done, letIn]);
     clearTimeout(timer);
     const problems: string[] = [];
-    if (done.code !== grpc.status.UNAUTHENTICATED || done.details !== 'authentication failure') {
+    if (done.code !== GrpcStatus.UNAUTHENTICATED || done.details !== 'authentication failure') {
       problems.push(
-        `xDS: expected UNAUTHENTICATED "authentication failure", got ${grpc.status[done.code]} ${JSON.stringify(done.details)}`,
+        `xDS: expected UNAUTHENTICATED "authentication failure", got ${grpcStatusName(done.code)} ${JSON.stringify(done.details)}`,
       );
     }
     const moved = counter(await istiod.metrics.text(), series) - before;

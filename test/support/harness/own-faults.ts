@@ -6,10 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
-import * as grpc from '@grpc/grpc-js';
 import { AdsTestClient, type AdsTestStream } from '../../../src/testing/ads-client.js';
 import { CLUSTER_TYPE } from '../../../src/xds/type-urls.js';
 import { waitFor } from '../../../src/util/wait.js';
+import { grpcStatusName } from '../../../src/core/grpc-status.js';
 import {
   FREE_SERVE_PORTS,
   JSON_LOGS,
@@ -125,7 +125,7 @@ export async function sigtermUnderLoad(served: Served, count: number): Promise<S
     const endings: Record<string, number> = {};
     const ends = await Promise.all(streams.map((s) => s.done));
     for (const end of ends) {
-      const name = grpc.status[end.code];
+      const name = grpcStatusName(end.code);
       endings[name] = (endings[name] ?? 0) + 1;
     }
     await busy;

@@ -14,6 +14,7 @@ import type {
 } from '../../../src/testing/ads-client.js';
 import { CLUSTER_TYPE } from '../../../src/xds/type-urls.js';
 import { sidecarNode } from '../fixtures/nodes.js';
+import { GrpcStatus } from '../../../src/core/grpc-status.js';
 
 /** What every loop reports into: errors are injected (by a fault) or unexpected. */
 export interface SoakTally {
@@ -218,7 +219,7 @@ export async function churnLoop(
       try {
         await stream.next(15_000);
         const end = await stream.halfClose();
-        if (end.code !== grpc.status.OK) unexpected(tally, `churn ${i}: ended ${end.code}`);
+        if (end.code !== GrpcStatus.OK) unexpected(tally, `churn ${i}: ended ${end.code}`);
         tally.churnCycles += 1;
       } catch (err) {
         stream.close();

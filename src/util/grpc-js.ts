@@ -9,4 +9,22 @@
 import type * as GrpcJs from '@grpc/grpc-js';
 import { lazyRequire } from './lazy-require.js';
 
-export const grpcJs = lazyRequire<typeof GrpcJs>(import.meta.url, '@grpc/grpc-js');
+const load = lazyRequire<typeof GrpcJs>(import.meta.url, '@grpc/grpc-js');
+let quiet = false;
+
+export function grpcJs(): typeof GrpcJs {
+  const grpc = load();
+  if (quiet) {
+    quiet = false;
+    grpc.setLogVerbosity(grpc.logVerbosity.NONE);
+  }
+  return grpc;
+}
+
+/**
+ * Silences grpc-js's own logging (the CLI's: what it has to say reaches the user through the
+ * mock's log), when it loads, so that asking does not load it.
+ */
+export function quietGrpcJs(): void {
+  quiet = true;
+}

@@ -5,7 +5,7 @@
  * would report it (`READY 1/2` → `2/2`), until SIGINT/SIGTERM. If Envoy exits on its own, so
  * does the agent (exit code 1), as the sidecar container would.
  */
-import { grpcJs } from '../../util/grpc-js.js';
+import { quietGrpcJs } from '../../util/grpc-js.js';
 import { envoyValidateError } from '../../bootstrap/validate-message.js';
 import { startAgent, type Agent } from '../../envoy/agent.js';
 import { describeExit } from '../../envoy/envoy-exit.js';
@@ -58,7 +58,7 @@ export async function agent(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   );
   const input = podBootstrapInput(values, env, { allowFreePorts: true });
   if (!input.ok) return fail(input.message, 2);
-  if (env.GRPC_VERBOSITY === undefined) grpcJs().setLogVerbosity(grpcJs().logVerbosity.NONE);
+  if (env.GRPC_VERBOSITY === undefined) quietGrpcJs();
   const o = input.options;
   let running: Agent;
   try {

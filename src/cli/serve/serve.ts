@@ -3,7 +3,7 @@
  * lab's resources, until SIGINT/SIGTERM.
  */
 import { readFileSync } from 'node:fs';
-import { grpcJs } from '../../util/grpc-js.js';
+import { quietGrpcJs } from '../../util/grpc-js.js';
 import { LAB_DEFAULTS, LAB_VARIANTS, type LabVariant } from '../../resources/lab.js';
 import { serveMockIstiod, type ServeSource } from '../../app/serve.js';
 import { VERSIONINGS, type Versioning } from '../../snapshot/version.js';
@@ -151,7 +151,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
   const lang = resolveLang(values.lang, env);
   const text = SERVE_TEXT[lang];
   // grpc-js writes its own errors to stderr; ours say the same thing in one clear line.
-  if (env.GRPC_VERBOSITY === undefined) grpcJs().setLogVerbosity(grpcJs().logVerbosity.NONE);
+  if (env.GRPC_VERBOSITY === undefined) quietGrpcJs();
   const log = createCliLogger(
     parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
     parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),

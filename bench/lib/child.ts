@@ -11,6 +11,8 @@ export interface ChildOptions {
   /** A `taskset -c` CPU list (e.g. `0`); undefined: no pinning. */
   cpus?: string | undefined;
   env?: NodeJS.ProcessEnv;
+  /** Takes each stdout line that does not start with `{`, instead of the JSON reader. */
+  onOtherLine?: ((line: string) => void) | undefined;
 }
 
 const STDERR_LIMIT = 8_192;
@@ -47,7 +49,10 @@ export class JsonLineChild {
     });
     this.pid = this.proc.pid ?? 0;
     children.add(this);
-    createInterface({ input: this.proc.stdout! }).on('line', (line) => this.onLine(line));
+    const other = options.onOtherLine;
+    createInterface({ input: this.proc.stdout! }).on('line', (line) =>
+      other && !line.startsWith('{') ? other(line) : this.onLine(line),
+    );
     this.proc.stderr!.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-STDERR_LIMIT);
     });

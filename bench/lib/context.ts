@@ -3,7 +3,12 @@ import type { BenchPrograms } from './build.js';
 import { Loadgen, type LoadgenOptions } from './loadgen-process.js';
 import type { Profile } from './profile.js';
 import { cpuSeconds } from './proc.js';
-import { isFloor, ServerProcess, type ServerKind } from './server-process.js';
+import {
+  isFloor,
+  ServerProcess,
+  type ServerKind,
+  type StartServerOptions,
+} from './server-process.js';
 
 export interface BenchContext {
   rootDir: string;
@@ -22,13 +27,19 @@ export function pushingServers(ctx: BenchContext): ServerKind[] {
   return ctx.servers.filter((kind) => !isFloor(kind));
 }
 
-export function startServer(ctx: BenchContext, kind: ServerKind, resourcesPath: string) {
+export function startServer(
+  ctx: BenchContext,
+  kind: ServerKind,
+  resourcesPath: string,
+  extra: Pick<StartServerOptions, 'nodeFlags' | 'onOtherLine'> = {},
+) {
   return ServerProcess.start({
     kind,
     resourcesPath,
     rootDir: ctx.rootDir,
     bins: ctx.bins,
     cpus: ctx.pin?.server,
+    ...extra,
   });
 }
 
@@ -67,8 +78,9 @@ export async function withServer<T>(
   kind: ServerKind,
   resourcesPath: string,
   body: (server: ServerProcess) => Promise<T>,
+  extra: Pick<StartServerOptions, 'nodeFlags' | 'onOtherLine'> = {},
 ): Promise<T> {
-  const server = await startServer(ctx, kind, resourcesPath);
+  const server = await startServer(ctx, kind, resourcesPath, extra);
   try {
     return await body(server);
   } finally {

@@ -41,6 +41,33 @@ export function cpuSeconds(pid: number): number {
   return tickSeconds(pid);
 }
 
+/**
+ * CPU seconds so far per thread: the main thread as `main` (where a Node process runs its
+ * JavaScript), the others by name (`/proc/<pid>/task/<tid>/comm`): V8's worker threads
+ * (`V8Worker`, on Node 24: the garbage collector's helpers and the optimizing compilers),
+ * libuv's pool. Empty where schedstat is missing.
+ */
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const name =
+          tid === String(pid)
+            ? 'main'
+            : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        byName.set(name, (byName.get(name) ?? 0) + ns / 1e9);
+      } catch {
+        // The thread exited between the listing and the read.
+      }
+    }
+  } catch {
+    // No such process, or no schedstat.
+  }
+  return byName;
+}
+
 /** User + system CPU seconds from /proc/<pid>/stat, in clock ticks. */
 function tickSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

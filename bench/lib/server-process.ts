@@ -4,7 +4,7 @@
  * benchmark API. Both print `{"xdsPort","benchPort","pid"}` once they listen.
  */
 import { JsonLineChild } from './child.js';
-import { cpuSeconds, rssBytes } from './proc.js';
+import { cpuSeconds, rssBytes, threadCpuSeconds } from './proc.js';
 
 /**
  * The mock, the go-control-plane peer, and two floors (bench/servers/floor-*.ts): a bare
@@ -39,6 +39,10 @@ export interface StartServerOptions {
   cpus?: string | undefined;
   /** The mock's connection rate limit (`maxStreamsPerSecond`); off (0) when absent. */
   maxStreamsPerSecond?: number;
+  /** Node's or V8's flags for a Node server (e.g. `--trace-opt`); the peer ignores them. */
+  nodeFlags?: readonly string[];
+  /** Takes each line a server prints that is not JSON (a V8 trace); undefined: such a line fails. */
+  onOtherLine?: (line: string) => void;
 }
 
 export class ServerProcess {
@@ -56,8 +60,15 @@ export class ServerProcess {
       new JsonLineChild(
         SERVER_LABELS[options.kind],
         process.execPath,
-        ['--expose-gc', entry, '--resources', options.resourcesPath, ...args],
-        { cwd: options.rootDir, cpus: options.cpus },
+        [
+          ...(options.nodeFlags ?? []),
+          '--expose-gc',
+          entry,
+          '--resources',
+          options.resourcesPath,
+          ...args,
+        ],
+        { cwd: options.rootDir, cpus: options.cpus, onOtherLine: options.onOtherLine },
       );
     const rate = String(options.maxStreamsPerSecond ?? 0);
     const child =
@@ -143,6 +154,11 @@ export class ServerProcess {
 
   cpuSeconds(): number {
     return cpuSeconds(this.pid);
+  }
+
+  /** CPU seconds so far per thread name (see `threadCpuSeconds`). */
+  threadCpuSeconds(): Map<string, number> {
+    return threadCpuSeconds(this.pid);
   }
 
   rss(): number {

@@ -8,6 +8,13 @@
  *
  *   npx tsx bench/micro/connect-probe.ts [--streams 1000] [--rounds 3] [--delta] [--warm 0]
  *       [--servers mock,grpcjs] [--profile ramp.cpuprofile | --alloc ramp.heapprofile]
+ *       [--compiles]
+ *
+ * A Node server's CPU is split between its main thread, where the JavaScript runs, and its
+ * other threads: V8's workers, which collect garbage and compile optimized code beside it, on
+ * the same pinned CPU. `--compiles` also counts the functions V8 optimized during the ramp (the
+ * servers run with `--trace-opt`), and the compile time V8 reports for them: what a fresh
+ * process pays to warm up.
  *
  * `--warm N` first connects N streams, unmeasured, so that the measured ramp meets a server
  * whose code V8 has already compiled and optimized: the difference from a cold ramp is what
@@ -36,6 +43,7 @@ const { values } = parseArgs({
     servers: { type: 'string', default: 'mock,grpcjs' },
     profile: { type: 'string' },
     alloc: { type: 'string' },
+    compiles: { type: 'boolean', default: false },
   },
 });
 const kinds = (values.servers ?? '').split(',').map((s) => s.trim()) as ServerKind[];
@@ -52,37 +60,92 @@ const { workDir } = ctx;
 
 interface Ramp {
   cpuUsPerConn: number;
+  /** Of which a Node server's main thread's, and its other threads' (V8's workers). */
+  mainUsPerConn: number | undefined;
+  otherUsPerConn: number | undefined;
   allAckedMs: number;
   firstP50: number;
+  /** With `--compiles`: functions V8 optimized during the ramp, and their compile time. */
+  compiles: { count: number; ms: number } | undefined;
 }
 
+/** V8's `--trace-opt` line for a finished optimization, with its three phases' times. */
+const COMPILED = /^\[completed compiling .* took ([\d.]+), ([\d.]+), ([\d.]+) ms/;
+
 async function ramp(kind: ServerKind, resources: string, profile?: string): Promise<Ramp> {
-  return withServer(ctx, kind, resources, async (server) => {
-    await settle(server.pid);
-    return withLoadgen(ctx, server, { mode }, async (loadgen) => {
-      const alloc = values.alloc === undefined ? '' : '&alloc=1';
-      if (warm > 0) {
-        const warmed = await loadgen.connect(warm, connectTimeoutMs(warm));
-        if (warmed.acked !== warm)
-          throw new Error(`${kind}: only ${warmed.acked} of ${warm} warm-up streams ACKed`);
-        await settle(server.pid);
+  const compiling = { on: false, count: 0, ms: 0 };
+  const counting = values.compiles && kind !== 'peer';
+  const extra = counting
+    ? {
+        nodeFlags: ['--trace-opt'],
+        onOtherLine: (line: string) => {
+          const m = COMPILED.exec(line);
+          if (!m || !compiling.on) return;
+          compiling.count += 1;
+          compiling.ms += Number(m[1]) + Number(m[2]) + Number(m[3]);
+        },
       }
-      if (profile) await server.benchPost(`/bench/profile/start?intervalUs=200${alloc}`);
-      const cpu0 = server.cpuSeconds();
-      const reply = await loadgen.connect(streams, connectTimeoutMs(streams));
-      if (reply.acked !== streams) {
-        throw new Error(`${kind}: only ${reply.acked} of ${streams} streams ACKed`);
-      }
+    : {};
+  const perConn = (seconds: number) => (seconds * 1e6) / streams;
+  return withServer(
+    ctx,
+    kind,
+    resources,
+    async (server) => {
       await settle(server.pid);
-      const cpu = server.cpuSeconds() - cpu0;
-      if (profile) await server.benchPost(`/bench/profile/stop?file=${resolve(profile)}`);
-      return {
-        cpuUsPerConn: (cpu * 1e6) / streams,
-        allAckedMs: reply.allAckedMs ?? Number.NaN,
-        firstP50: reply.firstResponse.p50 ?? Number.NaN,
-      };
-    });
-  });
+      return withLoadgen(ctx, server, { mode }, async (loadgen) => {
+        const alloc = values.alloc === undefined ? '' : '&alloc=1';
+        if (warm > 0) {
+          const warmed = await loadgen.connect(warm, connectTimeoutMs(warm));
+          if (warmed.acked !== warm)
+            throw new Error(`${kind}: only ${warmed.acked} of ${warm} warm-up streams ACKed`);
+          await settle(server.pid);
+        }
+        if (profile) await server.benchPost(`/bench/profile/start?intervalUs=200${alloc}`);
+        const cpu0 = server.cpuSeconds();
+        const threads0 = server.threadCpuSeconds();
+        compiling.on = true;
+        const reply = await loadgen.connect(streams, connectTimeoutMs(streams));
+        if (reply.acked !== streams) {
+          throw new Error(`${kind}: only ${reply.acked} of ${streams} streams ACKed`);
+        }
+        await settle(server.pid);
+        compiling.on = false;
+        const cpu = server.cpuSeconds() - cpu0;
+        const threads = server.threadCpuSeconds();
+        // Go's scheduler runs goroutines on any of its threads: no split for the peer.
+        const main =
+          kind !== 'peer' && threads.has('main')
+            ? perConn((threads.get('main') ?? 0) - (threads0.get('main') ?? 0))
+            : undefined;
+        if (profile) await server.benchPost(`/bench/profile/stop?file=${resolve(profile)}`);
+        return {
+          cpuUsPerConn: perConn(cpu),
+          mainUsPerConn: main,
+          otherUsPerConn: main === undefined ? undefined : perConn(cpu) - main,
+          allAckedMs: reply.allAckedMs ?? Number.NaN,
+          firstP50: reply.firstResponse.p50 ?? Number.NaN,
+          compiles: counting ? { count: compiling.count, ms: compiling.ms } : undefined,
+        };
+      });
+    },
+    extra,
+  );
+}
+
+/** A ramp's figures as a round's line and the medians print them. */
+function describe(kind: ServerKind, r: Ramp): string {
+  const split =
+    r.mainUsPerConn === undefined
+      ? ''
+      : ` (main thread ${r.mainUsPerConn.toFixed(0)}, other threads ${(r.otherUsPerConn ?? 0).toFixed(0)})`;
+  const compiles = r.compiles
+    ? `, ${r.compiles.count} functions optimized (${r.compiles.ms.toFixed(0)} ms compiling)`
+    : '';
+  return (
+    `${kind} ${r.cpuUsPerConn.toFixed(0)} µs/conn${split}, all ACKed ${r.allAckedMs.toFixed(0)} ms, ` +
+    `first p50 ${r.firstP50.toFixed(1)} ms${compiles}`
+  );
 }
 
 try {
@@ -99,10 +162,7 @@ try {
           : undefined;
       const r = await ramp(kind, resources, profile);
       results.get(kind)?.push(r);
-      line.push(
-        `${kind} ${r.cpuUsPerConn.toFixed(0)} µs/conn, all ACKed ${r.allAckedMs.toFixed(0)} ms, ` +
-          `first p50 ${r.firstP50.toFixed(1)} ms`,
-      );
+      line.push(describe(kind, r));
     }
     const [m, g] = [results.get('mock')?.[round], results.get('grpcjs')?.[round]];
     const ratio =
@@ -114,13 +174,21 @@ try {
       `round ${round + 1} (${mode} ${streams}${warm > 0 ? `, after ${warm} warm-up streams` : ''}): ${line.join('; ')}${ratio}`,
     );
   }
-  const med = (kind: ServerKind, f: (r: Ramp) => number) =>
-    median((results.get(kind) ?? []).map(f));
   for (const kind of kinds) {
-    ctx.log(
-      `median ${kind}: ${med(kind, (r) => r.cpuUsPerConn).toFixed(0)} µs/conn, ` +
-        `all ACKed ${med(kind, (r) => r.allAckedMs).toFixed(0)} ms, first p50 ${med(kind, (r) => r.firstP50).toFixed(1)} ms`,
-    );
+    const ramps = results.get(kind) ?? [];
+    const med = (f: (r: Ramp) => number) => median(ramps.map(f));
+    const maybe = (f: (r: Ramp) => number | undefined) =>
+      ramps.every((r) => f(r) !== undefined) ? med((r) => f(r) ?? 0) : undefined;
+    const count = maybe((r) => r.compiles?.count);
+    const medianRamp: Ramp = {
+      cpuUsPerConn: med((r) => r.cpuUsPerConn),
+      mainUsPerConn: maybe((r) => r.mainUsPerConn),
+      otherUsPerConn: maybe((r) => r.otherUsPerConn),
+      allAckedMs: med((r) => r.allAckedMs),
+      firstP50: med((r) => r.firstP50),
+      compiles: count === undefined ? undefined : { count, ms: maybe((r) => r.compiles?.ms) ?? 0 },
+    };
+    ctx.log(`median ${describe(kind, medianRamp)}`);
   }
 } finally {
   rmSync(workDir, { recursive: true, force: true });

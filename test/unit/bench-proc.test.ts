@@ -1,0 +1,52 @@
+/**
+ * What the bench reads of a server's CPU from /proc (bench/lib/proc.ts): the process's total
+ * and its split by thread name, where a Node process's JavaScript runs on its main thread.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { cpuSeconds, threadCpuSeconds } from '../../bench/lib/proc.js';
+
+/** A Node child that spins its main thread for `ms` of CPU, says so, then waits to be ended. */
+async function spinningChild(ms: number) {
+  const script = `
+    const start = process.cpuUsage();
+    while ((process.cpuUsage(start).user + process.cpuUsage(start).system) / 1000 < ${ms}) {}
+    process.stdout.write('spun\\n');
+    process.stdin.resume();
+    process.stdin.on('end', () => process.exit(0));
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const spun = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('spun')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the child exited (${code}) before spinning`)));
+  });
+  await spun;
+  return child;
+}
+
+describe('bench: CPU by thread', () => {
+  it("puts a Node process's JavaScript on its main thread, and the threads add up to the process", async () => {
+    const child = await spinningChild(150);
+    try {
+      const threads = threadCpuSeconds(child.pid ?? 0);
+      const total = cpuSeconds(child.pid ?? 0);
+      expect(threads.get('main')).toBeGreaterThanOrEqual(0.14);
+      const sum = [...threads.values()].reduce((a, b) => a + b, 0);
+      // Read one after the other, while V8's threads may still be finishing their work.
+      expect(Math.abs(sum - total)).toBeLessThan(0.05);
+    } finally {
+      child.stdin.end();
+      if (child.exitCode === null) await once(child, 'exit');
+    }
+  });
+
+  it('is empty for a process that is gone', () => {
+    expect(threadCpuSeconds(2 ** 22 + 1).size).toBe(0);
+  });
+});

@@ -300,14 +300,27 @@ describe('istiod itself gone, as Envoy sees it', () => {
       description: 'the relay to reach istiod again',
       timeoutMs: 30_000,
     });
+    let now = before;
     await waitFor(
       async () => {
-        const now = await cdsSeen(lab);
+        now = await cdsSeen(lab);
         return (
           now.updates > before.updates && now.acked !== before.acked && now.acked === sent(lab)
         );
       },
-      { description: "Envoy to take the returned istiod's clusters", timeoutMs: 30_000 },
+      {
+        description: "Envoy to take the returned istiod's clusters",
+        timeoutMs: 30_000,
+        // Which part did not hold: Envoy's count, the ACKed version, or what istiod sent.
+        explain: () =>
+          `before ${JSON.stringify(before)}, now ${JSON.stringify(now)}, istiod sent ${sent(lab)}; ` +
+          `CDS in the journal: ${JSON.stringify(
+            lab.istiod.journal
+              .query({ typeUrl: CLUSTER_TYPE })
+              .slice(-8)
+              .map(({ kind, direction, version, nonce }) => ({ kind, direction, version, nonce })),
+          )}`,
+      },
     );
     expect(back.xds).toBe(istiod.xds);
     expect(await envoy.stat('control_plane.connected_state')).toBe(1);

@@ -8,13 +8,14 @@
  *
  *   npx tsx bench/micro/connect-probe.ts [--streams 1000] [--rounds 3] [--delta] [--warm 0]
  *       [--servers mock,grpcjs] [--profile ramp.cpuprofile | --alloc ramp.heapprofile]
- *       [--compiles]
+ *       [--compiles] [--mock-flags '--no-lazy …']
  *
  * A Node server's CPU is split between its main thread, where the JavaScript runs, and its
  * other threads: V8's workers, which collect garbage and compile optimized code beside it, on
  * the same pinned CPU. `--compiles` also counts the functions V8 optimized during the ramp (the
  * servers run with `--trace-opt`), and the compile time V8 reports for them: what a fresh
- * process pays to warm up.
+ * process pays to warm up. `--mock-flags` starts the mock (only) with these Node or V8 flags:
+ * what a flag would change, against the floors as they are.
  *
  * `--warm N` first connects N streams, unmeasured, so that the measured ramp meets a server
  * whose code V8 has already compiled and optimized: the difference from a cold ramp is what
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     alloc: { type: 'string' },
     compiles: { type: 'boolean', default: false },
+    'mock-flags': { type: 'string' },
   },
 });
 const kinds = (values.servers ?? '').split(',').map((s) => s.trim()) as ServerKind[];
@@ -75,17 +77,18 @@ const COMPILED = /^\[completed compiling .* took ([\d.]+), ([\d.]+), ([\d.]+) ms
 async function ramp(kind: ServerKind, resources: string, profile?: string): Promise<Ramp> {
   const compiling = { on: false, count: 0, ms: 0 };
   const counting = values.compiles && kind !== 'peer';
-  const extra = counting
-    ? {
-        nodeFlags: ['--trace-opt'],
-        onOtherLine: (line: string) => {
-          const m = COMPILED.exec(line);
-          if (!m || !compiling.on) return;
-          compiling.count += 1;
-          compiling.ms += Number(m[1]) + Number(m[2]) + Number(m[3]);
-        },
-      }
-    : {};
+  const mockFlags = kind === 'mock' ? (values['mock-flags']?.split(' ').filter(Boolean) ?? []) : [];
+  const extra = {
+    nodeFlags: [...mockFlags, ...(counting ? ['--trace-opt'] : [])],
+    ...(counting && {
+      onOtherLine: (line: string) => {
+        const m = COMPILED.exec(line);
+        if (!m || !compiling.on) return;
+        compiling.count += 1;
+        compiling.ms += Number(m[1]) + Number(m[2]) + Number(m[3]);
+      },
+    }),
+  };
   const perConn = (seconds: number) => (seconds * 1e6) / streams;
   return withServer(
     ctx,

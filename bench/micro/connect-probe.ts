@@ -8,14 +8,15 @@
  *
  *   npx tsx bench/micro/connect-probe.ts [--streams 1000] [--rounds 3] [--delta] [--warm 0]
  *       [--servers mock,grpcjs] [--profile ramp.cpuprofile | --alloc ramp.heapprofile]
- *       [--compiles] [--mock-flags '--no-lazy …']
+ *       [--compiles] [--mock-flags='--no-lazy …']
  *
  * A Node server's CPU is split between its main thread, where the JavaScript runs, and its
  * other threads: V8's workers, which collect garbage and compile optimized code beside it, on
  * the same pinned CPU. `--compiles` also counts the functions V8 optimized during the ramp (the
  * servers run with `--trace-opt`), and the compile time V8 reports for them: what a fresh
- * process pays to warm up. `--mock-flags` starts the mock (only) with these Node or V8 flags:
- * what a flag would change, against the floors as they are.
+ * process pays to warm up. `--mock-flags=…` (with `=`: its value starts with a dash) starts
+ * the mock, and only the mock, with these Node or V8 flags: what a flag would change, against
+ * the floors as they are.
  *
  * `--warm N` first connects N streams, unmeasured, so that the measured ramp meets a server
  * whose code V8 has already compiled and optimized: the difference from a cold ramp is what

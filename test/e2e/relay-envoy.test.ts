@@ -191,11 +191,15 @@ describe.each(['sotw', 'delta'] as const)('over %s', (xdsMode) => {
  * version it last ACKed (its ACK, as the relay received it). A push of the same clusters at a
  * new version is accepted and ACKed; the config_dump keeps the version that changed them.
  */
-async function cdsSeen(lab: RealLab): Promise<{ updates: number; acked: string | undefined }> {
+async function cdsSeen(
+  lab: RealLab,
+): Promise<{ updates: number; acked: string | undefined; ackedNonce: string | undefined }> {
   const updates = await lab.agent.envoy.stat('cluster_manager.cds.update_success');
+  const acked = lab.istiod.streams()[0]?.types.get(CLUSTER_TYPE)?.acked;
   return {
     updates: typeof updates === 'number' ? updates : 0,
-    acked: lab.istiod.streams()[0]?.types.get(CLUSTER_TYPE)?.acked?.version,
+    acked: acked?.version,
+    ackedNonce: acked?.nonce,
   };
 }
 
@@ -300,18 +304,24 @@ describe('istiod itself gone, as Envoy sees it', () => {
       description: 'the relay to reach istiod again',
       timeoutMs: 30_000,
     });
+    // A response of the returned istiod's, ACKed: told by its nonce, not its version. istiod's
+    // version is the second it was made and a count of its own pushes, so an istiod started in
+    // the same second as the first sends the very version the first one did (seen under load:
+    // both `…T11:19:33Z/3`); each nonce carries a UUID of its own.
     let now = before;
     await waitFor(
       async () => {
         now = await cdsSeen(lab);
         return (
-          now.updates > before.updates && now.acked !== before.acked && now.acked === sent(lab)
+          now.updates > before.updates &&
+          now.ackedNonce !== before.ackedNonce &&
+          now.acked === sent(lab)
         );
       },
       {
         description: "Envoy to take the returned istiod's clusters",
         timeoutMs: 30_000,
-        // Which part did not hold: Envoy's count, the ACKed version, or what istiod sent.
+        // Which part did not hold: Envoy's count, the ACKed nonce, or what istiod sent.
         explain: () =>
           `before ${JSON.stringify(before)}, now ${JSON.stringify(now)}, istiod sent ${sent(lab)}; ` +
           `CDS in the journal: ${JSON.stringify(

@@ -5,7 +5,10 @@
  * profile's table in docs/BENCHMARKS.md. See docs/BENCHMARKS.md for what each figure means.
  *
  *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui,storm] [--servers mock,peer,h2,grpcjs]
- *                    [--clusters 10,1000] [--ramp-rounds 3] [--no-pin]
+ *                    [--clusters 10,1000] [--ramp-rounds 3] [--no-pin] [--quiet-wait 150]
+ *
+ * Before measuring, a run waits for the machine to be quiet (the 1-minute load average under
+ * 0.5), at most `--quiet-wait` seconds: 150 for the published run, 0 (no wait) for the quick one.
  *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +20,7 @@ import { findEnvoy } from '../src/envoy/find-envoy.js';
 import type { BenchContext } from './lib/context.js';
 import { writeFormatted } from './lib/format.js';
 import { buildBenchPrograms } from './lib/build.js';
-import { machineInfo } from './lib/proc.js';
+import { machineInfo, waitForQuiet } from './lib/proc.js';
 import { PROFILES } from './lib/profile.js';
 import { refreshBenchmarksDoc, type BenchReport } from './lib/report.js';
 import { refreshStormDoc } from './lib/storm-report.js';
@@ -79,6 +82,7 @@ async function main(): Promise<number> {
       'ramp-rounds': { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
       'render-only': { type: 'boolean', default: false },
+      'quiet-wait': { type: 'string' },
     },
   });
   const base = PROFILES[values.quick ? 'quick' : 'full'];
@@ -94,6 +98,10 @@ async function main(): Promise<number> {
     fail(
       `--ramp-rounds: expected a whole number of ramps, at least 1 (got ${values['ramp-rounds']})`,
     );
+  }
+  const quietWait = Number(values['quiet-wait'] ?? (values.quick ? 0 : 150));
+  if (!(Number.isFinite(quietWait) && quietWait >= 0)) {
+    fail(`--quiet-wait: expected seconds, 0 or more (got ${values['quiet-wait']})`);
   }
   const profile = {
     ...base,
@@ -116,8 +124,8 @@ async function main(): Promise<number> {
     servers.length === SERVER_KINDS.length &&
     !clusters &&
     (rampRounds === undefined || rampRounds === base.rampRounds);
-  const machine = machineInfo(envoyBinary());
-  const pin = !values['no-pin'] && machine.cpus >= 2 ? { server: '0', loadgen: '1' } : undefined;
+  const found = machineInfo(envoyBinary());
+  const pin = !values['no-pin'] && found.cpus >= 2 ? { server: '0', loadgen: '1' } : undefined;
   const log = (message: string) => process.stdout.write(`${message}\n`);
   log(
     `bench (${profile.name}): ${scenarios.join(', ')} on ${servers.join(', ')}; building the Go programs and the mock's bench entry`,
@@ -132,6 +140,8 @@ async function main(): Promise<number> {
     pin,
     log,
   };
+  // The load the report shows is the one measuring starts on, after the build and the wait.
+  const machine = { ...found, loadAverage: await waitForQuiet(quietWait * 1000, log) };
   const startedAt = new Date().toISOString();
   const results: Record<string, unknown> = {};
   let failures = 0;

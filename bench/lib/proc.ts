@@ -155,8 +155,43 @@ export interface MachineInfo {
   node: string;
   go: string;
   envoy: string;
-  /** 1-minute load average when the run started: above 0.5 means others were using the CPUs. */
+  /**
+   * 1-minute load average when measuring started (after the build, and the wait for a quiet
+   * machine): above 0.5 means others were using the CPUs.
+   */
   loadAverage: number;
+}
+
+/** The 1-minute load average under which a run starts without waiting (see `waitForQuiet`). */
+export const QUIET_LOAD = 0.5;
+
+/**
+ * Waits, at most `maxMs`, for the machine's 1-minute load average to fall under
+ * {@link QUIET_LOAD}: what ran just before (a build, a test run, a probe) still counts in it
+ * for a minute or two, and a run that starts then measures the mock and the peer on a machine
+ * that is busier for the first of them. Returns the load average it ends on.
+ */
+export async function waitForQuiet(
+  maxMs: number,
+  log: (message: string) => void,
+  { load = () => loadavg()[0] ?? 0, pollMs = 2_000 }: { load?: () => number; pollMs?: number } = {},
+): Promise<number> {
+  const deadline = Date.now() + maxMs;
+  let now = load();
+  if (now < QUIET_LOAD || maxMs <= 0) return round(now, 2);
+  log(
+    `waiting up to ${Math.round(maxMs / 1000)} s for the 1-minute load average (${now.toFixed(2)}) to fall under ${QUIET_LOAD}`,
+  );
+  while (now >= QUIET_LOAD && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, maxMs)));
+    now = load();
+  }
+  log(
+    now < QUIET_LOAD
+      ? `load average ${now.toFixed(2)}: starting`
+      : `load average still ${now.toFixed(2)} after ${Math.round(maxMs / 1000)} s: starting anyway (the report says so)`,
+  );
+  return round(now, 2);
 }
 
 export function machineInfo(envoyBin: string | undefined): MachineInfo {

@@ -1,11 +1,12 @@
 /**
  * What the bench reads of a server's CPU from /proc (bench/lib/proc.ts): the process's total
- * and its split by thread name, where a Node process's JavaScript runs on its main thread.
+ * and its split by thread name, where a Node process's JavaScript runs on its main thread; and
+ * its wait for a quiet machine before it measures.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { cpuSeconds, threadCpuSeconds } from '../../bench/lib/proc.js';
+import { cpuSeconds, QUIET_LOAD, threadCpuSeconds, waitForQuiet } from '../../bench/lib/proc.js';
 
 /** A Node child that spins its main thread for `ms` of CPU, says so, then waits to be ended. */
 async function spinningChild(ms: number) {
@@ -48,5 +49,49 @@ describe('bench: CPU by thread', () => {
 
   it('is empty for a process that is gone', () => {
     expect(threadCpuSeconds(2 ** 22 + 1).size).toBe(0);
+  });
+});
+
+describe('bench: the wait for a quiet machine', () => {
+  /** A load average that reads `values` one after the other, then stays on the last. */
+  const reading = (...values: number[]) => {
+    let i = 0;
+    return () => values[Math.min(i++, values.length - 1)] as number;
+  };
+
+  it('starts at once on a quiet machine, and says nothing', async () => {
+    const lines: string[] = [];
+    const load = await waitForQuiet(60_000, (l) => lines.push(l), { load: reading(0.1) });
+    expect(load).toBe(0.1);
+    expect(lines).toEqual([]);
+  });
+
+  it('waits while the load average falls, and starts once it is under the bound', async () => {
+    const lines: string[] = [];
+    const load = await waitForQuiet(60_000, (l) => lines.push(l), {
+      load: reading(1.8, 1.2, 0.7, 0.4),
+      pollMs: 1,
+    });
+    expect(load).toBe(0.4);
+    expect(load).toBeLessThan(QUIET_LOAD);
+    expect(lines).toEqual([
+      'waiting up to 60 s for the 1-minute load average (1.80) to fall under 0.5',
+      'load average 0.40: starting',
+    ]);
+  });
+
+  it('starts anyway when the time is up, and returns the load it measures on', async () => {
+    const lines: string[] = [];
+    const load = await waitForQuiet(20, (l) => lines.push(l), { load: reading(2), pollMs: 1 });
+    expect(load).toBe(2);
+    expect(lines.at(-1)).toBe(
+      'load average still 2.00 after 0 s: starting anyway (the report says so)',
+    );
+  });
+
+  it('does not wait when told not to (the quick run)', async () => {
+    const lines: string[] = [];
+    expect(await waitForQuiet(0, (l) => lines.push(l), { load: reading(3) })).toBe(3);
+    expect(lines).toEqual([]);
   });
 });

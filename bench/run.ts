@@ -6,10 +6,10 @@
  *
  *   tsx bench/run.ts [--quick] [--only fleet,slow,sizes,envoy,start,ui,storm] [--servers mock,peer,h2,grpcjs]
  *                    [--clusters 10,1000] [--ramp-rounds 3] [--no-pin] [--quiet-wait 150]
+ *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  *
  * Before measuring, a run waits for the machine to be quiet (the 1-minute load average under
  * 0.5), at most `--quiet-wait` seconds: 150 for the published run, 0 (no wait) for the quick one.
- *   tsx bench/run.ts [--quick] --render-only    (refresh the doc from results/<profile>.json)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -18,27 +18,39 @@ function clockTicks(): number {
 }
 
 /**
+ * Each thread's time on a CPU so far, in seconds, from /proc/<pid>/task/<tid>/schedstat (in
+ * nanoseconds), given to `add` with its tid; a thread that exits between the listing and the
+ * read is left out. False where there is no such process or no schedstat.
+ */
+function eachThreadSeconds(pid: number, add: (tid: string, seconds: number) => void): boolean {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  for (const tid of tids) {
+    try {
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      add(tid, ns / 1e9);
+    } catch {
+      // The thread exited between the listing and the read.
+    }
+  }
+  return true;
+}
+
+/**
  * CPU seconds the process has used so far: the sum of its threads' time on a CPU from
- * /proc/<pid>/task/<tid>/schedstat, in nanoseconds, so that a push of a few milliseconds is
- * measured and not rounded to the clock tick (10 ms) that /proc/<pid>/stat counts in. A
- * thread that has exited no longer counts: Node's and Go's threads live as long as the process.
- * Falls back to /proc/<pid>/stat's ticks where schedstat is missing.
+ * schedstat, in nanoseconds, so that a push of a few milliseconds is measured and not rounded
+ * to the clock tick (10 ms) that /proc/<pid>/stat counts in. A thread that has exited no
+ * longer counts: Node's and Go's threads live as long as the process. Falls back to
+ * /proc/<pid>/stat's ticks where schedstat is missing.
  */
 export function cpuSeconds(pid: number): number {
-  try {
-    let ns = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // The thread exited between the listing and the read.
-      }
-    }
-    if (ns > 0) return ns / 1e9;
-  } catch {
-    // No schedstat here: ticks below.
-  }
-  return tickSeconds(pid);
+  let seconds = 0;
+  eachThreadSeconds(pid, (_tid, s) => (seconds += s));
+  return seconds > 0 ? seconds : tickSeconds(pid);
 }
 
 /**
@@ -49,22 +61,11 @@ export function cpuSeconds(pid: number): number {
  */
 export function threadCpuSeconds(pid: number): Map<string, number> {
   const byName = new Map<string, number>();
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        const name =
-          tid === String(pid)
-            ? 'main'
-            : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-        const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-        byName.set(name, (byName.get(name) ?? 0) + ns / 1e9);
-      } catch {
-        // The thread exited between the listing and the read.
-      }
-    }
-  } catch {
-    // No such process, or no schedstat.
-  }
+  eachThreadSeconds(pid, (tid, seconds) => {
+    const name =
+      tid === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    byName.set(name, (byName.get(name) ?? 0) + seconds);
+  });
   return byName;
 }
 

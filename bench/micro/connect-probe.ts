@@ -33,6 +33,7 @@ import { parseArgs } from 'node:util';
 import { connectTimeoutMs, settle, withLoadgen, withServer } from '../lib/context.js';
 import { probeContext } from '../lib/probe-context.js';
 import { writeBenchResources } from '../lib/resource-set.js';
+import { compileCounter, describeCompiles, type Compiles } from '../lib/v8-compiles.js';
 import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
 import { median } from '../lib/stats.js';
 
@@ -69,27 +70,13 @@ interface Ramp {
   allAckedMs: number;
   firstP50: number;
   /** With `--compiles`: functions V8 optimized during the ramp, and their compile time. */
-  compiles: { count: number; ms: number } | undefined;
+  compiles: Compiles | undefined;
 }
 
-/** V8's `--trace-opt` line for a finished optimization, with its three phases' times. */
-const COMPILED = /^\[completed compiling .* took ([\d.]+), ([\d.]+), ([\d.]+) ms/;
-
 async function ramp(kind: ServerKind, resources: string, profile?: string): Promise<Ramp> {
-  const compiling = { on: false, count: 0, ms: 0 };
-  const counting = values.compiles && kind !== 'peer';
   const mockFlags = kind === 'mock' ? (values['mock-flags']?.split(' ').filter(Boolean) ?? []) : [];
-  const extra = {
-    nodeFlags: [...mockFlags, ...(counting ? ['--trace-opt'] : [])],
-    ...(counting && {
-      onOtherLine: (line: string) => {
-        const m = COMPILED.exec(line);
-        if (!m || !compiling.on) return;
-        compiling.count += 1;
-        compiling.ms += Number(m[1]) + Number(m[2]) + Number(m[3]);
-      },
-    }),
-  };
+  const counter = values.compiles && kind !== 'peer' ? compileCounter(mockFlags) : undefined;
+  const extra = counter?.extra ?? { nodeFlags: mockFlags };
   const perConn = (seconds: number) => (seconds * 1e6) / streams;
   return withServer(
     ctx,
@@ -108,13 +95,13 @@ async function ramp(kind: ServerKind, resources: string, profile?: string): Prom
         if (profile) await server.benchPost(`/bench/profile/start?intervalUs=200${alloc}`);
         const cpu0 = server.cpuSeconds();
         const threads0 = server.threadCpuSeconds();
-        compiling.on = true;
+        counter?.start();
         const reply = await loadgen.connect(streams, connectTimeoutMs(streams));
         if (reply.acked !== streams) {
           throw new Error(`${kind}: only ${reply.acked} of ${streams} streams ACKed`);
         }
         await settle(server.pid);
-        compiling.on = false;
+        const compiles = counter?.stop();
         const cpu = server.cpuSeconds() - cpu0;
         const threads = server.threadCpuSeconds();
         // Go's scheduler runs goroutines on any of its threads: no split for the peer.
@@ -129,7 +116,7 @@ async function ramp(kind: ServerKind, resources: string, profile?: string): Prom
           otherUsPerConn: main === undefined ? undefined : perConn(cpu) - main,
           allAckedMs: reply.allAckedMs ?? Number.NaN,
           firstP50: reply.firstResponse.p50 ?? Number.NaN,
-          compiles: counting ? { count: compiling.count, ms: compiling.ms } : undefined,
+          compiles,
         };
       });
     },
@@ -143,9 +130,7 @@ function describe(kind: ServerKind, r: Ramp): string {
     r.mainUsPerConn === undefined
       ? ''
       : ` (main thread ${r.mainUsPerConn.toFixed(0)}, other threads ${(r.otherUsPerConn ?? 0).toFixed(0)})`;
-  const compiles = r.compiles
-    ? `, ${r.compiles.count} functions optimized (${r.compiles.ms.toFixed(0)} ms compiling)`
-    : '';
+  const compiles = r.compiles ? `, ${describeCompiles(r.compiles)}` : '';
   return (
     `${kind} ${r.cpuUsPerConn.toFixed(0)} µs/conn${split}, all ACKed ${r.allAckedMs.toFixed(0)} ms, ` +
     `first p50 ${r.firstP50.toFixed(1)} ms${compiles}`
@@ -190,7 +175,14 @@ try {
       otherUsPerConn: maybe((r) => r.otherUsPerConn),
       allAckedMs: med((r) => r.allAckedMs),
       firstP50: med((r) => r.firstP50),
-      compiles: count === undefined ? undefined : { count, ms: maybe((r) => r.compiles?.ms) ?? 0 },
+      compiles:
+        count === undefined
+          ? undefined
+          : {
+              count,
+              turbofan: maybe((r) => r.compiles?.turbofan) ?? 0,
+              ms: maybe((r) => r.compiles?.ms) ?? 0,
+            },
     };
     ctx.log(`median ${describe(kind, medianRamp)}`);
   }

@@ -5,8 +5,11 @@
  *
  * - methods by path: the ADS streams and the unary methods of the services beside them
  *   (istiod's CA); any other path ends `UNIMPLEMENTED`, a body that is not gRPC gets 415;
- * - length-prefixed messages, up to the receive limit (`RESOURCE_EXHAUSTED`, grpc-js's
- *   words); a compressed message is refused, as nothing here offers a decompressor;
+ * - length-prefixed messages, up to the receive limit; as istiod's gRPC (grpc-go) refuses
+ *   them, in its words (conformance: "First request"): a message over the limit
+ *   (`RESOURCE_EXHAUSTED`), a call naming a `grpc-encoding` (`UNIMPLEMENTED`: istiod
+ *   registers no decompressor, and neither does this), a compressed flag without one
+ *   (`INTERNAL`);
  * - a call that reads nothing until it is listened to (HTTP/2 flow control holds the
  *   client's requests back meanwhile, as grpc-js does while a stream is authenticated);
  * - statuses in trailers, `grpc-message` percent-encoded as grpc-js writes it (`encodeURI`:
@@ -23,6 +26,7 @@ import type { Socket } from 'node:net';
 import type * as grpc from '@grpc/grpc-js';
 import { grpcJs } from '../util/grpc-js.js';
 import { GrpcStatus } from '../core/grpc-status.js';
+import { cutText } from '../util/cut-text.js';
 import { FRAME_PREFIX, type AdsCall, type CallSink } from './ads-service.js';
 
 export interface H2ServiceEntry {
@@ -247,14 +251,22 @@ class H2Call extends EventEmitter {
     while (this.partialLength >= 5 && !this.status) {
       const prefix = this.prefix();
       const length = prefix.readUInt32BE(1);
-      if (prefix[0] !== 0) {
-        this.fail(GrpcStatus.UNIMPLEMENTED, 'compressed messages are not accepted here');
-        return;
-      }
+      // The length first, then the flag, as grpc-go reads them.
       if (length > this.maxLength) {
         this.fail(
           GrpcStatus.RESOURCE_EXHAUSTED,
-          `Received message larger than max (${length} vs ${this.maxLength})`,
+          `grpc: received message larger than max (${length} vs. ${this.maxLength})`,
+        );
+        return;
+      }
+      const format = prefix[0] as number;
+      if (format !== 0) {
+        // A call naming an encoding never gets here (`encodingRefused`).
+        this.fail(
+          GrpcStatus.INTERNAL,
+          format === 1
+            ? 'grpc: compressed flag set with identity or empty encoding'
+            : `grpc: received unexpected payload format ${format}`,
         );
         return;
       }
@@ -375,6 +387,22 @@ class H2Call extends EventEmitter {
   }
 }
 
+/**
+ * Why a call whose messages come compressed is refused, as istiod's gRPC refuses it before
+ * its handler runs (it registers no decompressor); undefined for none or `identity`.
+ */
+/** The most of an unknown `grpc-encoding` a refusal quotes. */
+const ENCODING_NAME_MAX = 256;
+
+function encodingRefused(encoding: string | string[] | undefined): string | undefined {
+  const name = Array.isArray(encoding) ? encoding.join(',') : encoding;
+  if (name === undefined || name === '' || name === 'identity') return undefined;
+  // Go's %q, which JSON's quoting matches for the printable ASCII a header holds; a name of
+  // the client's choosing is cut, so that its status stays a short trailer.
+  const quoted = JSON.stringify(cutText(name, ENCODING_NAME_MAX));
+  return `grpc: Decompressor is not installed for grpc-encoding ${quoted}`;
+}
+
 /** A unary method: one request read whole, the implementation's answer or error written. */
 function serveUnary(call: H2Call, method: grpc.MethodDefinition<unknown, unknown>, impl: unknown) {
   let request: Buffer | undefined;
@@ -457,13 +485,12 @@ export function createH2Transport(
     const call = new H2Call(stream as CallStream, headers, options.maxReceiveMessageLength);
     const path = headers[':path'] ?? '';
     const handler = streaming.get(path);
-    if (handler) {
-      handler(call as unknown as AdsCall);
-      return;
-    }
-    const method = unary.get(path);
-    if (method) {
-      serveUnary(call, method.method, method.impl);
+    const method = handler ? undefined : unary.get(path);
+    if (handler || method) {
+      const refused = encodingRefused(headers['grpc-encoding']);
+      if (refused) call.finishWith({ code: GrpcStatus.UNIMPLEMENTED, details: refused });
+      else if (handler) handler(call as unknown as AdsCall);
+      else if (method) serveUnary(call, method.method, method.impl);
       return;
     }
     call.finishWith({

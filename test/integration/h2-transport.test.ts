@@ -27,7 +27,12 @@ function call(
   port: number,
   path: string,
   chunks: Buffer[],
-  options: { contentType?: string; end?: boolean; until?: (body: Buffer) => boolean } = {},
+  options: {
+    contentType?: string;
+    end?: boolean;
+    until?: (body: Buffer) => boolean;
+    headers?: http2.OutgoingHttpHeaders;
+  } = {},
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://127.0.0.1:${port}`);
@@ -37,6 +42,7 @@ function call(
       ':path': path,
       'content-type': options.contentType ?? 'application/grpc',
       te: 'trailers',
+      ...options.headers,
     });
     const answer: Answer = {
       status: undefined,
@@ -165,24 +171,53 @@ it('reads a 3 MiB message sent in 16 KiB pieces, within the limit, and ends the 
   expect((await requestClustersOnce(mock.xdsAddress)).resources).toHaveLength(2);
 });
 
-it('refuses a compressed message, a message over 4 MiB, an unknown method and a body that is not gRPC', async ({
+it('refuses compressed messages, a message over 4 MiB, an unknown method and a body that is not gRPC', async ({
   mock,
 }) => {
   const port = mock.addresses.xds.port;
-  const compressed = await call(port, SOTW, [frame(cdsRequest(), true)]);
-  expect(compressed.trailers['grpc-status']).toBe(String(12));
-  // As grpc-js writes it: Envoy logs the text as received.
-  expect(compressed.trailers['grpc-message']).toBe(
-    'compressed%20messages%20are%20not%20accepted%20here',
+  // Percent-encoded as grpc-js writes it: Envoy logs the text as received.
+  const message = (a: Answer) => decodeURIComponent(String(a.trailers['grpc-message']));
+  // A call naming an encoding is refused before its first message is read, as istiod's gRPC
+  // refuses it (it has no decompressor); the conformance case "a stream whose requests are
+  // gzip-compressed" compares the two.
+  const gzip = await call(port, SOTW, [], { end: false, headers: { 'grpc-encoding': 'gzip' } });
+  expect(gzip.trailers['grpc-status']).toBe(String(12));
+  expect(message(gzip)).toBe('grpc: Decompressor is not installed for grpc-encoding "gzip"');
+  const unary = await call(port, '/istio.v1.auth.IstioCertificateService/CreateCertificate', [], {
+    end: false,
+    headers: { 'grpc-encoding': 'deflate' },
+  });
+  expect(unary.trailers['grpc-status']).toBe(String(12));
+  expect(message(unary)).toBe('grpc: Decompressor is not installed for grpc-encoding "deflate"');
+  // A name of the client's choosing is quoted cut, its status a short trailer.
+  const long = await call(port, SOTW, [], {
+    end: false,
+    headers: { 'grpc-encoding': 'z'.repeat(10_000) },
+  });
+  expect(long.trailers['grpc-status']).toBe(String(12));
+  expect(message(long)).toBe(
+    `grpc: Decompressor is not installed for grpc-encoding "${'z'.repeat(256)}…[truncated, 10000 bytes]"`,
   );
+  const identity = await call(port, SOTW, [frame(cdsRequest())], {
+    headers: { 'grpc-encoding': 'identity' },
+    until: (body) => body.length > 5,
+  });
+  expect(identity.body.length).toBeGreaterThan(5);
+  // A compressed flag with no encoding named, and a flag that is no format.
+  const flagged = await call(port, SOTW, [frame(cdsRequest(), true)]);
+  expect(flagged.trailers['grpc-status']).toBe(String(13));
+  expect(message(flagged)).toBe('grpc: compressed flag set with identity or empty encoding');
+  const odd = frame(cdsRequest());
+  odd[0] = 7;
+  const unknownFormat = await call(port, SOTW, [odd]);
+  expect(unknownFormat.trailers['grpc-status']).toBe(String(13));
+  expect(message(unknownFormat)).toBe('grpc: received unexpected payload format 7');
 
   // Only the prefix of a 64 MiB message: refused on its length, nothing buffered.
-  const prefix = Buffer.from([0, 0x04, 0, 0, 0]);
+  const prefix = Buffer.from([1, 0x04, 0, 0, 0]);
   const huge = await call(port, SOTW, [prefix], { end: false });
   expect(huge.trailers['grpc-status']).toBe(String(8));
-  expect(decodeURIComponent(String(huge.trailers['grpc-message']))).toBe(
-    'Received message larger than max (67108864 vs 4194304)',
-  );
+  expect(message(huge)).toBe('grpc: received message larger than max (67108864 vs. 4194304)');
 
   const unknown = await call(port, '/no.Such/Method', [frame(cdsRequest())]);
   expect(unknown.trailers['grpc-status']).toBe(String(12));

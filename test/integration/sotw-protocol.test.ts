@@ -295,7 +295,7 @@ describe('bad requests', () => {
     });
     const end = await big.done;
     expect(end.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
-    expect(end.details).toMatch(/^Received message larger than max \(\d+ vs 4194304\)$/);
+    expect(end.details).toMatch(/^grpc: received message larger than max \(\d+ vs\. 4194304\)$/);
     const ok = client.sotw();
     ok.send({ type_url: CLUSTER_TYPE, node: sidecarNode() });
     expect((await ok.next()).type_url).toBe(CLUSTER_TYPE);

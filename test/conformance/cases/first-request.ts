@@ -49,6 +49,27 @@ export default cases('First request', [
     },
   },
   {
+    title: 'a stream whose requests are gzip-compressed ends: no decompressor',
+    async run(x) {
+      const s = x.sotw({ gzip: true });
+      s.send({ node: x.node(), type_url: CLUSTER_TYPE, resource_names: [] });
+      await s.read();
+      await s.end();
+    },
+  },
+  {
+    title: 'a request over 4 MiB ends the stream: RESOURCE_EXHAUSTED',
+    async run(x) {
+      const s = x.sotw();
+      // The size in a NACK's text, which the transcript shows as its code only; no node, so
+      // that the size is the same for every pod (the relay's run too): it is refused first.
+      const error_detail = { code: 3, message: 'x'.repeat(5 * 1024 * 1024) };
+      s.send({ type_url: CLUSTER_TYPE, error_detail });
+      await s.read();
+      await s.end();
+    },
+  },
+  {
     title: 'a router node is answered',
     async run(x) {
       const s = x.sotw();

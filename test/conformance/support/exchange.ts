@@ -46,6 +46,8 @@ export interface StreamOptions {
    * ClientCertAuthenticator), so istiod ignores it.
    */
   token?: { namespace: string; serviceAccount: string };
+  /** Plaintext, every request gzip-compressed (`grpc-encoding: gzip`), as grpc-js sends it. */
+  gzip?: boolean;
 }
 
 export interface NodeOptions {
@@ -202,6 +204,8 @@ export class Exchange {
     }
     const start = (client: AdsTestClient) =>
       protocol === 'sotw' ? client.sotw(metadata) : client.delta(metadata);
+    if (given.gzip)
+      return new Stream(this, start(this.client(this.server.xds, undefined, GZIP)), protocol);
     if (identity === undefined && !tls) return new Stream(this, start(this.client()), protocol);
     const opening = this.server.tls
       .credentials(identity)
@@ -212,13 +216,16 @@ export class Exchange {
   private client(
     address = this.server.xds,
     credentials = grpc.credentials.createInsecure(),
+    options: grpc.ChannelOptions = address === this.server.xds ? {} : TLS_CHANNEL_OPTIONS,
   ): AdsTestClient {
-    const options = address === this.server.xds ? {} : TLS_CHANNEL_OPTIONS;
     const client = new AdsTestClient(address, credentials, options);
     this.clients.push(client);
     return client;
   }
 }
+
+/** grpc-js's channel option for compressing every request: gzip is algorithm 2. */
+const GZIP: grpc.ChannelOptions = { 'grpc.default_compression_algorithm': 2 };
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

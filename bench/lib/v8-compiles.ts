@@ -4,7 +4,7 @@
  * finished optimization is counted, by tier, while counting is on. The probes use it to tell
  * a warming process (functions still reaching Maglev or TurboFan) from a warm one.
  */
-import type { StartServerOptions } from './server-process.js';
+import type { ServerKind, StartServerOptions } from './server-process.js';
 
 /** V8's `--trace-opt` line for a finished optimization, with its three phases' times. */
 const COMPILED =
@@ -57,4 +57,18 @@ export function compileCounter(flags: readonly string[] = []): CompileCounter {
 /** As a probe's line says it. */
 export function describeCompiles(c: Compiles): string {
   return `${c.count} functions optimized (${c.turbofan} to TurboFan, ${c.ms.toFixed(0)} ms compiling)`;
+}
+
+/**
+ * What a probe starts a server with: the mock with `--mock-flags` (a space-separated list, as
+ * the probes take it), and with `--compiles` a counter on every Node server (the peer is Go).
+ */
+export function probeServer(
+  kind: ServerKind,
+  options: { mockFlags: string | undefined; compiles: boolean },
+): { extra: Pick<StartServerOptions, 'nodeFlags' | 'onOtherLine'>; counter?: CompileCounter } {
+  const flags = kind === 'mock' ? (options.mockFlags?.split(' ').filter(Boolean) ?? []) : [];
+  if (!options.compiles || kind === 'peer') return { extra: { nodeFlags: flags } };
+  const counter = compileCounter(flags);
+  return { extra: counter.extra, counter };
 }

@@ -33,7 +33,7 @@ import { parseArgs } from 'node:util';
 import { connectTimeoutMs, settle, withLoadgen, withServer } from '../lib/context.js';
 import { probeContext } from '../lib/probe-context.js';
 import { writeBenchResources } from '../lib/resource-set.js';
-import { compileCounter, describeCompiles, type Compiles } from '../lib/v8-compiles.js';
+import { describeCompiles, probeServer, type Compiles } from '../lib/v8-compiles.js';
 import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
 import { median } from '../lib/stats.js';
 
@@ -74,9 +74,10 @@ interface Ramp {
 }
 
 async function ramp(kind: ServerKind, resources: string, profile?: string): Promise<Ramp> {
-  const mockFlags = kind === 'mock' ? (values['mock-flags']?.split(' ').filter(Boolean) ?? []) : [];
-  const counter = values.compiles && kind !== 'peer' ? compileCounter(mockFlags) : undefined;
-  const extra = counter?.extra ?? { nodeFlags: mockFlags };
+  const { extra, counter } = probeServer(kind, {
+    mockFlags: values['mock-flags'],
+    compiles: values.compiles,
+  });
   const perConn = (seconds: number) => (seconds * 1e6) / streams;
   return withServer(
     ctx,

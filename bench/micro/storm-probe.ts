@@ -21,7 +21,7 @@ import { connectTimeoutMs, settle, withLoadgen, withServer } from '../lib/contex
 import { probeContext } from '../lib/probe-context.js';
 import { ioCalls, round } from '../lib/proc.js';
 import { writeBenchResources } from '../lib/resource-set.js';
-import { compileCounter, describeCompiles } from '../lib/v8-compiles.js';
+import { describeCompiles, probeServer } from '../lib/v8-compiles.js';
 import { SERVER_KINDS, type ServerKind } from '../lib/server-process.js';
 
 const { values } = parseArgs({
@@ -52,9 +52,10 @@ const ctx = probeContext('storm-probe', kinds);
 const { workDir } = ctx;
 
 async function storm(kind: ServerKind, resources: string): Promise<void> {
-  const mockFlags = kind === 'mock' ? (values['mock-flags']?.split(' ').filter(Boolean) ?? []) : [];
-  const counter = values.compiles && kind !== 'peer' ? compileCounter(mockFlags) : undefined;
-  const extra = counter?.extra ?? { nodeFlags: mockFlags };
+  const { extra, counter } = probeServer(kind, {
+    mockFlags: values['mock-flags'],
+    compiles: values.compiles,
+  });
   await withServer(
     ctx,
     kind,

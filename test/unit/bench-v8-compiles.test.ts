@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { compileCounter, describeCompiles } from '../../bench/lib/v8-compiles.js';
+import { compileCounter, describeCompiles, probeServer } from '../../bench/lib/v8-compiles.js';
 
 /** What a Node process with `flags` prints while one function gets hot enough for TurboFan. */
 function traceOf(flags: readonly string[]): string[] {
@@ -50,5 +50,21 @@ describe('bench: counting V8 optimizations', () => {
     counter.start();
     for (const line of traceOf([])) counter.extra.onOtherLine?.(line);
     expect(counter.stop().count).toBe(0);
+  });
+
+  it("starts the mock with the probe's flags, and counts on Node servers only", () => {
+    const mock = probeServer('mock', {
+      mockFlags: ' --no-lazy  --max-semi-space-size=16',
+      compiles: true,
+    });
+    expect(mock.extra.nodeFlags).toEqual(['--no-lazy', '--max-semi-space-size=16', '--trace-opt']);
+    expect(mock.counter).toBeDefined();
+    const floor = probeServer('h2', { mockFlags: '--no-lazy', compiles: true });
+    expect(floor.extra.nodeFlags).toEqual(['--trace-opt']);
+    const peer = probeServer('peer', { mockFlags: '--no-lazy', compiles: true });
+    expect(peer).toEqual({ extra: { nodeFlags: [] } });
+    expect(probeServer('mock', { mockFlags: undefined, compiles: false })).toEqual({
+      extra: { nodeFlags: [] },
+    });
   });
 });

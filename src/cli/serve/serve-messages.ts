@@ -17,6 +17,8 @@ export const SERVE_TEXT = defineCatalogue(
         : `live page: ${v.page}`,
     shuttingDown: (v: { signal: string }) =>
       `${v.signal}: shutting down (send it again to exit at once)`,
+    startingStill: (v: { signal: string }) =>
+      `${v.signal} while starting: shutting down once started (send it again to exit at once)`,
     exitingNow: (v: { signal: string }) => `${v.signal} again: exiting now`,
     tooLong: (v: { seconds: number }) => `shutdown took longer than ${v.seconds} s: exiting now`,
   },
@@ -30,6 +32,8 @@ export const SERVE_TEXT = defineCatalogue(
         ? `실시간 페이지: ${v.page}?token=<제어 토큰> (이벤트를 받으려면 토큰이 필요하다)`
         : `실시간 페이지: ${v.page}`,
     shuttingDown: (v) => `${v.signal}: 종료한다(한 번 더 보내면 바로 끝낸다)`,
+    startingStill: (v) =>
+      `${v.signal}: 시작하는 중이다. 시작을 마치면 종료한다(한 번 더 보내면 바로 끝낸다)`,
     exitingNow: (v) => `${v.signal} 를 다시 받았다: 바로 끝낸다`,
     tooLong: (v) => `종료가 ${v.seconds}초를 넘겼다: 바로 끝낸다`,
   },

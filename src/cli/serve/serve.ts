@@ -156,6 +156,9 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     parseChoice('--log-level', values['log-level'] ?? env.LOG_LEVEL, LOG_LEVELS, 'info'),
     parseChoice('--log-format', values['log-format'], ['pretty', 'json', 'auto'] as const, 'auto'),
   );
+  // Caught from here on: a signal while the mock starts (it may already have said it serves)
+  // must still stop it gracefully, not end the process on the spot.
+  const signals = catchSignals(log, text);
   const faultFlags = parseFaultFlags(values.fault, values.scenario);
   const security = parseTlsFlags(values, env);
   const dump = values['from-config-dump'];
@@ -267,7 +270,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<num
     log.info({ page }, text.page({ page, token: token !== undefined }));
   }
   if (values['withhold-first']) log.warn(text.withholding({ control }));
-  return waitForSignal(stop, log, text);
+  return signals.stopWith(stop);
 }
 
 function parseVersioning(value: string): Versioning {
@@ -333,33 +336,47 @@ function say(write: () => void): void {
 /** The documented bound on a graceful shutdown (docs/RELIABILITY.md#stopping). */
 const SHUTDOWN_BOUND_MS = 10_000;
 
-function waitForSignal(
-  close: () => Promise<void>,
+/**
+ * SIGINT and SIGTERM, caught from before the mock starts. The first stops the mock once there
+ * is one (`stopWith`): one that came while it started is kept until then, where without a
+ * listener the process would have ended on the spot, between saying it serves and listening.
+ * A second exits at once.
+ */
+function catchSignals(
   log: { info(msg: string): void },
   text: (typeof SERVE_TEXT)['en'],
-): Promise<number> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        say(() => log.info(text.exitingNow({ signal })));
-        process.exit(1);
-      }
-      stopping = true;
-      // A bound on the graceful part, armed before anything is written: streams get
-      // UNAVAILABLE and the journal is flushed well within it; past it something is stuck,
-      // and the process must still go (src/cli/shutdown-deadline.ts).
-      armShutdownDeadline(SHUTDOWN_BOUND_MS, () => {
-        say(() => log.info(text.tooLong({ seconds: SHUTDOWN_BOUND_MS / 1000 })));
-        process.exit(1);
-      });
-      say(() => log.info(text.shuttingDown({ signal })));
-      close().then(
-        () => resolve(0),
-        () => resolve(1),
-      );
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+): { stopWith(close: () => Promise<void>): Promise<number> } {
+  let caught: NodeJS.Signals | undefined;
+  let stop: ((signal: NodeJS.Signals) => void) | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (caught !== undefined) {
+      say(() => log.info(text.exitingNow({ signal })));
+      process.exit(1);
+    }
+    caught = signal;
+    if (stop) stop(signal);
+    else say(() => log.info(text.startingStill({ signal })));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stopWith: (close) =>
+      new Promise((resolve) => {
+        stop = (signal) => {
+          // A bound on the graceful part, armed before anything is written: streams get
+          // UNAVAILABLE and the journal is flushed well within it; past it something is
+          // stuck, and the process must still go (src/cli/shutdown-deadline.ts).
+          armShutdownDeadline(SHUTDOWN_BOUND_MS, () => {
+            say(() => log.info(text.tooLong({ seconds: SHUTDOWN_BOUND_MS / 1000 })));
+            process.exit(1);
+          });
+          say(() => log.info(text.shuttingDown({ signal })));
+          close().then(
+            () => resolve(0),
+            () => resolve(1),
+          );
+        };
+        if (caught !== undefined) stop(caught);
+      }),
+  };
 }

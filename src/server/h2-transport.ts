@@ -387,13 +387,13 @@ class H2Call extends EventEmitter {
   }
 }
 
+/** The most of an unknown `grpc-encoding` a refusal quotes. */
+const ENCODING_NAME_MAX = 256;
+
 /**
  * Why a call whose messages come compressed is refused, as istiod's gRPC refuses it before
  * its handler runs (it registers no decompressor); undefined for none or `identity`.
  */
-/** The most of an unknown `grpc-encoding` a refusal quotes. */
-const ENCODING_NAME_MAX = 256;
-
 function encodingRefused(encoding: string | string[] | undefined): string | undefined {
   const name = Array.isArray(encoding) ? encoding.join(',') : encoding;
   if (name === undefined || name === '' || name === 'identity') return undefined;

@@ -4,14 +4,15 @@
  * stream ended, `up`), with the sidecars' backoff given by `--backoff min-max` (ms; the
  * scenario's is 50-500). Prints, per outage, the time until every stream ACKed again, the
  * new-connection-to-ACK p50/p99 and the server's CPU; `--profile f.cpuprofile` records the
- * first rejoin of each Node server (the mock, the floors) through its bench API's inspector
- * (200 µs sampling), in `f-<server>.cpuprofile`. `--compiles` counts the functions V8 optimized
+ * rejoin `--profile-round` (default 1) of each Node server (the mock, the floors) through its
+ * bench API's inspector (200 µs sampling), in `f-<server>.cpuprofile`: a later one is warm. `--compiles` counts the functions V8 optimized
  * in each Node server during each rejoin: a server still warming up (its once-per-connection
  * code reaching TurboFan only after thousands of connections) from a warm one.
  * `--mock-flags=…` (with `=`) starts the mock with Node/V8 flags.
  *
  *   npx tsx bench/micro/storm-probe.ts [--streams 1000] [--rounds 3] [--delta]
  *                                      [--backoff 50-500] [--servers mock,peer] [--profile f]
+ *                                      [--profile-round 1]
  *                                      [--compiles] [--mock-flags='--max-semi-space-size=32 …']
  */
 import { rmSync } from 'node:fs';
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     backoff: { type: 'string', default: '50-500' },
     servers: { type: 'string', default: 'mock,peer' },
     profile: { type: 'string' },
+    'profile-round': { type: 'string', default: '1' },
     compiles: { type: 'boolean', default: false },
     'mock-flags': { type: 'string' },
   },
@@ -40,11 +42,14 @@ const kinds = values.servers.split(',').map((s) => s.trim()) as ServerKind[];
 const [min, max] = values.backoff.split('-').map(Number);
 const streams = Number(values.streams);
 const rounds = Number(values.rounds);
+const profileRound = Number(values['profile-round']);
 if (
   kinds.some((k) => !SERVER_KINDS.includes(k)) ||
-  ![min, max, streams, rounds].every((n) => Number.isInteger(n) && (n ?? 0) > 0)
+  ![min, max, streams, rounds, profileRound].every((n) => Number.isInteger(n) && (n ?? 0) > 0)
 ) {
-  process.stderr.write('storm-probe: --streams, --rounds: positive; --backoff min-max (ms)\n');
+  process.stderr.write(
+    'storm-probe: --streams, --rounds, --profile-round: positive; --backoff min-max (ms)\n',
+  );
   process.exit(2);
 }
 const mode = values.delta ? 'delta' : 'sotw';
@@ -71,7 +76,7 @@ async function storm(kind: ServerKind, resources: string): Promise<void> {
           if (down.error || down.timedOut) throw new Error(`${kind} down: ${JSON.stringify(down)}`);
           await settle(server.pid);
           const profile =
-            i === 0 && kind !== 'peer' && values.profile
+            i === profileRound - 1 && kind !== 'peer' && values.profile
               ? values.profile.replace(/(\.cpuprofile)?$/, `-${kind}$1`)
               : undefined;
           if (profile) await server.benchPost('/bench/profile/start?intervalUs=200');

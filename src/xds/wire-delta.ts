@@ -56,7 +56,7 @@ export function decodeDeltaRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
         readVersionEntry(r, r.end(end), request.initial_resource_versions);
         break;
       case (6 << 3) | 2:
-        request.response_nonce = r.string(end);
+        request.response_nonce = r.uniqueString(end);
         break;
       case (7 << 3) | 2:
         request.error_detail = readStatus(r, r.end(end));

@@ -124,6 +124,17 @@ export class WireReader {
       : this.buf.toString('utf8', start, end);
   }
 
+  /**
+   * A `string` field read without the cache: for values no other request repeats (a nonce, a
+   * node id), which would only push shared strings out of their slots.
+   */
+  uniqueString(limit: number): string {
+    const end = this.end(limit);
+    const start = this.pos;
+    this.pos = end;
+    return start === end ? '' : this.buf.toString('utf8', start, end);
+  }
+
   /** Passes over a field of this wire type. */
   skip(wireType: number, limit: number): void {
     switch (wireType) {
@@ -197,7 +208,7 @@ export function readNode(r: WireReader, end: number): WireNode {
     const key = r.uint32();
     switch (key) {
       case (1 << 3) | LENGTH:
-        node.id = r.string(end);
+        node.id = r.uniqueString(end);
         break;
       case (2 << 3) | LENGTH:
         node.cluster = r.string(end);
@@ -219,6 +230,19 @@ export function readNode(r: WireReader, end: number): WireNode {
 }
 
 /**
+ * The entries of the structs being read, on one stack shared by every `readStruct`: a struct's
+ * entries lie above those of the structs it is nested in, and are taken off once it is made.
+ * A request allocates no arrays of its own for them.
+ */
+const entryKeys: string[] = [];
+const entryValues: unknown[] = [];
+/** The entries' places in key order (`sortedObject`), reused. */
+const entryOrder: number[] = [];
+
+/** How many entries the stack holds: none between requests, even refused ones (tests). */
+export const heldStructEntries = (): number => entryKeys.length;
+
+/**
  * A `google.protobuf.Struct` as plain JSON, its keys in sorted order, as Go's encoding/json
  * writes a map (istiod's debug output). A struct is a map, and clients send it in any order
  * (Go's proto.Marshal in a random one): an object built in the order received would get
@@ -228,8 +252,19 @@ function readStruct(r: WireReader, end: number, depth: number): Record<string, u
   if (depth > MAX_STRUCT_DEPTH) {
     throw new Error(`a Struct nested more than ${MAX_STRUCT_DEPTH} deep at offset ${r.pos}`);
   }
-  const keys: string[] = [];
-  const values: unknown[] = [];
+  const base = entryKeys.length;
+  try {
+    readEntries(r, end, depth);
+    return sortedObject(base);
+  } finally {
+    // Malformed bytes throw halfway: what was pushed goes too.
+    entryKeys.length = base;
+    entryValues.length = base;
+  }
+}
+
+/** Pushes a struct's entries (a key and its value each) onto the shared stack. */
+function readEntries(r: WireReader, end: number, depth: number): void {
   while (r.pos < end) {
     const key = r.uint32();
     if (key !== ((1 << 3) | LENGTH)) {
@@ -246,42 +281,51 @@ function readStruct(r: WireReader, end: number, depth: number): Record<string, u
       else if (field === ((2 << 3) | LENGTH)) value = readValue(r, r.end(entryEnd), depth);
       else r.skip(field & 7, entryEnd);
     }
-    keys.push(name);
-    values.push(value);
+    entryKeys.push(name);
+    entryValues.push(value);
   }
-  return sortedObject(keys, values);
 }
 
 /**
- * The object of these entries, keys in sorted order; a repeated key keeps its last value. A
- * key `__proto__` is dropped: set on a plain object it would replace the object's prototype.
+ * The object of the entries on the stack from `base` up, keys in sorted order; a repeated key
+ * keeps its last value. A key `__proto__` is dropped: set on a plain object it would replace
+ * the object's prototype.
  */
-function sortedObject(keys: string[], values: unknown[]): Record<string, unknown> {
+function sortedObject(base: number): Record<string, unknown> {
   const json: Record<string, unknown> = {};
-  const n = keys.length;
+  const n = entryKeys.length - base;
   if (n === 0) return json;
   // The entries' places in key order, by a stable sort, so that of a repeated key the last
   // comes last and its value is the one kept: an insertion sort for the few keys of real
   // metadata (most often sent sorted), the engine's sort for many (a client's to choose).
-  const order: number[] = [];
+  const order = entryOrder;
   if (n <= 32) {
+    // Filled from 0 up (`order[i]` is written first at step i), whatever it held before.
     for (let i = 0; i < n; i++) {
-      const key = keys[i] as string;
-      let at = order.length;
-      while (at > 0 && (keys[order[at - 1] as number] as string) > key) at--;
-      order.splice(at, 0, i);
+      const key = entryKeys[base + i] as string;
+      let at = i;
+      while (at > 0 && (entryKeys[base + (order[at - 1] as number)] as string) > key) {
+        order[at] = order[at - 1] as number;
+        at--;
+      }
+      order[at] = i;
     }
   } else {
+    order.length = 0;
     for (let i = 0; i < n; i++) order.push(i);
     order.sort((a, b) => {
-      const [x, y] = [keys[a] as string, keys[b] as string];
+      const x = entryKeys[base + a] as string;
+      const y = entryKeys[base + b] as string;
       return x < y ? -1 : x > y ? 1 : 0;
     });
   }
-  for (const i of order) {
-    const key = keys[i] as string;
-    if (key !== '__proto__') json[key] = values[i];
+  for (let i = 0; i < n; i++) {
+    const at = base + (order[i] as number);
+    const key = entryKeys[at] as string;
+    if (key !== '__proto__') json[key] = entryValues[at];
   }
+  // A client's struct of many keys is not kept after it was read.
+  if (n > 32) order.length = 0;
   return json;
 }
 

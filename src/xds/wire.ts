@@ -84,7 +84,7 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
         request.type_url = internTypeUrl(r.string(end));
         break;
       case (5 << 3) | 2:
-        request.response_nonce = r.string(end);
+        request.response_nonce = r.uniqueString(end);
         break;
       case (6 << 3) | 2:
         request.error_detail = readStatus(r, r.end(end));

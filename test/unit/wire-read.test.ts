@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { envoyRoot } from '../../src/xds/protos.js';
 import { decodeDiscoveryRequest, encodeDiscoveryRequest } from '../../src/xds/wire.js';
 import { decodeDeltaRequest } from '../../src/xds/wire-delta.js';
-import { MAX_STRUCT_DEPTH } from '../../src/xds/wire-read.js';
+import { heldStructEntries, MAX_STRUCT_DEPTH } from '../../src/xds/wire-read.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -35,6 +35,24 @@ const node = fc.record({
   user_agent_name: text,
   user_agent_version: text,
 });
+
+/** A node's fields but its metadata. */
+const NODE = { id: 'n', cluster: '', user_agent_name: '', user_agent_version: '' };
+
+/** A protobuf varint's bytes. */
+function varint(n: number): number[] {
+  const out: number[] = [];
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return out;
+}
+
+/** A length-delimited field `n` holding `body`. */
+const field = (n: number, body: Buffer) =>
+  Buffer.concat([Buffer.from([(n << 3) | 2, ...varint(body.length)]), body]);
 
 /** What protobufjs and google-protobuf make of the same bytes: the old decoder's reading. */
 function reference(typeName: string, bytes: Uint8Array): Record<string, unknown> {
@@ -148,19 +166,48 @@ describe("the requests' decoder", () => {
     );
   });
 
+  it('reads metadata of many keys, in any order, as google-protobuf does', () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, json, { minKeys: 33, maxKeys: 80 }), (meta) => {
+        const bytes = encodeDiscoveryRequest({ node: { ...NODE, metadata: meta } });
+        const theirs = reference('envoy.service.discovery.v3.DiscoveryRequest', bytes);
+        const ours = decodeDiscoveryRequest(bytes).node?.metadata ?? {};
+        expect(ours).toEqual((theirs['node'] as { metadata: unknown }).metadata);
+        expect(Object.keys(ours)).toEqual(
+          Object.keys(
+            Object.fromEntries(
+              Object.keys(ours)
+                .sort()
+                .map((k) => [k, true]),
+            ),
+          ),
+        );
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('leaves nothing of a struct it refused halfway to the next request', () => {
+    // metadata { a: "x", b: { c: <a field of wire type 7> } }: refused inside b's struct.
+    const value = (body: Buffer) => field(2, body);
+    const entry = (name: string, body: Buffer) =>
+      field(1, Buffer.concat([field(1, Buffer.from(name)), value(body)]));
+    const inner = entry('c', Buffer.from([0x0f]));
+    const metadata = Buffer.concat([
+      entry('a', field(3, Buffer.from('x'))),
+      entry('b', field(5, inner)),
+    ]);
+    const refused = field(2, field(3, metadata));
+    expect(() => decodeDiscoveryRequest(refused)).toThrow(/invalid wire type 7/);
+    expect(heldStructEntries()).toBe(0);
+    const good = encodeDiscoveryRequest({
+      node: { ...NODE, metadata: { z: 'last', y: { q: 1 } } },
+    });
+    expect(decodeDiscoveryRequest(good).node?.metadata).toEqual({ y: { q: 1 }, z: 'last' });
+  });
+
   it(`refuses metadata nested deeper than ${MAX_STRUCT_DEPTH} levels, without a stack overflow`, () => {
     // struct_value { fields { key "a" value { struct_value { … } } } }, built from the inside.
-    const varint = (n: number) => {
-      const out: number[] = [];
-      while (n > 0x7f) {
-        out.push((n & 0x7f) | 0x80);
-        n >>>= 7;
-      }
-      out.push(n);
-      return out;
-    };
-    const field = (n: number, body: Buffer) =>
-      Buffer.concat([Buffer.from([(n << 3) | 2, ...varint(body.length)]), body]);
     let struct = Buffer.alloc(0);
     for (let i = 0; i < MAX_STRUCT_DEPTH + 5; i++) {
       const value = field(5, struct); // Value.struct_value
@@ -169,5 +216,9 @@ describe("the requests' decoder", () => {
     }
     const request = field(2, field(3, struct)); // DiscoveryRequest.node.metadata
     expect(() => decodeDiscoveryRequest(request)).toThrow(/nested more than 1000 deep/);
+    expect(heldStructEntries()).toBe(0);
+    // And the next request reads as if it had not come.
+    const good = encodeDiscoveryRequest({ node: { ...NODE, metadata: { a: { b: 'c' } } } });
+    expect(decodeDiscoveryRequest(good).node?.metadata).toEqual({ a: { b: 'c' } });
   });
 });

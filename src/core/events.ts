@@ -99,6 +99,10 @@ export interface NodeCollision {
   count: number;
 }
 
+const CALLING = Symbol('listeners as emit calls them');
+type Listener = (...args: unknown[]) => unknown;
+type Emitter = EventEmitter & { [CALLING]: Map<string | symbol, readonly Listener[]> };
+
 /**
  * The server's events. Every armed fault listens here until it is removed (a trigger waits for
  * a request, a timeline for responses), so the number of listeners follows what the user
@@ -106,8 +110,63 @@ export interface NodeCollision {
  * that removing the faults brings the count back).
  */
 export class ServerEventEmitter extends EventEmitter<ServerEvents> {
+  /**
+   * Each event's listeners as `emit` calls them, copied when the listeners change rather than
+   * on every emit (see `fasterEmit` below).
+   */
+  readonly [CALLING] = new Map<string | symbol, readonly Listener[]>();
+
   constructor() {
     super();
     this.setMaxListeners(0);
   }
+}
+
+/**
+ * Node's `emit` copies an event's listeners each time, so that one added or removed by another
+ * listener runs (or not) from the next emit on, and gathers the arguments into an array. This
+ * `emit` keeps that rule with a copy made when the listeners change, and passes the (at most
+ * three) arguments one by one: once optimized, a connection's five emits (opened, two requests,
+ * a response, closed) allocate nothing. An 'error' with no listener throws, by Node's `emit`.
+ */
+function fasterEmit(this: Emitter, event: string | symbol, ...args: unknown[]): boolean {
+  if (event === 'error') return EventEmitter.prototype.emit.call(this, event, ...args);
+  let listeners = this[CALLING].get(event);
+  if (listeners === undefined) {
+    listeners = this.rawListeners(event) as Listener[];
+    this[CALLING].set(event, listeners);
+  }
+  const count = args.length;
+  for (const listener of listeners) {
+    if (count === 1) listener.call(this, args[0]);
+    else if (count === 2) listener.call(this, args[0], args[1]);
+    else if (count === 0) listener.call(this);
+    else if (count === 3) listener.call(this, args[0], args[1], args[2]);
+    else listener.apply(this, args);
+  }
+  return listeners.length > 0;
+}
+
+Object.defineProperty(ServerEventEmitter.prototype, 'emit', { value: fasterEmit, writable: true });
+// Every way listeners change forgets the copies: `once` and `prependOnceListener` go through
+// `on` and `prependListener`, a once-listener removes itself with `removeListener`, `off` is it.
+for (const name of [
+  'on',
+  'addListener',
+  'prependListener',
+  'removeListener',
+  'off',
+  'removeAllListeners',
+] as const) {
+  const change = Reflect.get(EventEmitter.prototype, name) as Listener;
+  Object.defineProperty(ServerEventEmitter.prototype, name, {
+    value: function (this: Emitter, ...args: unknown[]) {
+      // Before, and after: a 'newListener' or 'removeListener' listener may emit meanwhile.
+      this[CALLING].clear();
+      const result = change.apply(this, args);
+      this[CALLING].clear();
+      return result;
+    },
+    writable: true,
+  });
 }

@@ -48,6 +48,7 @@ const MAX_CACHED_SUBSETS = 64;
 
 export class TypeSnapshot {
   private wholeBody: Buffer | undefined;
+  private list: readonly NamedResource[] | undefined;
   private readonly subsetBodies = new Map<string, Buffer>();
 
   constructor(
@@ -65,6 +66,12 @@ export class TypeSnapshot {
     readonly pinned = false,
   ) {}
 
+  /** Every resource, in the set's order: one list, made when first asked for. */
+  get all(): readonly NamedResource[] {
+    this.list ??= [...this.resources.values()];
+    return this.list;
+  }
+
   /** Whether a stream that was sent `sent` (at this version) is owed this snapshot again. */
   differsFrom(sent: { version: string; content?: unknown }): boolean {
     return sent.version !== this.version || (this.pinned && sent.content !== this.resources);
@@ -78,7 +85,7 @@ export class TypeSnapshot {
    */
   body(names?: readonly string[], fillMissing = false): Buffer {
     if (!names) {
-      this.wholeBody ??= this.encode([...this.resources.values()]);
+      this.wholeBody ??= this.encode(this.all);
       return this.wholeBody;
     }
     const key = `${fillMissing ? '+' : '-'}${names.join('\0')}`;

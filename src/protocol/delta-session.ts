@@ -70,7 +70,7 @@ export interface DeltaTypeState extends TypeState {
 
 /** What one delta response for a type carries. */
 export interface DeltaDiff {
-  resources: NamedResource[];
+  resources: readonly NamedResource[];
   removed: string[];
 }
 
@@ -298,10 +298,11 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     snapshot: TypeSnapshot,
     scope: Exclude<DeltaScope, 'changed'>,
   ): DeltaDiff {
-    const names = scope === 'subscribed' ? [...state.explicit] : scope;
+    const names = scope === 'subscribed' ? state.explicit : scope;
     if (this.whole(state) && (scope === 'subscribed' || !this.spec)) {
-      const removed = names.filter((name) => !snapshot.resources.has(name));
-      return { resources: [...snapshot.resources.values()], removed };
+      const removed: string[] = [];
+      for (const name of names) if (!snapshot.resources.has(name)) removed.push(name);
+      return { resources: snapshot.all, removed };
     }
     const resources: NamedResource[] = [];
     const removed: string[] = [];
@@ -361,13 +362,18 @@ export class DeltaSession extends BaseSession<DeltaTypeState> {
     if (!answersAnyway && diff.resources.length === 0 && diff.removed.length === 0)
       return undefined;
     const nonce = nextNonce(state, reuseNonce, snapshot.version);
-    for (const r of diff.resources) state.known.set(r.name, bookVersion(r));
-    for (const name of diff.removed) state.known.delete(name);
-    if (!this.spec && isWildcardForIstiod(state.typeUrl)) {
+    const wildcardBooks = !this.spec && isWildcardForIstiod(state.typeUrl);
+    const { known } = state;
+    // An answer of a wildcard type: the proxy has what it was sent, and nothing else.
+    if (wildcardBooks && whole && known.size > 0) known.clear();
+    for (const r of diff.resources) known.set(r.name, bookVersion(r));
+    for (const name of diff.removed) known.delete(name);
+    if (wildcardBooks) {
       // What was sent is what is watched, as istiod records it.
       const before = this.weightOf(state.typeUrl);
-      if (whole) state.known = new Map(diff.resources.map((r) => [r.name, bookVersion(r)]));
-      state.explicit = new Set(state.known.keys());
+      const { explicit } = state;
+      if (explicit.size > 0) explicit.clear();
+      for (const name of known.keys()) explicit.add(name);
       state.names = namesOf(state);
       this.recount(state.typeUrl, before);
     }

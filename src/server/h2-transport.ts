@@ -246,6 +246,14 @@ class H2Call extends EventEmitter {
 
   onChunk(chunk: Buffer): void {
     if (this.status) return;
+    // Most often a piece is one whole message, nothing pending: passed on as it is.
+    if (this.partialLength === 0 && chunk.length >= 5 && chunk[0] === 0) {
+      const length = chunk.readUInt32BE(1);
+      if (chunk.length === 5 + length && length <= this.maxLength) {
+        this.deliver(chunk.subarray(5));
+        return;
+      }
+    }
     this.partial.push(chunk);
     this.partialLength += chunk.length;
     while (this.partialLength >= 5 && !this.status) {
@@ -278,17 +286,23 @@ class H2Call extends EventEmitter {
           ? (this.partial[0] as Buffer)
           : Buffer.concat(this.partial, this.partialLength);
       const restLength = all.length - 5 - length;
-      this.partial = restLength > 0 ? [all.subarray(5 + length)] : [];
-      this.partialLength = restLength;
       const message = all.subarray(5, 5 + length);
-      if (!this.sink) super.emit('data', message);
-      else if (this.firstTold) tell(this.sink, Told.Data, message);
-      else {
-        // The first request at once (see `tell`): its answer leaves with the session's
-        // acknowledgement of the client's SETTINGS, in one write.
-        this.firstTold = true;
-        this.sink.callData(message);
-      }
+      this.partial.length = 0;
+      if (restLength > 0) this.partial.push(all.subarray(5 + length));
+      this.partialLength = restLength;
+      this.deliver(message);
+    }
+  }
+
+  /** Hands a whole message on: to the sink, or as a 'data' event to the call's listeners. */
+  private deliver(message: Buffer): void {
+    if (!this.sink) super.emit('data', message);
+    else if (this.firstTold) tell(this.sink, Told.Data, message);
+    else {
+      // The first request at once (see `tell`): its answer leaves with the session's
+      // acknowledgement of the client's SETTINGS, in one write.
+      this.firstTold = true;
+      this.sink.callData(message);
     }
   }
 

@@ -6,7 +6,7 @@
 import * as http2 from 'node:http2';
 import { expect } from 'vitest';
 import { encodeDiscoveryRequest, decodeDiscoveryResponse } from '../../src/xds/wire.js';
-import { CLUSTER_TYPE } from '../../src/xds/type-urls.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../../src/xds/type-urls.js';
 import { waitFor } from '../../src/util/wait.js';
 import { requestClustersOnce } from '../support/fixtures/handshake.js';
 import { it } from '../support/fixtures/test.js';
@@ -132,6 +132,36 @@ it('reads a request split anywhere across DATA frames, and answers it', async ({
   );
   expect(response.type_url).toBe(CLUSTER_TYPE);
   expect(response.resources.length).toBeGreaterThan(0);
+});
+
+/** The messages of a gRPC body, each after its 5-byte prefix. */
+function messages(body: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; at + 5 <= body.length;) {
+    const end = at + 5 + body.readUInt32BE(at + 1);
+    if (end > body.length) break;
+    out.push(body.subarray(at + 5, end));
+    at = end;
+  }
+  return out;
+}
+
+it('reads requests that share a DATA frame, whole or cut across two, and answers each', async ({
+  mock,
+}) => {
+  const lds = frame(encodeDiscoveryRequest({ type_url: LISTENER_TYPE }));
+  const both = Buffer.concat([frame(cdsRequest()), lds]);
+  for (const chunks of [
+    [both],
+    [both.subarray(0, both.length - lds.length + 3), lds.subarray(3)],
+  ]) {
+    const answer = await call(mock.addresses.xds.port, SOTW, chunks, {
+      end: false,
+      until: (body) => messages(body).length >= 2,
+    });
+    const types = messages(answer.body).map((m) => decodeDiscoveryResponse(m).type_url);
+    expect(types).toEqual([CLUSTER_TYPE, LISTENER_TYPE]);
+  }
 });
 
 it("journals the client's address and port as the stream's peer", async ({ mock }) => {

@@ -101,7 +101,7 @@ export type RequestOutcome =
   | { kind: 'reconnect'; typeUrl: string; version: string; known?: number }
   /** Names dropped from the subscription (nothing to send). In SotW: an empty list on a type
    * asked for by name (the watch ends), or an ACK that only removes names (an ACK still). */
-  | { kind: 'unsubscribe'; typeUrl: string; names: string[] }
+  | { kind: 'unsubscribe'; typeUrl: string; names: readonly string[] }
   | { kind: 'resubscribe'; typeUrl: string }
   /** The last nonce sent, without an error: `version` is the `version_info` the proxy sent,
    * whatever it is (after a NACK, the version it kept: istiod counts that an ACK too). */

@@ -11,18 +11,21 @@ import { envoyRoot } from './protos.js';
 import { internTypeUrl } from './type-urls.js';
 import { fieldSize, writeTag } from './field-bytes.js';
 import { utf8Length, writeUtf8 } from './utf8.js';
-import type { DecodedNode } from './wire.js';
+import { NO_NAMES, type DecodedNode } from './wire.js';
 import { asBuffer, readNode, readStatus, WireReader } from './wire-read.js';
 
 export interface DeltaDiscoveryRequest {
   node: DecodedNode | undefined;
   type_url: string;
-  resource_names_subscribe: string[];
-  resource_names_unsubscribe: string[];
-  initial_resource_versions: Record<string, string>;
+  resource_names_subscribe: readonly string[];
+  resource_names_unsubscribe: readonly string[];
+  initial_resource_versions: Readonly<Record<string, string>>;
   response_nonce: string;
   error_detail: { code: number; message: string } | undefined;
 }
+
+/** The versions of a request that carries none: frozen, shared by all of them. */
+const NO_VERSIONS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Decodes a delta request from its bytes (xds/wire-read.ts); throws on malformed bytes. */
 export function decodeDeltaRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
@@ -31,12 +34,16 @@ export function decodeDeltaRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
   const request: DeltaDiscoveryRequest = {
     node: undefined,
     type_url: '',
-    resource_names_subscribe: [],
-    resource_names_unsubscribe: [],
-    initial_resource_versions: {},
+    resource_names_subscribe: NO_NAMES,
+    resource_names_unsubscribe: NO_NAMES,
+    initial_resource_versions: NO_VERSIONS,
     response_nonce: '',
     error_detail: undefined,
   };
+  // Each made when its first entry comes: most requests (ACKs) carry none.
+  let subscribe: string[] | undefined;
+  let unsubscribe: string[] | undefined;
+  let versions: Record<string, string> | undefined;
   while (r.pos < end) {
     const key = r.uint32();
     switch (key) {
@@ -47,13 +54,13 @@ export function decodeDeltaRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
         request.type_url = internTypeUrl(r.string(end));
         break;
       case (3 << 3) | 2:
-        request.resource_names_subscribe.push(r.string(end));
+        (subscribe ??= request.resource_names_subscribe = []).push(r.string(end));
         break;
       case (4 << 3) | 2:
-        request.resource_names_unsubscribe.push(r.string(end));
+        (unsubscribe ??= request.resource_names_unsubscribe = []).push(r.string(end));
         break;
       case (5 << 3) | 2:
-        readVersionEntry(r, r.end(end), request.initial_resource_versions);
+        readVersionEntry(r, r.end(end), (versions ??= request.initial_resource_versions = {}));
         break;
       case (6 << 3) | 2:
         request.response_nonce = r.uniqueString(end);

@@ -24,11 +24,14 @@ const structPbPackage = lazyRequire<typeof structPb>(
 export interface DiscoveryRequest {
   version_info: string;
   node: DecodedNode | undefined;
-  resource_names: string[];
+  resource_names: readonly string[];
   type_url: string;
   response_nonce: string;
   error_detail: { code: number; message: string } | undefined;
 }
+
+/** The names of a request that names none: one list, frozen, shared by all of them. */
+export const NO_NAMES: readonly string[] = Object.freeze([]);
 
 /** The node's fields the server uses; `metadata` is the `Struct` as plain JSON. */
 export type DecodedNode = WireNode;
@@ -63,11 +66,13 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
   const request: DiscoveryRequest = {
     version_info: '',
     node: undefined,
-    resource_names: [],
+    resource_names: NO_NAMES,
     type_url: '',
     response_nonce: '',
     error_detail: undefined,
   };
+  // Made for the first name: most requests (ACKs, wildcards) name none.
+  let names: string[] | undefined;
   while (r.pos < end) {
     const key = r.uint32();
     switch (key) {
@@ -78,7 +83,7 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
         request.node = readNode(r, r.end(end));
         break;
       case (3 << 3) | 2:
-        request.resource_names.push(r.string(end));
+        (names ??= request.resource_names = []).push(r.string(end));
         break;
       case (4 << 3) | 2:
         request.type_url = internTypeUrl(r.string(end));

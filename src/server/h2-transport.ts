@@ -146,6 +146,8 @@ function deliverTold(): void {
 }
 
 function ignore(): void {}
+/** A listener of any of the call's events. */
+type Listener = Parameters<EventEmitter['on']>[1];
 function onWantTrailers(this: CallStream): void {
   this[CALL].sendTrailers();
 }
@@ -175,11 +177,6 @@ function onEnd(this: CallStream): void {
  * Nothing is read until the call is listened to (see `H2Call`), and the stream's 'drain' is
  * passed on only once someone waits for it (a stream whose writes were held back).
  */
-function onNewListener(this: H2Call, event: string | symbol): void {
-  if (event === 'data') this.startReading();
-  else if (event === 'drain') this.passDrain();
-}
-
 /**
  * A gRPC call on one HTTP/2 stream. Its metadata is made from the request's headers when first
  * read: only an authenticator (a TLS port's, or a token's) and a relay read it. An ADS stream
@@ -213,12 +210,28 @@ class H2Call extends EventEmitter {
     stream.on('close', onClose);
     // A reset or a write after the peer left: 'aborted' and 'close' say what the call needs.
     stream.on('error', ignore);
-    // A status emitted before anyone listens (a rate limit refusing the stream) is the call's
-    // end, not an unhandled error.
-    this.on('error', ignore);
-    // Nothing is read until the call is listened to: meanwhile HTTP/2's flow control keeps
-    // the client's requests on its side.
-    this.on('newListener', onNewListener);
+  }
+
+  // Nothing is read until the call is listened to (or attached): meanwhile HTTP/2's flow
+  // control keeps the client's requests on its side. A 'drain' is passed on once awaited.
+  override on(event: string | symbol, listener: Listener): this {
+    this.listening(event);
+    return super.on(event, listener);
+  }
+
+  override addListener(event: string | symbol, listener: Listener): this {
+    this.listening(event);
+    return super.addListener(event, listener);
+  }
+
+  override prependListener(event: string | symbol, listener: Listener): this {
+    this.listening(event);
+    return super.prependListener(event, listener);
+  }
+
+  private listening(event: string | symbol): void {
+    if (event === 'data') this.startReading();
+    else if (event === 'drain') this.passDrain();
   }
 
   get metadata(): grpc.Metadata {
@@ -383,6 +396,9 @@ class H2Call extends EventEmitter {
         this.finishWith({ code: status.code, details: status.details ?? '' });
       }
       if (this.sink) tell(this.sink, Told.Failed);
+      // A status emitted before anyone listens (a rate limit refusing the stream) is the
+      // call's end, not an unhandled error.
+      if (this.listenerCount('error') === 0) return false;
     }
     return super.emit(event, ...args);
   }

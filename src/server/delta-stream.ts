@@ -31,6 +31,9 @@ const SHARED_MAX_PER_SNAPSHOT = 64;
  * much.
  */
 const sharedBodies = new WeakMap<TypeSnapshot, Map<string, Buffer>>();
+/** The keys of the whole-type bodies: constants, not a string made per response. */
+const WHOLE = '\x03whole';
+const WHOLE_VERSIONED = 'v\x03whole';
 
 function sharedBody(
   snapshot: TypeSnapshot,
@@ -48,7 +51,9 @@ function sharedBody(
     isWildcardForIstiod(snapshot.typeUrl);
   if (!whole && resources.length + removed.length > SHARED_MAX_RESOURCES) return encode();
   const key = whole
-    ? `${flag}\x03whole`
+    ? versioned
+      ? WHOLE_VERSIONED
+      : WHOLE
     : `${flag}\x02${resources.map((r) => `${r.name}\0${r.version}\0${r.wireVersion ?? ''}`).join('\n')}\x01${removed.join('\n')}`;
   let bodies = sharedBodies.get(snapshot);
   if (!bodies) sharedBodies.set(snapshot, (bodies = new Map<string, Buffer>()));

@@ -26,9 +26,12 @@ export const NAMED_AT_MOST = 5;
 
 /** The streams open with a key besides a newcomer: the oldest few of them, and how many in all. */
 interface Others {
-  oldest: StreamView[];
+  oldest: readonly StreamView[];
   count: number;
 }
+
+/** No other stream has the key: every new stream's answer, one frozen object. */
+const NO_OTHERS: Others = Object.freeze({ oldest: Object.freeze([]), count: 0 });
 
 /**
  * Open streams by one key, in the order they opened. A key is nearly always held by one
@@ -47,7 +50,7 @@ class KeyIndex {
    */
   others(key: string, stream: StreamView, atMost: number): Others {
     const held = this.byKey.get(key);
-    if (held === undefined) return { oldest: [], count: 0 };
+    if (held === undefined) return NO_OTHERS;
     if (!(held instanceof Map)) {
       const alone = held.connectionId === stream.connectionId ? [] : [held];
       return { oldest: alone, count: alone.length };

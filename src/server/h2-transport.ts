@@ -173,10 +173,7 @@ function onEnd(this: CallStream): void {
   if (call.sink) tell(call.sink, Told.Ended);
   call.emit('end');
 }
-/**
- * Nothing is read until the call is listened to (see `H2Call`), and the stream's 'drain' is
- * passed on only once someone waits for it (a stream whose writes were held back).
- */
+
 /**
  * A gRPC call on one HTTP/2 stream. Its metadata is made from the request's headers when first
  * read: only an authenticator (a TLS port's, or a token's) and a relay read it. An ADS stream
@@ -213,7 +210,8 @@ class H2Call extends EventEmitter {
   }
 
   // Nothing is read until the call is listened to (or attached): meanwhile HTTP/2's flow
-  // control keeps the client's requests on its side. A 'drain' is passed on once awaited.
+  // control keeps the client's requests on its side. The stream's 'drain' is passed on only
+  // once someone waits for it (a stream whose writes were held back).
   override on(event: string | symbol, listener: Listener): this {
     this.listening(event);
     return super.on(event, listener);

@@ -11,6 +11,7 @@ import { envoyRoot } from '../../src/xds/protos.js';
 import { decodeDiscoveryRequest, encodeDiscoveryRequest } from '../../src/xds/wire.js';
 import { decodeDeltaRequest } from '../../src/xds/wire-delta.js';
 import { heldStructEntries, MAX_STRUCT_DEPTH } from '../../src/xds/wire-read.js';
+import { lengthField } from '../support/wire-bytes.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -38,21 +39,6 @@ const node = fc.record({
 
 /** A node's fields but its metadata. */
 const NODE = { id: 'n', cluster: '', user_agent_name: '', user_agent_version: '' };
-
-/** A protobuf varint's bytes. */
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
-
-/** A length-delimited field `n` holding `body`. */
-const field = (n: number, body: Buffer) =>
-  Buffer.concat([Buffer.from([(n << 3) | 2, ...varint(body.length)]), body]);
 
 /** What protobufjs and google-protobuf make of the same bytes: the old decoder's reading. */
 function reference(typeName: string, bytes: Uint8Array): Record<string, unknown> {
@@ -189,15 +175,15 @@ describe("the requests' decoder", () => {
 
   it('leaves nothing of a struct it refused halfway to the next request', () => {
     // metadata { a: "x", b: { c: <a field of wire type 7> } }: refused inside b's struct.
-    const value = (body: Buffer) => field(2, body);
+    const value = (body: Buffer) => lengthField(2, body);
     const entry = (name: string, body: Buffer) =>
-      field(1, Buffer.concat([field(1, Buffer.from(name)), value(body)]));
+      lengthField(1, Buffer.concat([lengthField(1, Buffer.from(name)), value(body)]));
     const inner = entry('c', Buffer.from([0x0f]));
     const metadata = Buffer.concat([
-      entry('a', field(3, Buffer.from('x'))),
-      entry('b', field(5, inner)),
+      entry('a', lengthField(3, Buffer.from('x'))),
+      entry('b', lengthField(5, inner)),
     ]);
-    const refused = field(2, field(3, metadata));
+    const refused = lengthField(2, lengthField(3, metadata));
     expect(() => decodeDiscoveryRequest(refused)).toThrow(/invalid wire type 7/);
     expect(heldStructEntries()).toBe(0);
     const good = encodeDiscoveryRequest({
@@ -208,13 +194,13 @@ describe("the requests' decoder", () => {
 
   it(`refuses metadata nested deeper than ${MAX_STRUCT_DEPTH} levels, without a stack overflow`, () => {
     // struct_value { fields { key "a" value { struct_value { … } } } }, built from the inside.
-    let struct = Buffer.alloc(0);
+    let struct: Buffer = Buffer.alloc(0);
     for (let i = 0; i < MAX_STRUCT_DEPTH + 5; i++) {
-      const value = field(5, struct); // Value.struct_value
-      const entry = Buffer.concat([field(1, Buffer.from('a')), field(2, value)]);
-      struct = field(1, entry); // Struct.fields entry
+      const value = lengthField(5, struct); // Value.struct_value
+      const entry = Buffer.concat([lengthField(1, Buffer.from('a')), lengthField(2, value)]);
+      struct = lengthField(1, entry); // Struct.fields entry
     }
-    const request = field(2, field(3, struct)); // DiscoveryRequest.node.metadata
+    const request = lengthField(2, lengthField(3, struct)); // DiscoveryRequest.node.metadata
     expect(() => decodeDiscoveryRequest(request)).toThrow(/nested more than 1000 deep/);
     expect(heldStructEntries()).toBe(0);
     // And the next request reads as if it had not come.

@@ -4,17 +4,8 @@
  * Each level is only a prefix of tags and lengths, so the message is one concatenation.
  */
 import { sidecarNode } from '../../support/fixtures/nodes.js';
+import { varint } from '../../support/wire-bytes.js';
 import { CDS } from './attack.js';
-
-function varint(n: number): number[] {
-  const bytes: number[] = [];
-  while (n > 0x7f) {
-    bytes.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  bytes.push(n);
-  return bytes;
-}
 
 /** A length-delimited field's tag and length, for field `field`. */
 const head = (field: number, length: number) => [(field << 3) | 2, ...varint(length)];

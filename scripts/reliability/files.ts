@@ -27,7 +27,8 @@ async function churnMode(mode: 'file' | 'dir', steps: number, seed: number): Pro
     console.log(
       `files (${mode}): ${steps} changes, seed ${seed}, ${report.seconds.toFixed(1)} s, ` +
         `${JSON.stringify(report.steps)}: ${report.completeSets} complete sets written, ` +
-        `${report.responses} responses to 20 proxies, ${report.halfServed.length} not a complete set, ` +
+        `${report.responses} responses to 20 proxies, ${report.halfServed.length} not a complete set ` +
+        `(and ${report.excused.length} while this process paused past the watcher's quiet period), ` +
         `${report.refused} reloads refused and reported`,
     );
     for (const line of report.halfServed.slice(0, 10)) console.log(`  ${line}`);

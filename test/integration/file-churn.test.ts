@@ -37,6 +37,8 @@ it.for(['file', 'dir'] as const)(
     churn.prepare();
     const server = await startMock({ resourcesPath: churn.path });
     const report = await churn.run(server);
+    // A step whose writer paused past the quiet period (this process stalled by a loaded
+    // machine) may be served what it wrote so far: the documented limit, in `excused`.
     expect(report.halfServed).toEqual([]);
     expect(report.responses).toBeGreaterThan(12);
     if (mode === 'file')

@@ -152,10 +152,14 @@ export class FileChurn {
 
   /**
    * Whether `names` could be part of a paused step's file, written so far: each the beginning
-   * of one of that step's names (the last may be cut short), all of one step.
+   * of one of that step's names (the last may be cut short), all of one step. An empty set is
+   * never excused: an empty file is refused, not served.
    */
   private partOfPaused(names: readonly string[]): boolean {
-    return this.paused.some((set) => names.every((n) => set.some((s) => s.startsWith(n))));
+    return (
+      names.length > 0 &&
+      this.paused.some((set) => names.every((n) => n !== '' && set.some((s) => s.startsWith(n))))
+    );
   }
 
   private nextNames(prefix: string): string[] {

@@ -5,9 +5,10 @@
  * scenario's is 50-500). Prints, per outage, the time until every stream ACKed again, the
  * new-connection-to-ACK p50/p99 and the server's CPU; `--profile f.cpuprofile` records the
  * rejoin `--profile-round` (default 1) of each Node server (the mock, the floors) through its
- * bench API's inspector (200 µs sampling), in `f-<server>.cpuprofile`: a later one is warm. `--compiles` counts the functions V8 optimized
- * in each Node server during each rejoin: a server still warming up (its once-per-connection
- * code reaching TurboFan only after thousands of connections) from a warm one.
+ * bench API's inspector (200 µs sampling), in `f-<server>.cpuprofile`: a later one is warm.
+ * `--compiles` counts the functions V8 optimized in each Node server during each rejoin: a
+ * server still warming up (its once-per-connection code reaching TurboFan only after
+ * thousands of connections) from a warm one.
  * `--mock-flags=…` (with `=`) starts the mock with Node/V8 flags.
  *
  *   npx tsx bench/micro/storm-probe.ts [--streams 1000] [--rounds 3] [--delta]

@@ -51,6 +51,11 @@ function medianOf(run: FleetRun | undefined): string {
   return rounds > 1 ? ` (median of ${rounds} ramps)` : '';
 }
 
+function pushMedianOf(run: FleetRun | undefined): string {
+  const fleets = run?.push?.fleets ?? 1;
+  return fleets > 1 ? ` (medians of ${fleets} fleets)` : '';
+}
+
 function fleetRows(fleet: FleetResults): Row[] {
   const rows: Row[] = [];
   const find = (kind: string, mode: string, n: number) =>
@@ -59,7 +64,8 @@ function fleetRows(fleet: FleetResults): Row[] {
   for (const key of keys) {
     const [mode, n] = [key.split(':')[0] as string, Number(key.split(':')[1])];
     const [mock, peer] = [find('mock', mode, n), find('peer', mode, n)];
-    const label = `${thousands(n)} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}${medianOf(mock)}`;
+    const fleetLabel = `${thousands(n)} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+    const label = `${fleetLabel}${medianOf(mock)}`;
     const r = (run: FleetRun | undefined) => run?.ramp;
     rows.push(
       pair(
@@ -87,7 +93,7 @@ function fleetRows(fleet: FleetResults): Row[] {
     if (mp || pp) {
       rows.push(
         pair(
-          `fan-out push, ${label}`,
+          `fan-out push, ${fleetLabel}${pushMedianOf(mock)}`,
           'ACK after push p50 / p99 (ms)',
           [mp?.p50 ?? NaN, mp?.p99 ?? NaN],
           [pp?.p50 ?? NaN, pp?.p99 ?? NaN],
@@ -173,7 +179,8 @@ function floorTable(fleet: FleetResults, sizes: SetSizeRun[] | undefined): strin
     const [mode, n] = key.split(':') as [string, string];
     const find = (kind: string) =>
       fleet.runs.find((r) => r.server === kind && r.mode === mode && r.streams === Number(n));
-    const label = `${thousands(Number(n))} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}${medianOf(find('mock'))}`;
+    const fleetLabel = `${thousands(Number(n))} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+    const label = `${fleetLabel}${medianOf(find('mock'))}`;
     rows.push(
       [
         `connect ramp, ${label}`,
@@ -185,7 +192,7 @@ function floorTable(fleet: FleetResults, sizes: SetSizeRun[] | undefined): strin
     if (!find('mock')?.push) continue;
     rows.push(
       [
-        `fan-out push, ${label}`,
+        `fan-out push, ${fleetLabel}${pushMedianOf(find('mock'))}`,
         ...line(find, 'all streams ACKed, median (ms)', (r) => r.push?.allAckedMs, 1),
       ],
       ['', ...line(find, 'push accepted: the synchronous pass (ms)', (r) => r.push?.acceptMs, 1)],

@@ -5,9 +5,10 @@
  * server's memory is read after a full GC; then, at the fan-out counts, pushes are timed.
  *
  * A ramp's figures are the medians of `profile.rampRounds` ramps per server, each on a fresh
- * server: the fleet's own, then ramps alone, the servers' order reversed every other round.
- * One ramp per server left a ratio at the mercy of the machine's drift between two of them
- * (±0.1 from run to run on a quiet machine).
+ * server: the fleet's own, then the others, the servers' order reversed every other round.
+ * At the fan-out counts each of those fleets is also pushed to, and the push figures are the
+ * medians over the fleets. One fleet per server left a ratio at the mercy of the machine's
+ * drift between two of them (±0.1 from run to run on a quiet machine, ±0.4 for a push).
  */
 import {
   connectTimeoutMs,
@@ -49,8 +50,16 @@ export interface FleetRun {
   };
   /** Before any stream (after GC) and with every stream idle (after GC). */
   memory: { empty: Memory; idle: Memory };
-  push?: PushSeries & { eventLoopP99: number | null; eventLoopMax: number | null };
+  push?: FleetPush;
 }
+
+/** A fleet's pushes; over several fleets, each figure's median (see {@link medianPush}). */
+export type FleetPush = PushSeries & {
+  eventLoopP99: number | null;
+  eventLoopMax: number | null;
+  /** Fleets the figures are the medians of (each on a fresh server). */
+  fleets: number;
+};
 
 export interface FleetResults {
   runs: FleetRun[];
@@ -78,14 +87,8 @@ async function runFleet(
       await settle(server.pid);
       const idle = await memory(server);
       const run: FleetRun = { server: kind, mode, streams, ramp, memory: { empty, idle } };
-      if (ctx.profile.fanout.includes(streams) && ramp.acked === streams) {
-        await server.stats({ reset: true });
-        const series = await runPushes(server, loadgen, ctx.profile.pushes, {
-          warmups: warmupsFor(streams),
-        });
-        const loop = (await server.stats()).eventLoop;
-        run.push = { ...series, eventLoopP99: loop?.p99 ?? null, eventLoopMax: loop?.max ?? null };
-      }
+      const push = await measurePushes(ctx, server, loadgen, streams, ramp);
+      if (push) run.push = push;
       return run;
     });
   });
@@ -115,6 +118,28 @@ export async function fleetScenario(ctx: BenchContext): Promise<FleetResults> {
 
 type Ramp = FleetRun['ramp'];
 
+/** At a fan-out count, on a fleet whose every stream ACKed: warm-up pushes, then the timed ones. */
+async function measurePushes(
+  ctx: BenchContext,
+  server: ServerProcess,
+  loadgen: Loadgen,
+  streams: number,
+  ramp: Ramp,
+): Promise<FleetPush | undefined> {
+  if (!ctx.profile.fanout.includes(streams) || ramp.acked !== streams) return undefined;
+  await server.stats({ reset: true });
+  const series = await runPushes(server, loadgen, ctx.profile.pushes, {
+    warmups: warmupsFor(streams),
+  });
+  const loop = (await server.stats()).eventLoop;
+  return {
+    ...series,
+    eventLoopP99: loop?.p99 ?? null,
+    eventLoopMax: loop?.max ?? null,
+    fleets: 1,
+  };
+}
+
 /** Ramps `streams` streams on a server that serves none yet; `rounds` is 1. */
 async function measureRamp(
   server: ServerProcess,
@@ -141,11 +166,13 @@ async function measureRamp(
 }
 
 /**
- * The ramps after each fleet's own (`profile.rampRounds` in all), each on a fresh server,
- * the servers' order reversed every other round; each run's ramp becomes their medians.
+ * The fleets after each one's own (`profile.rampRounds` in all), each on a fresh server, the
+ * servers' order reversed every other round: a ramp, and at the fan-out counts the pushes;
+ * each run's ramp and push become their medians.
  */
 async function rampAgain(ctx: BenchContext, runs: FleetRun[], resourcesPath: string) {
   const more = new Map<FleetRun, Ramp[]>(runs.map((run) => [run, []]));
+  const pushes = new Map<FleetRun, FleetPush[]>();
   for (let round = 1; round < ctx.profile.rampRounds; round++) {
     for (const mode of ['sotw', 'delta'] as const) {
       for (const streams of ctx.profile.fleet[mode]) {
@@ -156,18 +183,26 @@ async function rampAgain(ctx: BenchContext, runs: FleetRun[], resourcesPath: str
           );
           if (!run) continue;
           ctx.log(`fleet: ${kind} ${mode} ${streams} streams, ramp ${round + 1}`);
-          const ramp = await withServer(ctx, kind, resourcesPath, async (server) => {
+          const { ramp, push } = await withServer(ctx, kind, resourcesPath, async (server) => {
             await settle(server.pid);
-            // As before the fleet's own ramp: its memory read, after full GCs.
+            // As before the fleet's own ramp: its memory read, after full GCs (and after it).
             await memory(server);
-            return withLoadgen(ctx, server, { mode }, (loadgen) =>
-              measureRamp(server, loadgen, streams),
-            );
+            return withLoadgen(ctx, server, { mode }, async (loadgen) => {
+              const ramp = await measureRamp(server, loadgen, streams);
+              if (!run.push) return { ramp, push: undefined };
+              await settle(server.pid);
+              await memory(server);
+              return { ramp, push: await measurePushes(ctx, server, loadgen, streams, ramp) };
+            });
           });
           ctx.log(
-            `  first response p50 ${ramp.firstResponseP50} ms, all ACKed ${ramp.allAckedMs} ms, server CPU ${ramp.serverCpu} s`,
+            `  first response p50 ${ramp.firstResponseP50} ms, all ACKed ${ramp.allAckedMs} ms, server CPU ${ramp.serverCpu} s` +
+              (push
+                ? `; push all ACKed ${push.allAckedMs} ms, ${push.serverCpuPerPush} CPU s/push`
+                : ''),
           );
           more.get(run)?.push(ramp);
+          if (push) pushes.set(run, [...(pushes.get(run) ?? []), push]);
         }
       }
     }
@@ -175,6 +210,45 @@ async function rampAgain(ctx: BenchContext, runs: FleetRun[], resourcesPath: str
   for (const [run, ramps] of more) {
     if (ramps.length > 0) run.ramp = medianRamp([run.ramp, ...ramps]);
   }
+  for (const [run, series] of pushes) {
+    if (run.push) run.push = medianPush([run.push, ...series]);
+  }
+}
+
+/**
+ * Each figure's median over the fleets' pushes; the slowest ACK of all, every push counted,
+ * each fleet's p99s in order, and of the counts that judge a series sound, the worst.
+ */
+export function medianPush(series: readonly FleetPush[]): FleetPush {
+  const mid = (figure: (p: FleetPush) => number | null, digits: number) => {
+    const known = series.map(figure).filter((v): v is number => v !== null && !Number.isNaN(v));
+    return known.length === 0 ? Number.NaN : round(median(known), digits);
+  };
+  const failing = series.find((p) => p.errors > 0);
+  const loopMax = series.map((p) => p.eventLoopMax).filter((v): v is number => v !== null);
+  return {
+    pushes: series.reduce((sum, p) => sum + p.pushes, 0),
+    incomplete: series.reduce((sum, p) => sum + p.incomplete, 0),
+    streams: Math.min(...series.map((p) => p.streams)),
+    p50: mid((p) => p.p50, 3),
+    p99: mid((p) => p.p99, 3),
+    max: Math.max(...series.map((p) => p.max)),
+    allAckedMs: mid((p) => p.allAckedMs, 3),
+    firstPushAllAckedMs: mid((p) => p.firstPushAllAckedMs, 3),
+    acceptMs: mid((p) => p.acceptMs, 3),
+    serverCpuPerPush: mid((p) => p.serverCpuPerPush, 4),
+    loadgenCpuPerPush: mid((p) => p.loadgenCpuPerPush, 4),
+    responsesPerPush: mid((p) => p.responsesPerPush, 1),
+    serverCpuPerResponseUs: mid((p) => p.serverCpuPerResponseUs, 1),
+    p99s: series.flatMap((p) => p.p99s),
+    errors: Math.max(...series.map((p) => p.errors)),
+    errorSamples: failing?.errorSamples ?? [],
+    eventLoopP99: series.some((p) => p.eventLoopP99 !== null)
+      ? mid((p) => p.eventLoopP99, 3)
+      : null,
+    eventLoopMax: loopMax.length > 0 ? Math.max(...loopMax) : null,
+    fleets: series.reduce((sum, p) => sum + p.fleets, 0),
+  };
 }
 
 /**

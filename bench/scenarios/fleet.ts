@@ -8,7 +8,7 @@
  * server: the fleet's own, then the others, the servers' order reversed every other round.
  * At the fan-out counts each of those fleets is also pushed to, and the push figures are the
  * medians over the fleets. One fleet per server left a ratio at the mercy of the machine's
- * drift between two of them (±0.1 from run to run on a quiet machine, ±0.4 for a push).
+ * drift between two of them (±0.1 from run to run on a quiet machine, ±0.3 for a push).
  */
 import {
   connectTimeoutMs,

@@ -8,6 +8,8 @@ export interface Profile {
   fleet: { sotw: readonly number[]; delta: readonly number[] };
   /** Ramps per server and count, each on a fresh server; the report shows their medians. */
   rampRounds: number;
+  /** Of those fleets, how many (the first) are pushed to at the fan-out counts. */
+  pushRounds: number;
   /** The stream counts at which pushes are timed (a subset of `fleet`). */
   fanout: readonly number[];
   /** Pushes timed at each of those counts. */
@@ -30,6 +32,7 @@ export const PROFILES: Record<Profile['name'], Profile> = {
     name: 'quick',
     fleet: { sotw: [100, 500], delta: [500] },
     rampRounds: 1,
+    pushRounds: 1,
     fanout: [500],
     pushes: 5,
     slow: { streams: 50, clusters: 1_000, pushesBefore: 3, pushesAfter: 8 },
@@ -40,7 +43,8 @@ export const PROFILES: Record<Profile['name'], Profile> = {
   full: {
     name: 'full',
     fleet: { sotw: [100, 1_000, 5_000], delta: [1_000, 5_000] },
-    rampRounds: 3,
+    rampRounds: 5,
+    pushRounds: 3,
     fanout: [1_000, 5_000],
     pushes: 10,
     slow: { streams: 200, clusters: 1_000, pushesBefore: 5, pushesAfter: 20 },

@@ -6,9 +6,13 @@
  *
  * A ramp's figures are the medians of `profile.rampRounds` ramps per server, each on a fresh
  * server: the fleet's own, then the others, the servers' order reversed every other round.
- * At the fan-out counts each of those fleets is also pushed to, and the push figures are the
- * medians over the fleets. One fleet per server left a ratio at the mercy of the machine's
- * drift between two of them (±0.1 from run to run on a quiet machine, ±0.3 for a push).
+ * At the fan-out counts the first `profile.pushRounds` of those fleets are also pushed to,
+ * and the push figures are the medians over them. One fleet per server left a ratio at the
+ * mercy of the machine's drift between two of them (±0.1 from run to run on a quiet machine,
+ * ±0.3 for a push); and this machine has moments, a second or so, when everything on it runs
+ * half as fast again (a fresh server's 1,000-stream ramp: 650–700 µs of CPU a connection,
+ * sometimes 840–1,010, the count of functions V8 optimized unchanged): of 3 ramps, two could
+ * meet one, of 5 the median stays clear of two.
  */
 import {
   connectTimeoutMs,
@@ -189,7 +193,7 @@ async function rampAgain(ctx: BenchContext, runs: FleetRun[], resourcesPath: str
             await memory(server);
             return withLoadgen(ctx, server, { mode }, async (loadgen) => {
               const ramp = await measureRamp(server, loadgen, streams);
-              if (!run.push) return { ramp, push: undefined };
+              if (!run.push || round >= ctx.profile.pushRounds) return { ramp, push: undefined };
               await settle(server.pid);
               await memory(server);
               return { ramp, push: await measurePushes(ctx, server, loadgen, streams, ramp) };

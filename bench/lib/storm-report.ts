@@ -105,7 +105,7 @@ export function renderStorm(report: BenchReport, results: StormResults): string 
   const { machine } = report;
   const at = report.startedAt.slice(0, 16).replace('T', ' ');
   return [
-    `Run ${at} UTC with \`${report.command}\` (profile ${report.profile}): the median of ${results.rounds} outages per fleet${results.inTurn ? ', the servers taking turns' : ''}; ` +
+    `Run ${at} UTC with \`${report.command}\` (profile ${report.profile}): the median of ${results.rounds} outages per fleet; ` +
       `every simulated sidecar waits ${results.backoffMs.min}–${results.backoffMs.max} ms (uniform) before each reconnect or redial. ` +
       `Machine: ${machine.cpus} CPUs, load average at start ${machine.loadAverage}. Pinning: ${report.pinning}.`,
     '',

@@ -24,7 +24,7 @@ import {
   withServer,
   type BenchContext,
 } from '../lib/context.js';
-import type { Loadgen, Summary } from '../lib/loadgen-process.js';
+import type { Summary } from '../lib/loadgen-process.js';
 import { listenOverflows, round } from '../lib/proc.js';
 import { median } from '../lib/stats.js';
 import { writeBenchResources } from '../lib/resource-set.js';
@@ -84,8 +84,6 @@ export interface EnvoyStormRun {
 export interface StormResults {
   backoffMs: { min: number; max: number };
   rounds: number;
-  /** The servers' fleets were up together and took their outages in turn (absent: one by one). */
-  inTurn?: boolean;
   runs: StormRun[];
   envoy: EnvoyStormRun[];
 }
@@ -95,120 +93,74 @@ const medianOf = (values: readonly (number | null | undefined)[]): number | null
   return known.length === values.length && known.length > 0 ? round(median(known), 1) : null;
 };
 
-/** One server's fleet in a storm, and the outages it has been through. */
-interface StormFleet {
-  kind: ServerKind;
-  server: ServerProcess;
-  loadgen: Loadgen;
-  rounds: StormRound[];
-  errors: { count: number; samples: string[] };
-  /** A rejoin ran out of time: the fleet sits out the remaining rounds. */
-  over: boolean;
-}
-
-/** Runs `body` with a server and its generator for each kind, all up at once; stops them all. */
-async function withStormFleets<T>(
+async function runStorm(
   ctx: BenchContext,
-  kinds: readonly ServerKind[],
-  mode: 'sotw' | 'delta',
-  resourcesPath: string,
-  body: (fleets: StormFleet[]) => Promise<T>,
-  opened: StormFleet[] = [],
-): Promise<T> {
-  const kind = kinds[opened.length];
-  if (kind === undefined) return body(opened);
-  const options = { mode, reconnect: true, backoffMs: STORM_BACKOFF_MS };
-  return withServer(ctx, kind, resourcesPath, (server) =>
-    withLoadgen(ctx, server, options, (loadgen) => {
-      const fleet: StormFleet = {
-        kind,
-        server,
-        loadgen,
-        rounds: [],
-        errors: { count: 0, samples: [] },
-        over: false,
-      };
-      return withStormFleets(ctx, kinds, mode, resourcesPath, body, [...opened, fleet]);
-    }),
-  );
-}
-
-/** One outage of a fleet: `down`, until every stream ended, then `up` until all ACKed again. */
-async function outage(fleet: StormFleet, mode: string, streams: number): Promise<StormRound> {
-  const { kind, server, loadgen } = fleet;
-  const down = await loadgen.drop(server.downUrl, 30_000);
-  if (down.error) throw new Error(`${kind} down: ${down.error}`);
-  if (down.timedOut) {
-    throw new Error(
-      `${kind} ${mode} down: ${down.streams - down.ended} of ${down.streams} streams still open after 30 s`,
-    );
-  }
-  await settle(server.pid);
-  const [s0, l0, o0] = [server.cpuSeconds(), loadgen.cpuSeconds(), listenOverflows()];
-  const rejoin = await loadgen.rejoin(server.upUrl, connectTimeoutMs(streams));
-  const [serverCpu, loadgenCpu] = [server.cpuSeconds() - s0, loadgen.cpuSeconds() - l0];
-  const overflows = listenOverflows() - o0;
-  if (rejoin.error) throw new Error(`${kind} up: ${rejoin.error}`);
-  fleet.errors = rejoin.errors;
-  fleet.over = rejoin.timedOut;
-  return {
-    down: { httpMs: down.httpMs, allEndedMs: down.allEndedMs, reason: down.reasons.samples[0] },
-    upMs: rejoin.httpMs,
-    allAckedMs: rejoin.allAckedMs ?? null,
-    acked: rejoin.acked,
-    rejoin: rejoin.latency,
-    served: rejoin.served,
-    backoffs: rejoin.backoffs,
-    listenOverflows: overflows,
-    serverCpu: round(serverCpu),
-    loadgenCpu: round(loadgenCpu),
-  };
-}
-
-/**
- * A fleet of `streams` on each server, all connected and ACKed, then `profile.storm.rounds`
- * outages of each, the servers taking turns (the order reversed every other round), so that
- * the machine's drift over the minutes this takes falls on every server alike; the others'
- * fleets sit idle meanwhile. Each server's figures are the medians over its outages.
- */
-async function runStorms(
-  ctx: BenchContext,
-  kinds: readonly ServerKind[],
+  kind: ServerKind,
   mode: 'sotw' | 'delta',
   streams: number,
   resourcesPath: string,
-): Promise<StormRun[]> {
-  return withStormFleets(ctx, kinds, mode, resourcesPath, async (fleets) => {
-    for (const { kind, loadgen } of fleets) {
+): Promise<StormRun> {
+  return withServer(ctx, kind, resourcesPath, async (server) => {
+    const options = { mode, reconnect: true, backoffMs: STORM_BACKOFF_MS };
+    return withLoadgen(ctx, server, options, async (loadgen) => {
       const ramp = await loadgen.connect(streams, connectTimeoutMs(streams));
       if (ramp.acked !== streams) {
         throw new Error(
           `${kind} ${mode}: only ${ramp.acked} of ${streams} streams ACKed before the outage (${ramp.errors.samples.join('; ')})`,
         );
       }
-    }
-    for (let i = 0; i < ctx.profile.storm.rounds; i++) {
-      for (const fleet of i % 2 === 1 ? [...fleets].reverse() : fleets) {
-        if (fleet.over) continue;
-        for (const { server } of fleets) await settle(server.pid);
-        fleet.rounds.push(await outage(fleet, mode, streams));
+      const rounds: StormRound[] = [];
+      let errors = { count: 0, samples: [] as string[] };
+      for (let i = 0; i < ctx.profile.storm.rounds; i++) {
+        await settle(server.pid);
+        const down = await loadgen.drop(server.downUrl, 30_000);
+        if (down.error) throw new Error(`${kind} down: ${down.error}`);
+        if (down.timedOut) {
+          throw new Error(
+            `${kind} down: ${down.streams - down.ended} of ${down.streams} streams still open after 30 s`,
+          );
+        }
+        await settle(server.pid);
+        const [s0, l0, o0] = [server.cpuSeconds(), loadgen.cpuSeconds(), listenOverflows()];
+        const rejoin = await loadgen.rejoin(server.upUrl, connectTimeoutMs(streams));
+        const [serverCpu, loadgenCpu] = [server.cpuSeconds() - s0, loadgen.cpuSeconds() - l0];
+        const overflows = listenOverflows() - o0;
+        if (rejoin.error) throw new Error(`${kind} up: ${rejoin.error}`);
+        errors = rejoin.errors;
+        rounds.push({
+          down: {
+            httpMs: down.httpMs,
+            allEndedMs: down.allEndedMs,
+            reason: down.reasons.samples[0],
+          },
+          upMs: rejoin.httpMs,
+          allAckedMs: rejoin.allAckedMs ?? null,
+          acked: rejoin.acked,
+          rejoin: rejoin.latency,
+          served: rejoin.served,
+          backoffs: rejoin.backoffs,
+          listenOverflows: overflows,
+          serverCpu: round(serverCpu),
+          loadgenCpu: round(loadgenCpu),
+        });
+        if (rejoin.timedOut) break;
       }
-    }
-    return fleets.map(({ kind, rounds, errors }) => ({
-      server: kind,
-      mode,
-      streams,
-      rounds,
-      median: {
-        allAckedMs: medianOf(rounds.map((r) => r.allAckedMs)),
-        servedP50: medianOf(rounds.map((r) => r.served.p50)) ?? Number.NaN,
-        servedP99: medianOf(rounds.map((r) => r.served.p99)) ?? Number.NaN,
-        serverCpu: round(median(rounds.map((r) => r.serverCpu))),
-        listenOverflows: median(rounds.map((r) => r.listenOverflows)),
-      },
-      errors: errors.count,
-      errorSamples: errors.samples,
-    }));
+      return {
+        server: kind,
+        mode,
+        streams,
+        rounds,
+        median: {
+          allAckedMs: medianOf(rounds.map((r) => r.allAckedMs)),
+          servedP50: medianOf(rounds.map((r) => r.served.p50)) ?? Number.NaN,
+          servedP99: medianOf(rounds.map((r) => r.served.p99)) ?? Number.NaN,
+          serverCpu: round(median(rounds.map((r) => r.serverCpu))),
+          listenOverflows: median(rounds.map((r) => r.listenOverflows)),
+        },
+        errors: errors.count,
+        errorSamples: errors.samples,
+      };
+    });
   });
 }
 
@@ -306,10 +258,11 @@ export async function stormScenario(ctx: BenchContext): Promise<StormResults> {
   const runs: StormRun[] = [];
   for (const mode of ['sotw', 'delta'] as const) {
     for (const streams of ctx.profile.storm[mode]) {
-      ctx.log(`storm: ${fleetServers.join(', ')} ${mode} ${streams} streams, down then up in turn`);
-      for (const run of await runStorms(ctx, fleetServers, mode, streams, resourcesPath)) {
+      for (const kind of fleetServers) {
+        ctx.log(`storm: ${kind} ${mode} ${streams} streams, down then up`);
+        const run = await runStorm(ctx, kind, mode, streams, resourcesPath);
         ctx.log(
-          `  ${run.server}: all ACKed again ${run.rounds.map((r) => `${r.acked}/${streams} in ${r.allAckedMs}`).join(', ')} ms after up (median ${run.median.allAckedMs}); connection to ACK p50 ${run.median.servedP50} p99 ${run.median.servedP99} ms; server CPU ${run.median.serverCpu} s; accept-queue overflows ${run.rounds.map((r) => r.listenOverflows).join(', ')}`,
+          `  all ACKed again ${run.rounds.map((r) => `${r.acked}/${streams} in ${r.allAckedMs}`).join(', ')} ms after up (median ${run.median.allAckedMs}); connection to ACK p50 ${run.median.servedP50} p99 ${run.median.servedP99} ms; server CPU ${run.median.serverCpu} s; accept-queue overflows ${run.rounds.map((r) => r.listenOverflows).join(', ')}`,
         );
         runs.push(run);
       }
@@ -324,11 +277,5 @@ export async function stormScenario(ctx: BenchContext): Promise<StormResults> {
     );
     envoy.push(run);
   }
-  return {
-    backoffMs: { ...STORM_BACKOFF_MS },
-    rounds: ctx.profile.storm.rounds,
-    inTurn: true,
-    runs,
-    envoy,
-  };
+  return { backoffMs: { ...STORM_BACKOFF_MS }, rounds: ctx.profile.storm.rounds, runs, envoy };
 }

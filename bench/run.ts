@@ -186,7 +186,8 @@ async function main(): Promise<number> {
     await refreshBenchmarksDoc(join(rootDir, 'docs/BENCHMARKS.md'), report);
     log('refreshed docs/BENCHMARKS.md');
   }
-  // The storm's own table stands alone: any run that includes the scenario refreshes it.
+  // The storm's own table stands alone: a run of the full profile that includes the scenario
+  // refreshes it; a quick run's figures stay in its results file.
   if (await refreshStormDoc(join(rootDir, 'docs/BENCHMARKS.md'), report)) {
     log('refreshed the reconnect storm table in docs/BENCHMARKS.md');
   }

@@ -115,10 +115,14 @@ export function renderStorm(report: BenchReport, results: StormResults): string 
   ].join('\n');
 }
 
-/** Replaces the storm block in the doc (appends one if the markers are missing). */
+/**
+ * Replaces the storm block in the doc (appends one if the markers are missing) with a run of
+ * the full profile's, `--only storm` or whole; false, the doc untouched, for any other run.
+ */
 export async function refreshStormDoc(path: string, report: BenchReport): Promise<boolean> {
   const results = report.results.storm;
-  if (!results || 'error' in results) return false;
+  // The doc's storm table is the published one: a quick run's smaller fleets never replace it.
+  if (report.profile !== 'full' || !results || 'error' in results) return false;
   const start = '<!-- bench:storm:start -->';
   const end = '<!-- bench:storm:end -->';
   let doc = readFileSync(path, 'utf8');

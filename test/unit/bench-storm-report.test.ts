@@ -1,9 +1,14 @@
 /**
  * The reconnect storm's table (bench/lib/storm-report.ts): mock and peer side by side with
- * their ratio, and a dash where a figure is missing, never `NaN` or `Infinity`.
+ * their ratio, and a dash where a figure is missing, never `NaN` or `Infinity`; and only a
+ * full-profile run replaces the published table.
  */
-import { describe, expect, it } from 'vitest';
-import { stormRows } from '../../bench/lib/storm-report.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BenchReport } from '../../bench/lib/bench-report.js';
+import { refreshStormDoc, stormRows } from '../../bench/lib/storm-report.js';
 import type { StormResults, StormRun } from '../../bench/scenarios/storm.js';
 
 function run(
@@ -74,5 +79,44 @@ describe('stormRows', () => {
     // The fewest Envoys with unchanged versions over the rounds.
     expect(envoy?.slice(1)).toEqual(['500 (19/20 unchanged)', '– (– unchanged)', '–', '–', '–']);
     expect(rows.flat().join(' ')).not.toMatch(/NaN|Infinity/);
+  });
+});
+
+describe('refreshStormDoc', () => {
+  const dirs: string[] = [];
+  const docPath = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'storm-doc-'));
+    dirs.push(dir);
+    return join(dir, 'BENCHMARKS.md');
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const doc = (body: string) =>
+    `# Benchmarks\n\n<!-- bench:storm:start -->\n\n${body}\n\n<!-- bench:storm:end -->\n`;
+  const report = (profile: 'quick' | 'full'): BenchReport => ({
+    profile,
+    startedAt: '2026-12-06T19:24:00.000Z',
+    finishedAt: '2026-12-06T19:38:00.000Z',
+    command: profile === 'full' ? 'npm run bench -- --only storm' : 'npm run bench:quick',
+    machine: { cpus: 2, loadAverage: 0.4 } as BenchReport['machine'],
+    pinning: 'none',
+    results: { storm: results([run('mock', 600, 0.4), run('peer', 400, 0.2)]) },
+  });
+
+  it('replaces the published table with a full-profile run’s, even a storm-only one', async () => {
+    const path = docPath();
+    writeFileSync(path, doc('the published table'));
+    expect(await refreshStormDoc(path, report('full'))).toBe(true);
+    const after = readFileSync(path, 'utf8');
+    expect(after).not.toContain('the published table');
+    expect(after).toContain('`up` until every stream ACKed again, ms');
+  });
+
+  it('leaves it alone for a quick run', async () => {
+    const path = docPath();
+    writeFileSync(path, doc('the published table'));
+    expect(await refreshStormDoc(path, report('quick'))).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe(doc('the published table'));
   });
 });

@@ -51,6 +51,11 @@ function medianOf(run: FleetRun | undefined): string {
   return rounds > 1 ? ` (median of ${rounds} ramps)` : '';
 }
 
+/** A fleet's name in the tables: `1,000 streams, SotW`. */
+function fleetName(mode: string, streams: number): string {
+  return `${thousands(streams)} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+}
+
 function pushMedianOf(run: FleetRun | undefined): string {
   const fleets = run?.push?.fleets ?? 1;
   return fleets > 1 ? ` (medians of ${fleets} fleets)` : '';
@@ -64,7 +69,7 @@ function fleetRows(fleet: FleetResults): Row[] {
   for (const key of keys) {
     const [mode, n] = [key.split(':')[0] as string, Number(key.split(':')[1])];
     const [mock, peer] = [find('mock', mode, n), find('peer', mode, n)];
-    const fleetLabel = `${thousands(n)} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+    const fleetLabel = fleetName(mode, n);
     const label = `${fleetLabel}${medianOf(mock)}`;
     const r = (run: FleetRun | undefined) => run?.ramp;
     rows.push(
@@ -179,7 +184,7 @@ function floorTable(fleet: FleetResults, sizes: SetSizeRun[] | undefined): strin
     const [mode, n] = key.split(':') as [string, string];
     const find = (kind: string) =>
       fleet.runs.find((r) => r.server === kind && r.mode === mode && r.streams === Number(n));
-    const fleetLabel = `${thousands(Number(n))} streams, ${mode === 'sotw' ? 'SotW' : 'delta'}`;
+    const fleetLabel = fleetName(mode, Number(n));
     const label = `${fleetLabel}${medianOf(find('mock'))}`;
     rows.push(
       [

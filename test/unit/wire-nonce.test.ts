@@ -24,6 +24,12 @@ describe('appendNonceField', () => {
     ['128 bytes (two-byte length)', 'n'.repeat(128)],
     ['20,000 bytes (three-byte length)', 'n'.repeat(20_000)],
     ['non-ASCII', 'nonce-é-✓'],
+    ['Latin-1 but not ASCII (two bytes in UTF-8)', 'caf\u00e9\u00ff'],
+    // As the server makes them: a version and a UUID joined, a string of parts in V8.
+    [
+      'a version joined to a UUID',
+      ['2026-11-30T00:00:00Z/3', '0c9a4b6e', '-4c1f-'].join('') + 'abc',
+    ],
   ])('gives the same bytes as concatenating the nonce field: %s', (_label, nonce) => {
     const appended = appendNonceField(body, nonce);
     expect(appended.equals(Buffer.concat([body, encodeNonceField(nonce)]))).toBe(true);

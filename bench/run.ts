@@ -20,7 +20,7 @@ import { findEnvoy } from '../src/envoy/find-envoy.js';
 import type { BenchContext } from './lib/context.js';
 import { writeFormatted } from './lib/format.js';
 import { buildBenchPrograms } from './lib/build.js';
-import { machineInfo, waitForQuiet } from './lib/proc.js';
+import { machineInfo, nodeLaunchMs, waitForQuiet } from './lib/proc.js';
 import { PROFILES } from './lib/profile.js';
 import { refreshBenchmarksDoc, type BenchReport } from './lib/report.js';
 import { refreshStormDoc } from './lib/storm-report.js';
@@ -142,6 +142,10 @@ async function main(): Promise<number> {
   };
   // The load the report shows is the one measuring starts on, after the build and the wait.
   const machine = { ...found, loadAverage: await waitForQuiet(quietWait * 1000, log) };
+  // And how fast the host runs, which the load average does not see (neighbours' work).
+  const launch: { start: number; end?: number } = { start: nodeLaunchMs() };
+  machine.nodeLaunchMs = launch;
+  log(`node -e '' takes ${launch.start} ms (median of 11): the host's speed as measuring starts`);
   const startedAt = new Date().toISOString();
   const results: Record<string, unknown> = {};
   let failures = 0;
@@ -158,6 +162,7 @@ async function main(): Promise<number> {
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
+  launch.end = nodeLaunchMs();
   const args = process.argv.slice(2).filter((a) => a !== '--quick');
   const command = `npm run ${profile.name === 'quick' ? 'bench:quick' : 'bench'}${
     args.length > 0 ? ` --${args.map((a) => ` ${a}`).join('')}` : ''

@@ -161,6 +161,32 @@ export interface MachineInfo {
    * machine): above 0.5 means others were using the CPUs.
    */
   loadAverage: number;
+  /**
+   * How fast the host ran when measuring started and when it ended: `node -e ''` from launch
+   * to exit, median of {@link LAUNCH_RUNS} (see {@link nodeLaunchMs}). Absent in results from
+   * before it was measured.
+   */
+  nodeLaunchMs?: { start: number; end?: number };
+}
+
+/** How many `node -e ''` a machine-speed reading takes (its median is the reading). */
+export const LAUNCH_RUNS = 11;
+
+/**
+ * `node -e ''` from launch to exit, median of `runs`, in ms: a reading of how fast the host
+ * runs now. The load average sees this machine's own processes only; on a shared host the
+ * neighbours' work shows as everything taking longer, this too (on the machines of
+ * docs/BENCHMARKS.md about 37 ms when quiet, 45–55 when not).
+ */
+export function nodeLaunchMs(runs = LAUNCH_RUNS, execPath = process.execPath): number {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    execFileSync(execPath, ['-e', ''], { stdio: 'ignore' });
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  return round(samples[Math.floor(samples.length / 2)] ?? Number.NaN, 1);
 }
 
 /** The 1-minute load average under which a run starts without waiting (see `waitForQuiet`). */
@@ -193,6 +219,20 @@ export async function waitForQuiet(
       : `load average still ${now.toFixed(2)} after ${Math.round(maxMs / 1000)} s: starting anyway (the report says so)`,
   );
   return round(now, 2);
+}
+
+/**
+ * The report's words for the host's speed during a run (empty for results from before it was
+ * measured): the readings, for comparing runs, as the load average cannot.
+ */
+export function hostSpeed(machine: Pick<MachineInfo, 'nodeLaunchMs'>): string {
+  const launch = machine.nodeLaunchMs;
+  if (!launch) return '';
+  const end = launch.end === undefined ? '' : ` / ${launch.end}`;
+  return (
+    ` Host speed, \`node -e ''\` launch to exit (median of ${LAUNCH_RUNS}) at start${end ? ' / end' : ''}: ` +
+    `${launch.start}${end} ms (a host busy with others' work slows it, and every figure with it).`
+  );
 }
 
 export function machineInfo(envoyBin: string | undefined): MachineInfo {

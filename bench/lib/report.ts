@@ -14,6 +14,7 @@ import { checkTargets } from './targets.js';
 import { isFloor, SERVER_LABELS } from './server-process.js';
 import { startUpLines } from './start-up-report.js';
 import { stormRows } from './storm-report.js';
+import { hostSpeed } from './proc.js';
 
 export type { BenchReport } from './bench-report.js';
 
@@ -363,7 +364,8 @@ export function renderReport(report: BenchReport): string {
   const lines = [
     `Run ${report.startedAt.slice(0, 16).replace('T', ' ')} UTC (${minutes.toFixed(1)} min) with \`${report.command}\`.`,
     `Machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${machine.node}, ${machine.go}, Envoy ${machine.envoy}. ` +
-      `Pinning: ${report.pinning}. Load average at start: ${machine.loadAverage}${shared}.`,
+      `Pinning: ${report.pinning}. Load average at start: ${machine.loadAverage}${shared}.` +
+      hostSpeed(machine),
     '',
     '| scenario | figure | mock-istiod | go-control-plane | ours / peer |',
     '| --- | --- | --- | --- | --- |',

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { StormResults, StormRun } from '../scenarios/storm.js';
 import type { BenchReport } from './bench-report.js';
 import { writeFormatted } from './format.js';
+import { hostSpeed } from './proc.js';
 
 const fmt = (value: number | null | undefined, digits = 0): string =>
   value === null || value === undefined || Number.isNaN(value) ? '–' : value.toFixed(digits);
@@ -107,7 +108,8 @@ export function renderStorm(report: BenchReport, results: StormResults): string 
   return [
     `Run ${at} UTC with \`${report.command}\` (profile ${report.profile}): the median of ${results.rounds} outages per fleet; ` +
       `every simulated sidecar waits ${results.backoffMs.min}–${results.backoffMs.max} ms (uniform) before each reconnect or redial. ` +
-      `Machine: ${machine.cpus} CPUs, load average at start ${machine.loadAverage}. Pinning: ${report.pinning}.`,
+      `Machine: ${machine.cpus} CPUs, load average at start ${machine.loadAverage}. Pinning: ${report.pinning}.` +
+      hostSpeed(machine),
     '',
     '| figure | mock-istiod | go-control-plane | mock / peer | bare node:http2 | node:http2 / peer |',
     '| --- | --- | --- | --- | --- | --- |',

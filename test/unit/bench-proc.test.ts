@@ -5,8 +5,18 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cpuSeconds, QUIET_LOAD, threadCpuSeconds, waitForQuiet } from '../../bench/lib/proc.js';
+import {
+  cpuSeconds,
+  hostSpeed,
+  nodeLaunchMs,
+  QUIET_LOAD,
+  threadCpuSeconds,
+  waitForQuiet,
+} from '../../bench/lib/proc.js';
 
 /** A Node child that spins its main thread for `ms` of CPU, says so, then waits to be ended. */
 async function spinningChild(ms: number) {
@@ -93,5 +103,31 @@ describe('bench: the wait for a quiet machine', () => {
     const lines: string[] = [];
     expect(await waitForQuiet(0, (l) => lines.push(l), { load: reading(3) })).toBe(3);
     expect(lines).toEqual([]);
+  });
+});
+
+describe("bench: the host's speed", () => {
+  it("reads a program's launch to exit as the median of its runs", () => {
+    // A stand-in for Node that takes 60 ms and ignores `-e ''`: every run takes at least that.
+    const dir = mkdtempSync(join(tmpdir(), 'bench-launch-'));
+    try {
+      const slow = join(dir, 'slow-node');
+      writeFileSync(slow, '#!/bin/sh\nsleep 0.06\n', { mode: 0o755 });
+      expect(nodeLaunchMs(3, slow)).toBeGreaterThanOrEqual(60);
+      // The real one, for the figure's shape: one decimal.
+      const ms = nodeLaunchMs(3);
+      expect(ms).toBeGreaterThan(0);
+      expect(Math.round(ms * 10) / 10).toBe(ms);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says both readings when the run has them, and nothing for results from before', () => {
+    expect(hostSpeed({})).toBe('');
+    expect(hostSpeed({ nodeLaunchMs: { start: 37.2 } })).toContain('at start: 37.2 ms');
+    expect(hostSpeed({ nodeLaunchMs: { start: 37.2, end: 51 } })).toContain(
+      'at start / end: 37.2 / 51 ms',
+    );
   });
 });

@@ -20,7 +20,13 @@ import { findEnvoy } from '../src/envoy/find-envoy.js';
 import type { BenchContext } from './lib/context.js';
 import { writeFormatted } from './lib/format.js';
 import { buildBenchPrograms } from './lib/build.js';
-import { machineInfo, nodeLaunchMs, waitForQuiet } from './lib/proc.js';
+import {
+  LAUNCH_RUNS,
+  machineInfo,
+  nodeLaunchMs,
+  waitForQuiet,
+  type MachineInfo,
+} from './lib/proc.js';
 import { PROFILES } from './lib/profile.js';
 import { refreshBenchmarksDoc, type BenchReport } from './lib/report.js';
 import { refreshStormDoc } from './lib/storm-report.js';
@@ -143,9 +149,11 @@ async function main(): Promise<number> {
   // The load the report shows is the one measuring starts on, after the build and the wait.
   const machine = { ...found, loadAverage: await waitForQuiet(quietWait * 1000, log) };
   // And how fast the host runs, which the load average does not see (neighbours' work).
-  const launch: { start: number; end?: number } = { start: nodeLaunchMs() };
+  const launch: NonNullable<MachineInfo['nodeLaunchMs']> = { start: nodeLaunchMs() };
   machine.nodeLaunchMs = launch;
-  log(`node -e '' takes ${launch.start} ms (median of 11): the host's speed as measuring starts`);
+  log(
+    `node -e '' takes ${launch.start} ms (median of ${LAUNCH_RUNS}): the host's speed as measuring starts`,
+  );
   const startedAt = new Date().toISOString();
   const results: Record<string, unknown> = {};
   let failures = 0;

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { median } from './stats.js';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux this runs on). */
 const CLOCK_TICKS = clockTicks();
@@ -185,8 +186,7 @@ export function nodeLaunchMs(runs = LAUNCH_RUNS, execPath = process.execPath): n
     execFileSync(execPath, ['-e', ''], { stdio: 'ignore' });
     samples.push(performance.now() - started);
   }
-  samples.sort((a, b) => a - b);
-  return round(samples[Math.floor(samples.length / 2)] ?? Number.NaN, 1);
+  return round(median(samples), 1);
 }
 
 /** The 1-minute load average under which a run starts without waiting (see `waitForQuiet`). */
